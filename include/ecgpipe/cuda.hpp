@@ -1,0 +1,117 @@
+// CUDA plumbing shared by every GPU stage: error checks, the one owner of device memory
+// (DeviceBuffer, move-only, stream-ordered) and the non-owning views kernels take.
+// Only compiled when ECGPIPE_WITH_CUDA is defined.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <string>
+#include <utility>
+
+#include "ecgpipe/error.hpp"
+
+namespace ecgpipe {
+
+// Raised for any failed CUDA runtime/cuFFT call or kernel launch; carries where it happened.
+struct CudaError : Error {
+  explicit CudaError(const std::string& what) : Error(ExitCode::internal, what) {}
+};
+
+[[noreturn]] void throw_cuda_error(const char* call, const char* message, const char* file, int line);
+
+inline void check_cuda(cudaError_t status, const char* call, const char* file, int line) {
+  if (status != cudaSuccess) throw_cuda_error(call, cudaGetErrorString(status), file, line);
+}
+
+}  // namespace ecgpipe
+
+#define ECGPIPE_CUDA_CHECK(call) ::ecgpipe::check_cuda((call), #call, __FILE__, __LINE__)
+// After a <<<...>>> launch: catches bad launch configurations at once (asynchronous faults
+// surface at the next synchronizing call, which is checked too).
+#define ECGPIPE_CUDA_CHECK_LAUNCH(name) \
+  ::ecgpipe::check_cuda(cudaGetLastError(), "launch of " name, __FILE__, __LINE__)
+
+namespace ecgpipe {
+
+// Non-owning view of device memory: what kernels and launchers take.
+template <class T>
+struct DeviceSpan {
+  T* data = nullptr;
+  std::size_t size = 0;
+  bool empty() const { return size == 0; }
+};
+
+// The single owner of a device allocation. Allocation and release are stream-ordered
+// (cudaMallocAsync / cudaFreeAsync on the stream given at construction), so no call here
+// synchronizes the device.
+template <class T>
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  DeviceBuffer(std::size_t count, cudaStream_t stream) : size_(count), stream_(stream) {
+    if (count > 0) {
+      ECGPIPE_CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&data_), count * sizeof(T), stream));
+    }
+  }
+  ~DeviceBuffer() { reset(); }
+
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  DeviceBuffer(DeviceBuffer&& other) noexcept { swap(other); }
+  DeviceBuffer& operator=(DeviceBuffer&& other) noexcept {
+    if (this != &other) {
+      reset();
+      swap(other);
+    }
+    return *this;
+  }
+
+  T* data() const { return data_; }
+  std::size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  cudaStream_t stream() const { return stream_; }
+  DeviceSpan<T> span() const { return {data_, size_}; }
+  DeviceSpan<const T> cspan() const { return {data_, size_}; }
+
+  // Gives up ownership (e.g. to a torch::from_blob deleter); the caller must cudaFreeAsync it.
+  T* release() {
+    T* p = data_;
+    data_ = nullptr;
+    size_ = 0;
+    return p;
+  }
+
+  void reset() noexcept {
+    // A destructor must not throw: a failed free here means the context is already broken and
+    // the failure has been (or will be) reported by the checked call that broke it.
+    if (data_ != nullptr) (void)cudaFreeAsync(data_, stream_);
+    data_ = nullptr;
+    size_ = 0;
+  }
+
+ private:
+  void swap(DeviceBuffer& o) noexcept {
+    std::swap(data_, o.data_);
+    std::swap(size_, o.size_);
+    std::swap(stream_, o.stream_);
+  }
+  T* data_ = nullptr;
+  std::size_t size_ = 0;
+  cudaStream_t stream_ = nullptr;
+};
+
+// Host <-> device helpers (checked, asynchronous on `stream`).
+template <class T>
+void copy_to_device(DeviceSpan<T> dst, const T* src, std::size_t count, cudaStream_t stream) {
+  ECGPIPE_CUDA_CHECK(cudaMemcpyAsync(dst.data, src, count * sizeof(T), cudaMemcpyHostToDevice, stream));
+}
+template <class T>
+void copy_to_host(T* dst, DeviceSpan<const T> src, std::size_t count, cudaStream_t stream) {
+  ECGPIPE_CUDA_CHECK(cudaMemcpyAsync(dst, src.data, count * sizeof(T), cudaMemcpyDeviceToHost, stream));
+}
+
+// True if a CUDA device can be used by this process (never throws).
+bool cuda_device_available();
+
+}  // namespace ecgpipe

@@ -1,0 +1,53 @@
+// The whole `ecgpipe run`: CSV -> band-pass -> gates -> beat matrix -> VAE -> outputs.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ecgpipe/beats.hpp"
+#include "ecgpipe/csv.hpp"
+#include "ecgpipe/vae.hpp"
+
+namespace ecgpipe {
+
+enum class Device { cpu, cuda, automatic };
+
+struct RunOptions {
+  std::string input;
+  CsvOptions csv;
+  int ricker_width = 30;   // samples (seed)
+  int nms_window = 180;    // samples (seed)
+  BeatLimits limits;       // 100 .. 256 samples (seed)
+  TrainOptions train;
+  Device device = Device::automatic;
+  std::string out_dir = "ecgpipe-out";
+};
+
+struct StageSeconds {
+  double csv = 0, bandpass = 0, peaks = 0, beats = 0, train = 0, score = 0, write = 0, total = 0;
+};
+
+struct RunResult {
+  std::string device;  // "cpu" or "cuda"
+  std::size_t samples = 0;
+  std::size_t candidates = 0;  // gates
+  BeatTable beats;             // kept beats, in signal order
+  TrainResult model;
+  StageSeconds seconds;
+};
+
+// Picks the device: cpu; cuda (DeviceError if unusable); auto = cuda when usable.
+Device resolve_device(Device requested);
+
+// Runs every stage and writes beats.csv, model.pt and report.json into options.out_dir, each
+// through a temporary file renamed into place, so a failure leaves no partial output.
+RunResult run_pipeline(const RunOptions& options);
+
+// The report.json text (also what `run --json` prints).
+std::string run_report_json(const RunOptions& options, const RunResult& result);
+
+// Validates option values (UsageError on nonsense such as a negative window).
+void validate(const RunOptions& options);
+
+}  // namespace ecgpipe

@@ -1,0 +1,58 @@
+// Stage 5: the seed's LightVAE, trained on the beat matrix, then used to score every beat.
+// LibTorch stays inside src/vae.cpp: this header exposes plain types only.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace ecgpipe {
+
+inline constexpr int kLatentDim = 2;           // the seed's 2-D latent
+inline constexpr double kKlWeight = 0.1;       // loss = MSE + 0.1 * KL (seed)
+inline constexpr int kModelLengthMultiple = 8; // three [1,2,1] stride-2 downsamplings
+
+struct TrainOptions {
+  int epochs = 30;
+  int batch_size = 1024;
+  std::uint64_t seed = 42;
+  double learning_rate = 1e-3;   // torch.optim.Adam's default, as in the seed
+  double train_fraction = 0.75;  // the seed's 75/25 split
+  bool cuda = false;
+  // Called after each epoch with (epoch 1-based, mean train loss per beat).
+  std::function<void(int, double)> on_epoch;
+};
+
+// The beat matrix handed to LibTorch without a copy. On the GPU `data` is a device pointer and
+// `release` (if set) is called once LibTorch no longer needs it, so the tensor owns the buffer.
+struct BeatMatrix {
+  float* data = nullptr;
+  std::int64_t rows = 0;
+  std::int64_t cols = 0;
+  bool on_cuda = false;
+  std::function<void(void*)> release;
+  void* cuda_stream = nullptr;  // cudaStream_t the matrix was written on (GPU only)
+};
+
+struct TrainResult {
+  std::vector<double> epoch_loss;    // mean train loss per beat, per epoch (seed's definition)
+  double test_loss = 0.0;            // mean test loss per beat
+  std::vector<std::uint8_t> in_train;  // per beat (original order): 1 train, 0 test
+  std::vector<float> recon_error;    // per beat: mean squared error of decode(mu) vs the beat
+  std::vector<float> latent_mean;    // per beat: kLatentDim values, row-major
+  double train_seconds = 0.0;
+  double score_seconds = 0.0;
+};
+
+// Shuffles (seeded), splits, trains with Adam, then scores every beat in eval mode. Saves the
+// trained model with torch::save to `model_path` (a temporary file the caller renames).
+// Throws InputError if the split leaves the train or test set empty.
+TrainResult train_and_score(BeatMatrix beats, const TrainOptions& options,
+                            const std::string& model_path);
+
+// "LibTorch x.y.z" and whether it was built with CUDA and sees a device.
+std::string torch_version();
+bool torch_cuda_available();
+
+}  // namespace ecgpipe

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# On a GPU host: build (offline prefix from .deps/), run the whole test suite, run the GPU tests
+# under compute-sanitizer (memcheck, racecheck), then the benchmark. Each part can be skipped:
+#   STEPS="build test sanitize bench" scripts/gpu-check.sh
+set -uo pipefail
+cd "$(dirname "$0")/.."
+STEPS=${STEPS:-build test sanitize bench}
+BUILD_DIR=${BUILD_DIR:-build-gpu}
+GPU_FILTER='*Gpu*:*Cuda*:*GPU*:*CUDA*'
+status=0
+has() { [[ " $STEPS " == *" $1 "* ]]; }
+
+nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader || true
+if has build; then
+  time BUILD_DIR=$BUILD_DIR scripts/offline-deps.sh build >"${OUT:-/tmp}/build.log" 2>&1 || { tail -60 "${OUT:-/tmp}/build.log"; exit 1; }
+  grep -E "ecgpipe:|warning" "${OUT:-/tmp}/build.log" | head -20
+fi
+if has test; then
+  echo "== ctest"
+  (cd "$BUILD_DIR" && ctest --output-on-failure -j 8 --timeout 600) 2>&1 | tail -40 || status=1
+  echo "== GPU tests alone"
+  "$BUILD_DIR/ecgpipe_tests" --gtest_filter="$GPU_FILTER" --gtest_brief=1 2>&1 | tail -25 || status=1
+fi
+if has sanitize; then
+  for tool in memcheck racecheck; do
+    echo "== compute-sanitizer --tool $tool"
+    compute-sanitizer --tool "$tool" --error-exitcode 9 "$BUILD_DIR/ecgpipe_tests" --gtest_filter="$GPU_FILTER" --gtest_brief=1 2>&1 | tail -12 || status=1
+  done
+fi
+if has bench; then
+  echo "== benchmark"
+  scripts/bench.sh "$BUILD_DIR" "${BENCH_SAMPLES:-20000000}" 2>&1 || status=1
+fi
+exit $status

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs ecgpipe's build and test dependencies from Debian/Ubuntu packages, only those missing.
+# Safe to re-run: with everything present it changes nothing and needs no network.
+set -euo pipefail
+
+PACKAGES=(
+  cmake ninja-build g++ pkg-config
+  libtorch-dev            # LibTorch (CPU build on Debian/Ubuntu): the VAE and the CPU FFT
+  libcli11-dev            # command line
+  libspdlog-dev libfmt-dev  # logging
+  nlohmann-json3-dev      # report.json
+  libfccp-dev             # fast-cpp-csv-parser: CPU line reader
+  libfast-float-dev       # fast_float: exact decimal -> float
+  libgtest-dev            # GoogleTest
+  python3-numpy           # optional: lets a test compare with the seed's NumPy segmentation
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]} == 0)); then
+  echo "install-deps: all ${#PACKAGES[@]} packages present"
+  exit 0
+fi
+SUDO=""
+if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
+echo "install-deps: installing ${missing[*]}"
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# One command from a fresh clone: install what is missing, build, and run the whole test suite.
+# GPU tests skip (with the reason) where no CUDA device is present. Safe to re-run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh
+scripts/build.sh
+cd build
+ctest --output-on-failure --timeout 900 -j "${JOBS:-$(nproc)}"

@@ -1,0 +1,110 @@
+// `ecgpipe bench FILE`: stages 1-4 (file -> beat matrix) repeated on one device; prints each
+// stage's median and minimum time after a warm-up run, the CSV throughput and the peak memory of
+// the stream-ordered pool. Training time is measured by timing a whole `ecgpipe run`
+// (scripts/bench.sh does both).
+#include <CLI/CLI.hpp>
+#include <spdlog/spdlog.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "commands.hpp"
+#include "ecgpipe/error.hpp"
+#include "ecgpipe/pipeline.hpp"
+#include "segment.hpp"
+
+namespace ecgpipe::cli {
+namespace {
+
+struct BenchArgs {
+  RunOptions options;
+  int repeat = 5;
+  bool json = false;
+};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t m = v.size() / 2;
+  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+}
+
+void bench(const BenchArgs& a) {
+  const RunOptions& o = a.options;
+  validate(o);
+  const Device device = resolve_device(o.device);
+  struct stat st {};
+  if (::stat(o.input.c_str(), &st) != 0) throw InputError("cannot open " + o.input);
+  const double bytes = static_cast<double>(st.st_size);
+
+  std::map<std::string, std::vector<double>> t;
+  std::size_t samples = 0, beats = 0, gates = 0;
+  std::size_t pool_peak = 0;
+  // Run 0 is the warm-up (context creation, cuFFT plan cache, page cache); not counted.
+  for (int run = 0; run <= a.repeat; ++run) {
+    Segmentation seg;
+#ifdef ECGPIPE_WITH_CUDA
+    std::shared_ptr<CudaContext> ctx;
+    if (device == Device::cuda) {
+      ctx = make_cuda_context();
+      seg = segment_cuda(o, *ctx);
+      if (seg.release) seg.release(seg.device_matrix);
+      pool_peak = std::max(pool_peak, device_pool_peak_bytes());
+    }
+#endif
+    if (device == Device::cpu) seg = segment_cpu(o);
+    samples = seg.samples;
+    gates = seg.candidates;
+    beats = seg.beats.size();
+    if (run == 0) continue;
+    const auto& s = seg.seconds;
+    t["csv"].push_back(s.csv);
+    t["bandpass"].push_back(s.bandpass);
+    t["peaks"].push_back(s.peaks);
+    t["beats"].push_back(s.beats);
+    t["bandpass+peaks+beats"].push_back(s.bandpass + s.peaks + s.beats);
+  }
+  constexpr double kMs = 1e3, kGB = 1e9, kMiB = 1024.0 * 1024.0;
+  nlohmann::json j;
+  j["device"] = device == Device::cuda ? "cuda" : "cpu";
+  j["file"] = o.input;
+  j["bytes"] = bytes;
+  j["samples"] = samples;
+  j["gates"] = gates;
+  j["beats"] = beats;
+  j["repeat"] = a.repeat;
+  for (auto& [stage, v] : t) j["ms"][stage] = {{"median", median(v) * kMs}, {"min", *std::min_element(v.begin(), v.end()) * kMs}};
+  j["csv_GB_per_s"] = bytes / median(t["csv"]) / kGB;
+  j["pool_peak_MiB"] = static_cast<double>(pool_peak) / kMiB;
+  if (a.json) {
+    std::cout << j.dump(2) << std::endl;
+    return;
+  }
+  std::printf("ecgpipe bench: %s, %.0f MB, %zu samples, %zu gates, %zu beats, device %s, %d runs after warm-up\n",
+              o.input.c_str(), bytes / 1e6, samples, gates, beats, j["device"].get<std::string>().c_str(), a.repeat);
+  std::printf("%-22s %12s %12s\n", "stage", "median ms", "min ms");
+  for (auto& [stage, v] : t) std::printf("%-22s %12.3f %12.3f\n", stage.c_str(), median(v) * kMs, *std::min_element(v.begin(), v.end()) * kMs);
+  std::printf("CSV throughput: %.2f GB/s (median)\n", j["csv_GB_per_s"].get<double>());
+  if (device == Device::cuda) std::printf("peak stream-ordered pool: %.1f MiB\n", j["pool_peak_MiB"].get<double>());
+}
+
+}  // namespace
+
+void add_bench_command(CLI::App& app) {
+  auto args = std::make_shared<BenchArgs>();
+  auto& o = args->options;
+  auto* cmd = app.add_subcommand("bench", "Time stages 1-4 (CSV to beat matrix), median of repeated runs");
+  cmd->add_option("file", o.input, "ECG CSV file")->required();
+  cmd->add_option("--column", o.csv.column, "Column to read: header name or 0-based index");
+  cmd->add_option("--repeat", args->repeat, "Timed runs after one warm-up")->capture_default_str()->check(CLI::Range(1, 1000));
+  static const std::map<std::string, Device> devices{{"auto", Device::automatic}, {"cpu", Device::cpu}, {"cuda", Device::cuda}};
+  cmd->add_option("--device", o.device, "cpu, cuda or auto")->transform(CLI::CheckedTransformer(devices, CLI::ignore_case))->default_str("auto");
+  cmd->add_flag("--json", args->json, "Print the numbers as JSON");
+  cmd->callback([args] { bench(*args); });
+}
+
+}  // namespace ecgpipe::cli

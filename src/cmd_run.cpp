@@ -1,0 +1,68 @@
+// `ecgpipe run FILE.csv`: the whole pipeline; see README.md for options and outputs.
+#include <CLI/CLI.hpp>
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <memory>
+
+#include "commands.hpp"
+#include "ecgpipe/pipeline.hpp"
+
+namespace ecgpipe::cli {
+namespace {
+
+struct RunArgs {
+  RunOptions options;
+  bool no_header = false;
+  bool json = false;
+};
+
+void print_summary(const RunOptions& o, const RunResult& r) {
+  const auto& s = r.seconds;
+  spdlog::info("{}: {} samples -> {} beats on {}; train loss {:.5f} -> {:.5f}, test loss {:.5f}", o.input, r.samples,
+               r.beats.size(), r.device, r.model.epoch_loss.front(), r.model.epoch_loss.back(), r.model.test_loss);
+  spdlog::info("seconds: csv {:.3f}, band-pass {:.3f}, peaks {:.3f}, beats {:.3f}, train {:.3f}, score {:.3f}, total {:.3f}",
+               s.csv, s.bandpass, s.peaks, s.beats, s.train, s.score, s.total);
+  spdlog::info("wrote {}/beats.csv, model.pt, report.json", o.out_dir);
+}
+
+}  // namespace
+
+void add_run_command(CLI::App& app) {
+  auto args = std::make_shared<RunArgs>();
+  auto& o = args->options;
+  auto* cmd = app.add_subcommand("run", "Segment beats, train the VAE and score every beat");
+  cmd->add_option("file", o.input, "ECG CSV file (one numeric column used)")->required();
+  cmd->add_option("--column", o.csv.column, "Column to read: header name or 0-based index (default: 'heartbeats', else 0)");
+  cmd->add_flag("--no-header", args->no_header, "The file has no header line");
+  cmd->add_option("--ricker-width", o.ricker_width, "Ricker wavelet width in samples")->capture_default_str();
+  cmd->add_option("--nms-window", o.nms_window, "R-peak non-maximum suppression window in samples")->capture_default_str();
+  cmd->add_option("--min-length", o.limits.min_length, "Shortest beat kept, samples")->capture_default_str();
+  cmd->add_option("--max-length", o.limits.max_length, "Longest beat kept, samples (the VAE input length; multiple of 8)")
+      ->capture_default_str();
+  cmd->add_option("--epochs", o.train.epochs, "Training epochs")->capture_default_str();
+  cmd->add_option("--batch-size", o.train.batch_size, "Training batch size")->capture_default_str();
+  cmd->add_option("--learning-rate", o.train.learning_rate, "Adam learning rate")->capture_default_str();
+  cmd->add_option("--seed", o.train.seed, "Seed for the shuffle, split, initialisation and sampling")->capture_default_str();
+  static const std::map<std::string, Device> devices{{"auto", Device::automatic}, {"cpu", Device::cpu}, {"cuda", Device::cuda}};
+  cmd->add_option("--device", o.device, "cpu, cuda, or auto (cuda when a GPU and CUDA LibTorch are present)")
+      ->transform(CLI::CheckedTransformer(devices, CLI::ignore_case))
+      ->default_str("auto");
+  cmd->add_option("--out", o.out_dir, "Output directory (created if missing)")->capture_default_str();
+  cmd->add_flag("--json", args->json, "Print report.json to stdout");
+  cmd->callback([args] {
+    auto& opts = args->options;
+    opts.csv.has_header = !args->no_header;
+    opts.train.on_epoch = [&opts](int epoch, double loss) {
+      spdlog::info("epoch {}/{}: train loss {:.6f}", epoch, opts.train.epochs, loss);
+    };
+    const RunResult result = run_pipeline(opts);
+    print_summary(opts, result);
+    if (args->json) std::cout << run_report_json(opts, result) << std::endl;
+  });
+}
+
+}  // namespace ecgpipe::cli

@@ -1,0 +1,56 @@
+// ecgpipe: ECG recording -> heartbeats -> VAE -> outlier scores.
+// The only place that catches: every failure becomes one line on stderr and a documented exit
+// code (README.md, "Exit codes").
+#include <CLI/CLI.hpp>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <cstdio>
+#include <exception>
+
+#include "commands.hpp"
+#include "ecgpipe/config.hpp"
+#include "ecgpipe/error.hpp"
+
+int main(int argc, char** argv) {
+  using ecgpipe::ExitCode;
+  // Logs go to stderr; results go to stdout and files.
+  auto logger = spdlog::stderr_color_mt("ecgpipe");
+  logger->set_pattern("%^%l%$: %v");
+  spdlog::set_default_logger(logger);
+
+  CLI::App app{"ecgpipe " ECGPIPE_VERSION ": ECG recording -> segmented heartbeats -> VAE -> ranked abnormal beats"};
+  app.set_version_flag("--version", std::string("ecgpipe ") + ECGPIPE_VERSION);
+  app.require_subcommand(1);
+  app.option_defaults()->always_capture_default();
+  bool quiet = false, verbose = false;
+  app.add_flag("-q,--quiet", quiet, "Only warnings and errors on stderr");
+  app.add_flag("-v,--verbose", verbose, "Debug output on stderr");
+  app.parse_complete_callback([&] {
+    spdlog::set_level(quiet ? spdlog::level::warn : verbose ? spdlog::level::debug : spdlog::level::info);
+  });
+  ecgpipe::cli::add_run_command(app);
+  ecgpipe::cli::add_synth_command(app);
+  ecgpipe::cli::add_eval_command(app);
+  ecgpipe::cli::add_bench_command(app);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "ecgpipe: usage error: %s (see ecgpipe --help)\n", e.what());
+    return static_cast<int>(ExitCode::usage);
+  } catch (const ecgpipe::Error& e) {
+    std::fprintf(stderr, "ecgpipe: error: %s\n", e.what());
+    return static_cast<int>(e.code());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ecgpipe: internal error: %s\n", e.what());
+    return static_cast<int>(ExitCode::internal);
+  }
+  return static_cast<int>(ExitCode::ok);
+}

@@ -1,0 +1,187 @@
+#include "ecgpipe/pipeline.hpp"
+
+#include <spdlog/spdlog.h>
+#include <sys/stat.h>
+
+#include <chrono>
+#include <iomanip>
+#include <nlohmann/json.hpp>
+
+#include "ecgpipe/bandpass.hpp"
+#include "ecgpipe/config.hpp"
+#include "ecgpipe/error.hpp"
+#include "ecgpipe/peaks.hpp"
+#include "output.hpp"
+#include "segment.hpp"
+
+#ifdef ECGPIPE_WITH_CUDA
+#include "ecgpipe/cuda.hpp"
+#endif
+
+namespace ecgpipe {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+const char* device_name(Device d) { return d == Device::cuda ? "cuda" : "cpu"; }
+
+bool cuda_usable() {
+#ifdef ECGPIPE_WITH_CUDA
+  return cuda_device_available() && torch_cuda_available();
+#else
+  return false;
+#endif
+}
+
+// Where the R peak sits relative to a beat's start: the NMS compares the window's centre, and
+// the causal wavelet (taps at the start of the kernel) delays the curvature by half its width.
+std::int64_t r_peak_offset(const RunOptions& o) { return nms_center_offset(o.nms_window) - (o.ricker_width - 1) / 2; }
+
+void write_beats_csv(std::ostream& out, const RunOptions& o, const RunResult& r) {
+  out << "index,start,r_peak,length,split,recon_error";
+  for (int k = 0; k < kLatentDim; ++k) out << ",latent_mu" << k;
+  out << '\n' << std::setprecision(9);
+  for (std::size_t i = 0; i < r.beats.size(); ++i) {
+    out << i << ',' << r.beats.start[i] << ',' << r.beats.start[i] + r_peak_offset(o) << ',' << r.beats.length[i] << ','
+        << (r.model.in_train[i] ? "train" : "test") << ',' << r.model.recon_error[i];
+    for (int k = 0; k < kLatentDim; ++k) out << ',' << r.model.latent_mean[i * kLatentDim + static_cast<std::size_t>(k)];
+    out << '\n';
+  }
+}
+
+}  // namespace
+
+nlohmann::json report_json(const RunOptions& o, const RunResult& r) {
+  using nlohmann::json;
+  struct stat st {};
+  const auto bytes = ::stat(o.input.c_str(), &st) == 0 ? static_cast<std::int64_t>(st.st_size) : -1;
+  std::size_t n_train = 0;
+  for (auto t : r.model.in_train) n_train += t;
+  json j;
+  j["ecgpipe_version"] = ECGPIPE_VERSION;
+  j["input"] = {{"path", o.input}, {"bytes", bytes}, {"samples", r.samples},
+                {"column", o.csv.column}, {"header", o.csv.has_header}};
+  j["device"] = r.device;
+  j["parameters"] = {{"ricker_width", o.ricker_width}, {"nms_window", o.nms_window},
+                     {"min_length", o.limits.min_length}, {"max_length", o.limits.max_length},
+                     {"epochs", o.train.epochs}, {"batch_size", o.train.batch_size},
+                     {"seed", o.train.seed}, {"learning_rate", o.train.learning_rate},
+                     {"train_fraction", o.train.train_fraction}};
+  j["counts"] = {{"candidates", r.candidates}, {"beats", r.beats.size()},
+                 {"train", n_train}, {"test", r.beats.size() - n_train}};
+  const auto& s = r.seconds;
+  j["seconds"] = {{"csv", s.csv}, {"bandpass", s.bandpass}, {"peaks", s.peaks}, {"beats", s.beats},
+                  {"train", s.train}, {"score", s.score}, {"write", s.write}, {"total", s.total}};
+  j["loss"] = {{"train_per_epoch", r.model.epoch_loss}, {"test", r.model.test_loss}};
+  j["versions"] = {{"ecgpipe", ECGPIPE_VERSION}, {"libtorch", torch_version()}};
+  return j;
+}
+
+std::string run_report_json(const RunOptions& o, const RunResult& r) { return report_json(o, r).dump(2); }
+
+Segmentation segment_cpu(const RunOptions& o) {
+  Segmentation seg;
+  auto t0 = Clock::now();
+  const std::vector<float> signal = read_csv_column(o.input, o.csv);
+  seg.samples = signal.size();
+  seg.seconds.csv = seconds_since(t0);
+
+  t0 = Clock::now();
+  const std::vector<double> curvature = bandpass_cpu(signal, o.ricker_width);
+  seg.seconds.bandpass = seconds_since(t0);
+
+  t0 = Clock::now();
+  const std::vector<std::int64_t> gates = detect_gates_cpu(curvature, o.nms_window);
+  seg.candidates = gates.size();
+  seg.seconds.peaks = seconds_since(t0);
+
+  t0 = Clock::now();
+  seg.beats = select_beats(gates, o.limits);
+  seg.host_matrix = pad_beats_cpu(signal, seg.beats, o.limits.max_length);
+  seg.seconds.beats = seconds_since(t0);
+  return seg;
+}
+
+void validate(const RunOptions& o) {
+  if (o.ricker_width < 2) throw UsageError("--ricker-width must be at least 2 samples");
+  if (o.nms_window < 1) throw UsageError("--nms-window must be at least 1 sample");
+  if (o.limits.min_length < 1) throw UsageError("--min-length must be at least 1 sample");
+  if (o.limits.max_length < o.limits.min_length) throw UsageError("--max-length must not be below --min-length");
+  if (o.limits.max_length % kModelLengthMultiple != 0) {
+    throw UsageError("--max-length must be a multiple of " + std::to_string(kModelLengthMultiple) +
+                     " (the VAE halves it three times)");
+  }
+  if (o.train.epochs < 1) throw UsageError("--epochs must be at least 1");
+  if (o.train.batch_size < 1) throw UsageError("--batch-size must be at least 1");
+}
+
+Device resolve_device(Device requested) {
+  if (requested == Device::cpu) return Device::cpu;
+  if (cuda_usable()) return Device::cuda;
+  if (requested == Device::cuda) {
+#ifdef ECGPIPE_WITH_CUDA
+    throw DeviceError("--device cuda: no usable CUDA device, or LibTorch was built without CUDA");
+#else
+    throw DeviceError("--device cuda: this ecgpipe was built without CUDA");
+#endif
+  }
+  return Device::cpu;
+}
+
+RunResult run_pipeline(const RunOptions& o) {
+  validate(o);
+  const auto t_all = Clock::now();
+  const Device device = resolve_device(o.device);
+  prepare_output_dir(o.out_dir);
+  spdlog::info("reading {} on {}", o.input, device_name(device));
+
+  Segmentation seg;
+  BeatMatrix matrix;
+#ifdef ECGPIPE_WITH_CUDA
+  std::shared_ptr<CudaContext> cuda;  // outlives training: LibTorch runs on its stream
+  if (device == Device::cuda) {
+    cuda = make_cuda_context();
+    seg = segment_cuda(o, *cuda);
+    matrix.data = seg.device_matrix;
+    matrix.on_cuda = true;
+    matrix.release = seg.release;
+    matrix.cuda_stream = seg.stream;
+  }
+#endif
+  if (device == Device::cpu) {
+    seg = segment_cpu(o);
+    matrix.data = seg.host_matrix.data();
+  }
+  matrix.rows = static_cast<std::int64_t>(seg.beats.size());
+  matrix.cols = o.limits.max_length;
+  spdlog::info("{} samples, {} gates, {} beats of {}..{} samples", seg.samples, seg.candidates, seg.beats.size(),
+               o.limits.min_length, o.limits.max_length);
+
+  RunResult r;
+  r.device = device_name(device);
+  r.samples = seg.samples;
+  r.candidates = seg.candidates;
+  r.beats = std::move(seg.beats);
+  r.seconds = seg.seconds;
+
+  AtomicFile model_file(o.out_dir, "model.pt");
+  r.model = train_and_score(std::move(matrix), o.train, model_file.temp_path());
+  r.seconds.train = r.model.train_seconds;
+  r.seconds.score = r.model.score_seconds;
+
+  const auto t_write = Clock::now();
+  AtomicFile beats_file(o.out_dir, "beats.csv");
+  write_beats_csv(beats_file.stream(), o, r);
+  AtomicFile report_file(o.out_dir, "report.json");
+  r.seconds.write = seconds_since(t_write);
+  r.seconds.total = seconds_since(t_all);
+  report_file.stream() << report_json(o, r).dump(2) << '\n';
+  // Every file is complete before any is renamed into place.
+  beats_file.commit();
+  model_file.commit();
+  report_file.commit();
+  return r;
+}
+
+}  // namespace ecgpipe

@@ -1,0 +1,36 @@
+// Stages 1-4 (file -> beat matrix) on one device; private to the pipeline.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "ecgpipe/pipeline.hpp"
+
+namespace ecgpipe {
+
+struct Segmentation {
+  std::size_t samples = 0;
+  std::size_t candidates = 0;
+  BeatTable beats;
+  // CPU: the matrix lives here. GPU: empty; `device_matrix` is a device pointer whose ownership
+  // passes to LibTorch through `release`.
+  std::vector<float> host_matrix;
+  float* device_matrix = nullptr;
+  std::function<void(void*)> release;
+  void* stream = nullptr;
+  StageSeconds seconds;  // csv, bandpass, peaks, beats filled
+};
+
+Segmentation segment_cpu(const RunOptions& options);
+
+#ifdef ECGPIPE_WITH_CUDA
+// Owns the CUDA stream the GPU stages and LibTorch share; destroyed after training.
+struct CudaContext;
+std::shared_ptr<CudaContext> make_cuda_context();
+Segmentation segment_cuda(const RunOptions& options, CudaContext& context);
+// High-water mark of the device's default stream-ordered memory pool (bytes), then reset.
+std::size_t device_pool_peak_bytes();
+#endif
+
+}  // namespace ecgpipe

@@ -1,0 +1,252 @@
+// Stage 5: the seed's LightVAE in LibTorch, trained with Adam, then used to score every beat.
+// The only translation unit (with bandpass.cpp) that includes LibTorch.
+#include "ecgpipe/vae.hpp"
+
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <numeric>
+#include <random>
+
+#include "ecgpipe/config.hpp"
+#include "ecgpipe/error.hpp"
+
+#ifdef ECGPIPE_TORCH_CUDA
+#include <c10/cuda/CUDAGuard.h>
+#include <c10/cuda/CUDAStream.h>
+#endif
+
+namespace ecgpipe {
+namespace {
+
+namespace nn = torch::nn;
+namespace F = torch::nn::functional;
+
+// Swish with one learnable slope shared by every layer, as in the seed (a single `sigma` module).
+struct SwishImpl : nn::Module {
+  SwishImpl() { alpha = register_parameter("alpha", torch::ones({1})); }
+  torch::Tensor forward(const torch::Tensor& x) { return x * torch::sigmoid(alpha * x); }
+  torch::Tensor alpha;
+};
+TORCH_MODULE(Swish);
+
+// Encoder/decoder kernel size and padding of every Conv1d in the seed ("same" length).
+constexpr int kKernel = 3;
+constexpr int kPad = 1;
+constexpr int kStride = 1;
+
+nn::Conv1d conv(int in, int out) {
+  return nn::Conv1d(nn::Conv1dOptions(in, out, kKernel).stride(kStride).padding(kPad));
+}
+
+struct LightVaeImpl : nn::Module {
+  explicit LightVaeImpl(std::int64_t dims) : dims(dims) {
+    sigma = register_module("sigma", Swish());
+    conv0 = register_module("conv0", conv(1, 4));
+    conv1 = register_module("conv1", conv(4, 8));
+    conv2 = register_module("conv2", conv(8, 16));
+    convA = register_module("convA", conv(16, kLatentDim));
+    convB = register_module("convB", conv(16, kLatentDim));
+    // The seed's Linear(2, 16 * n // 16), viewed as 8 channels of n/8 samples.
+    restore = register_module("restore", nn::Linear(kLatentDim, 16 * dims / 16));
+    conv3 = register_module("conv3", conv(8, 4));
+    conv4 = register_module("conv4", conv(4, 2));
+    conv5 = register_module("conv5", conv(2, 1));
+    // The fixed [1, 2, 1] anti-aliasing filter (not normalised, as in the seed); not trained.
+    down_filter = register_buffer("down_filter", torch::tensor({1.0f, 2.0f, 1.0f}).view({1, 1, 3}));
+  }
+
+  // Depthwise [1,2,1] filter with stride 2: halves the length.
+  torch::Tensor down(const torch::Tensor& x) {
+    const auto channels = x.size(1);
+    return F::conv1d(x, down_filter.expand({channels, 1, 3}),
+                     F::Conv1dFuncOptions().stride(2).padding(1).groups(channels));
+  }
+
+  // Nearest-neighbour x2 upsampling written as a broadcast: same values as nn::Upsample, but
+  // its backward is a cheap sum instead of the slow upsample_nearest1d_backward kernel.
+  static torch::Tensor up(const torch::Tensor& x) {
+    return x.unsqueeze(-1).expand({x.size(0), x.size(1), x.size(2), 2}).reshape({x.size(0), x.size(1), 2 * x.size(2)});
+  }
+
+  std::pair<torch::Tensor, torch::Tensor> encode(const torch::Tensor& input) {
+    auto x = input.view({-1, 1, dims});
+    x = down(sigma(conv0(x)));
+    x = down(sigma(conv1(x)));
+    x = down(sigma(conv2(x)));
+    return {convA(x).mean(2), convB(x).mean(2)};
+  }
+
+  torch::Tensor decode(const torch::Tensor& z) {
+    auto x = restore(z).view({-1, 8, dims / 8});
+    x = sigma(conv3(up(x)));
+    x = sigma(conv4(up(x)));
+    return conv5(up(x)).view({-1, dims});
+  }
+
+  std::int64_t dims;
+  Swish sigma{nullptr};
+  nn::Conv1d conv0{nullptr}, conv1{nullptr}, conv2{nullptr}, convA{nullptr}, convB{nullptr};
+  nn::Linear restore{nullptr};
+  nn::Conv1d conv3{nullptr}, conv4{nullptr}, conv5{nullptr};
+  torch::Tensor down_filter;
+};
+TORCH_MODULE(LightVae);
+
+// The seed's loss, summed over the batch: sum_b mean_t (recon - x)^2  -  0.1 * sum_b mean_k (1 +
+// logvar - mu^2 - exp(logvar)).
+torch::Tensor vae_loss(const torch::Tensor& recon, const torch::Tensor& x, const torch::Tensor& mu,
+                       const torch::Tensor& logvar) {
+  auto mse = (recon - x).square().mean(1).sum();
+  auto kld = -kKlWeight * (1 + logvar - mu.pow(2) - logvar.exp()).mean(1).sum();
+  return mse + kld;
+}
+
+torch::Tensor reparameterize(const torch::Tensor& mu, const torch::Tensor& logvar) {
+  auto std = torch::exp(0.5 * logvar);
+  return mu + torch::randn_like(std) * std;
+}
+
+// Seeded Fisher-Yates on the host: the same permutation on every device and standard library
+// (std::shuffle's algorithm is implementation-defined).
+std::vector<std::int64_t> permutation(std::int64_t n, std::uint64_t seed) {
+  std::vector<std::int64_t> p(static_cast<std::size_t>(n));
+  std::iota(p.begin(), p.end(), 0);
+  std::mt19937_64 rng(seed);
+  for (std::int64_t i = n - 1; i > 0; --i) {
+    const auto j = static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(i + 1));
+    std::swap(p[static_cast<std::size_t>(i)], p[static_cast<std::size_t>(j)]);
+  }
+  return p;
+}
+
+// Rows scored per forward pass (memory bound only; any size gives the same scores).
+constexpr std::int64_t kScoreBatch = 16384;
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+TrainResult train_and_score(BeatMatrix beats, const TrainOptions& options, const std::string& model_path) {
+  const std::int64_t n = beats.rows;
+  const std::int64_t dims = beats.cols;
+  const auto n_train = static_cast<std::int64_t>(options.train_fraction * static_cast<double>(n));
+  if (n_train < 1 || n - n_train < 1) {
+    if (beats.release) beats.release(beats.data);
+    throw InputError("too few beats for a train/test split: found " + std::to_string(n) +
+                     " beats, need at least 2 (check --min-length/--max-length and the sampling rate)");
+  }
+  if (dims % kModelLengthMultiple != 0) throw UsageError("--max-length must be a multiple of 8");
+
+  torch::Device device(torch::kCPU);
+#ifdef ECGPIPE_TORCH_CUDA
+  std::optional<c10::cuda::CUDAStreamGuard> stream_guard;
+  if (beats.on_cuda) {
+    device = torch::Device(torch::kCUDA, c10::cuda::current_device());
+    // LibTorch works on the pipeline's stream: no cross-stream sync needed for the matrix.
+    stream_guard.emplace(c10::cuda::getStreamFromExternal(static_cast<cudaStream_t>(beats.cuda_stream), device.index()));
+  }
+#else
+  if (beats.on_cuda) throw DeviceError("this build's LibTorch has no CUDA support");
+#endif
+
+  // Zero-copy: the tensor views the beat matrix; on the GPU it also owns it (deleter).
+  torch::Tensor data;
+  const auto opts = torch::TensorOptions().dtype(torch::kFloat32).device(device);
+  if (beats.release) {
+    data = torch::from_blob(beats.data, {n, dims}, beats.release, opts);
+  } else {
+    data = torch::from_blob(beats.data, {n, dims}, opts);
+  }
+
+  torch::manual_seed(options.seed);
+  TrainResult result;
+  const auto perm = permutation(n, options.seed);
+  auto perm_t = torch::from_blob(const_cast<std::int64_t*>(perm.data()), {n}, torch::kInt64).to(device);
+  auto train_idx = perm_t.slice(0, 0, n_train);
+  auto test_idx = perm_t.slice(0, n_train, n);
+  auto train = data.index_select(0, train_idx);
+  auto test = data.index_select(0, test_idx);
+  result.in_train.assign(static_cast<std::size_t>(n), 0);
+  for (std::int64_t i = 0; i < n_train; ++i) result.in_train[static_cast<std::size_t>(perm[static_cast<std::size_t>(i)])] = 1;
+
+  LightVae model(dims);
+  model->to(device);
+  torch::optim::Adam optimizer(model->parameters(), torch::optim::AdamOptions(options.learning_rate));
+
+  auto t0 = std::chrono::steady_clock::now();
+  model->train();
+  const std::int64_t batch = std::max(1, options.batch_size);
+  for (int epoch = 1; epoch <= options.epochs; ++epoch) {
+    // The DataLoader's shuffle=True: a fresh order each epoch (CPU generator, seeded above).
+    auto order = torch::randperm(n_train, torch::TensorOptions().dtype(torch::kInt64)).to(device);
+    auto epoch_loss = torch::zeros({}, opts);  // summed on the device; one host read per epoch
+    for (std::int64_t b = 0; b < n_train; b += batch) {
+      auto x = train.index_select(0, order.slice(0, b, std::min(b + batch, n_train)));
+      optimizer.zero_grad();
+      auto [mu, logvar] = model->encode(x);
+      auto recon = model->decode(reparameterize(mu, logvar));
+      auto loss = vae_loss(recon, x, mu, logvar);
+      loss.backward();
+      optimizer.step();
+      epoch_loss += loss.detach();
+    }
+    const double mean_loss = epoch_loss.item<double>() / static_cast<double>(n_train);
+    result.epoch_loss.push_back(mean_loss);
+    if (options.on_epoch) options.on_epoch(epoch, mean_loss);
+  }
+  result.train_seconds = seconds_since(t0);
+
+  t0 = std::chrono::steady_clock::now();
+  model->eval();
+  torch::NoGradGuard no_grad;
+  {
+    // Test loss as the seed computes it: the full forward pass (sampled z), summed, per beat.
+    auto total = torch::zeros({}, opts);
+    for (std::int64_t b = 0; b < test.size(0); b += batch) {
+      auto x = test.slice(0, b, std::min(b + batch, test.size(0)));
+      auto [mu, logvar] = model->encode(x);
+      total += vae_loss(model->decode(reparameterize(mu, logvar)), x, mu, logvar);
+    }
+    result.test_loss = total.item<double>() / static_cast<double>(test.size(0));
+  }
+  // Scores for every beat in signal order: reconstruction error at the latent mean.
+  std::vector<torch::Tensor> errors, means;
+  for (std::int64_t b = 0; b < n; b += kScoreBatch) {
+    auto x = data.slice(0, b, std::min(b + kScoreBatch, n));
+    auto [mu, logvar] = model->encode(x);
+    errors.push_back((model->decode(mu) - x).square().mean(1));
+    means.push_back(mu);
+  }
+  auto err = torch::cat(errors).to(torch::kCPU).contiguous();
+  auto mu = torch::cat(means).to(torch::kCPU).contiguous();
+  result.recon_error.assign(err.data_ptr<float>(), err.data_ptr<float>() + n);
+  result.latent_mean.assign(mu.data_ptr<float>(), mu.data_ptr<float>() + n * kLatentDim);
+  result.score_seconds = seconds_since(t0);
+
+  // The model file: parameters and buffers (torch::save archive) plus what is needed to use it.
+  torch::serialize::OutputArchive archive;
+  model->to(torch::kCPU);
+  model->save(archive);
+  archive.write("ecgpipe.beat_length", torch::tensor(dims));
+  archive.write("ecgpipe.latent_dim", torch::tensor(static_cast<std::int64_t>(kLatentDim)));
+  try {
+    archive.save_to(model_path);
+  } catch (const c10::Error& e) {
+    throw OutputError("cannot write model " + model_path + ": " + e.what_without_backtrace());
+  }
+  return result;
+}
+
+std::string torch_version() {
+  return std::to_string(TORCH_VERSION_MAJOR) + "." + std::to_string(TORCH_VERSION_MINOR) + "." +
+         std::to_string(TORCH_VERSION_PATCH);
+}
+
+bool torch_cuda_available() { return torch::cuda::is_available(); }
+
+}  // namespace ecgpipe

@@ -1,0 +1,191 @@
+// The ecgpipe executable: options, outputs, and every bad input's message and exit code.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "ecgpipe/beats.hpp"
+#include "ecgpipe/bandpass.hpp"
+#include "ecgpipe/peaks.hpp"
+#include "test_util.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using testutil::fresh_dir;
+using testutil::run_ecgpipe;
+
+constexpr int kUsage = 2, kInput = 3, kOutput = 4;
+const char* const kOutputs[] = {"beats.csv", "model.pt", "report.json"};
+
+// No output file, and no temporary left behind.
+void expect_no_outputs(const fs::path& out) {
+  if (!fs::exists(out)) return;
+  for (const auto& entry : fs::directory_iterator(out)) ADD_FAILURE() << "left behind: " << entry.path();
+}
+
+// The error is one line on stderr.
+void expect_one_line_error(const testutil::Result& r, const std::string& needle) {
+  EXPECT_EQ(testutil::count_lines(r.err), 1u) << r.err;
+  EXPECT_NE(r.err.find(needle), std::string::npos) << "stderr: " << r.err;
+}
+
+TEST(Cli, Version) {
+  const auto dir = fresh_dir();
+  const auto r = run_ecgpipe("--version", dir);
+  EXPECT_EQ(r.code, 0);
+  EXPECT_NE(r.out.find("ecgpipe " ECGPIPE_VERSION), std::string::npos) << r.out;
+}
+
+TEST(Cli, RunHelpListsEveryOptionWithDefault) {
+  const auto dir = fresh_dir();
+  const auto r = run_ecgpipe("run --help", dir);
+  EXPECT_EQ(r.code, 0);
+  for (const char* opt : {"--column", "--no-header", "--ricker-width", "--nms-window", "--min-length", "--max-length",
+                          "--epochs", "--batch-size", "--learning-rate", "--seed", "--device", "--out", "--json"})
+    EXPECT_NE(r.out.find(opt), std::string::npos) << opt;
+  for (const char* def : {"=30", "=180", "=100", "=256", "=1024", "=42", "auto", "ecgpipe-out"})
+    EXPECT_NE(r.out.find(def), std::string::npos) << "default " << def << " in\n" << r.out;
+}
+
+TEST(Cli, NoSubcommandIsUsageError) {
+  const auto dir = fresh_dir();
+  EXPECT_EQ(run_ecgpipe("", dir).code, kUsage);
+  EXPECT_EQ(run_ecgpipe("run", dir).code, kUsage) << "missing file argument";
+  EXPECT_EQ(run_ecgpipe("run x.csv --epochs zero", dir).code, kUsage);
+  EXPECT_EQ(run_ecgpipe("run x.csv --device tpu", dir).code, kUsage);
+}
+
+TEST(Cli, BadOptionValuesAreUsageErrors) {
+  const auto dir = fresh_dir();
+  testutil::write_signal_csv(dir / "in.csv", testutil::synthetic_ecg(20, 200));
+  const auto in = (dir / "in.csv").string(), out = (dir / "out").string();
+  for (const char* bad : {"--max-length 250", "--epochs 0", "--min-length 300", "--nms-window 0", "--ricker-width 1"}) {
+    const auto r = run_ecgpipe("run '" + in + "' --out '" + out + "' " + bad, dir);
+    EXPECT_EQ(r.code, kUsage) << bad << ": " << r.err;
+    expect_one_line_error(r, "--");
+  }
+  expect_no_outputs(out);
+}
+
+struct BadInput {
+  const char* name;
+  const char* content;  // nullptr: the file does not exist
+  const char* extra_args;
+  const char* message;  // a piece of the expected message
+};
+
+class CliBadInput : public ::testing::TestWithParam<BadInput> {};
+
+TEST_P(CliBadInput, OneLineExitCodeNoOutput) {
+  const auto& p = GetParam();
+  const auto dir = fresh_dir();
+  const auto in = dir / "in.csv";
+  if (p.content) testutil::write_text(in, p.content);
+  const auto out = dir / "out";
+  const auto r = run_ecgpipe("run '" + in.string() + "' --device cpu --epochs 1 --out '" + out.string() + "' " + p.extra_args, dir);
+  EXPECT_EQ(r.code, kInput) << r.err;
+  expect_one_line_error(r, p.message);
+  expect_no_outputs(out);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, CliBadInput,
+    ::testing::Values(BadInput{"missing", nullptr, "", "in.csv"},
+                      BadInput{"empty", "", "", "in.csv"},
+                      BadInput{"header_only", "heartbeats\n", "", "in.csv"},
+                      BadInput{"text_cell", "heartbeats\n1.0\n2.0\n3.0\nabc\n", "", "abc"},
+                      BadInput{"nan", "heartbeats\n1.0\nnan\n", "", ":3"},
+                      BadInput{"inf", "heartbeats\n1.0\n2.0\n-inf\n", "", ":4"},
+                      BadInput{"unknown_column", "a,b\n1,2\n", "--column nope", "nope"},
+                      BadInput{"column_index_out_of_range", "a,b\n1,2\n", "--column 5", "5"},
+                      BadInput{"too_few_beats", "heartbeats\n1\n2\n3\n", "", "too few beats"}),
+    [](const auto& info) { return std::string(info.param.name); });
+
+TEST(Cli, TextCellReportsLineNumber) {
+  const auto dir = fresh_dir();
+  testutil::write_text(dir / "in.csv", "heartbeats\n1.0\n2.0\n3.0\nabc\n");
+  const auto r = run_ecgpipe("run '" + (dir / "in.csv").string() + "' --device cpu --out '" + (dir / "o").string() + "'", dir);
+  EXPECT_NE(r.err.find(":5"), std::string::npos) << "line 5 holds abc: " << r.err;
+}
+
+TEST(Cli, UnwritableOutputDirectory) {
+  const auto dir = fresh_dir();
+  testutil::write_signal_csv(dir / "in.csv", testutil::synthetic_ecg(20, 200));
+  testutil::write_text(dir / "file", "x");  // a path under a regular file can never be created
+  const auto r = run_ecgpipe("run '" + (dir / "in.csv").string() + "' --device cpu --epochs 1 --out '" +
+                                 (dir / "file" / "out").string() + "'",
+                             dir);
+  EXPECT_EQ(r.code, kOutput) << r.err;
+  expect_one_line_error(r, "file/out");
+}
+
+TEST(Cli, RunWritesConsistentOutputs) {
+  const auto dir = fresh_dir();
+  const auto signal = testutil::synthetic_ecg(40, 200);
+  testutil::write_signal_csv(dir / "in.csv", signal);
+  const auto out = dir / "out";
+  const auto r = run_ecgpipe("run '" + (dir / "in.csv").string() + "' --device cpu --epochs 2 --json --out '" + out.string() + "'", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const char* f : kOutputs) EXPECT_TRUE(fs::exists(out / f)) << f;
+
+  // What the stages compute in-process is what the files say.
+  const auto gates = ecgpipe::detect_gates_cpu(ecgpipe::bandpass_cpu(signal, 30), 180);
+  const auto beats = ecgpipe::select_beats(gates, {});
+  const auto report = nlohmann::json::parse(testutil::read_text(out / "report.json"));
+  EXPECT_EQ(nlohmann::json::parse(r.out), report) << "--json prints the report";
+  EXPECT_EQ(report["counts"]["candidates"], gates.size());
+  EXPECT_EQ(report["counts"]["beats"], beats.size());
+  EXPECT_EQ(report["counts"]["train"], static_cast<std::size_t>(0.75 * beats.size()));
+  EXPECT_EQ(report["input"]["samples"], signal.size());
+  EXPECT_EQ(report["loss"]["train_per_epoch"].size(), 2u);
+  EXPECT_EQ(report["device"], "cpu");
+  EXPECT_GE(beats.size(), 35u) << "one beat per synthetic QRS";
+
+  const auto csv = testutil::read_text(out / "beats.csv");
+  EXPECT_EQ(csv.rfind("index,start,r_peak,length,split,recon_error,latent_mu0,latent_mu1\n", 0), 0u) << csv.substr(0, 80);
+  EXPECT_EQ(testutil::count_lines(csv), beats.size() + 1);
+  EXPECT_NE(csv.find("\n0," + std::to_string(beats.start[0]) + ","), std::string::npos);
+}
+
+TEST(Cli, NoHeaderAndColumnByName) {
+  const auto dir = fresh_dir();
+  const auto signal = testutil::synthetic_ecg(12, 200);
+  std::string two_cols = "time,ecg\n", bare;
+  for (std::size_t i = 0; i < signal.size(); ++i) {
+    two_cols += std::to_string(i) + "," + std::to_string(signal[i]) + "\r\n";
+    bare += std::to_string(signal[i]) + "\n";
+  }
+  testutil::write_text(dir / "two.csv", two_cols);
+  testutil::write_text(dir / "bare.csv", bare + "\n");
+  const auto a = run_ecgpipe("run '" + (dir / "two.csv").string() + "' --column ecg --device cpu --epochs 1 --out '" + (dir / "a").string() + "'", dir);
+  const auto b = run_ecgpipe("run '" + (dir / "bare.csv").string() + "' --no-header --device cpu --epochs 1 --out '" + (dir / "b").string() + "'", dir);
+  ASSERT_EQ(a.code, 0) << a.err;
+  ASSERT_EQ(b.code, 0) << b.err;
+  const auto ra = nlohmann::json::parse(testutil::read_text(dir / "a" / "report.json"));
+  const auto rb = nlohmann::json::parse(testutil::read_text(dir / "b" / "report.json"));
+  EXPECT_EQ(ra["counts"], rb["counts"]);
+  EXPECT_EQ(ra["input"]["samples"], signal.size());
+}
+
+// The bundled sample against the seed's own NumPy segmentation (../shared/peer/seed_cpu.py), when
+// the shared folder and python3-numpy are there.
+TEST(Cli, BundledSampleMatchesSeedSegmentation) {
+  const fs::path seed = fs::path(ECGPIPE_SOURCE_DIR) / ".." / "shared" / "peer" / "seed_cpu.py";
+  const fs::path sample = fs::path(ECGPIPE_SOURCE_DIR) / "data" / "sample.csv";
+  if (!fs::exists(seed)) GTEST_SKIP() << "no ../shared/peer/seed_cpu.py beside the checkout";
+  if (!fs::exists(sample)) GTEST_SKIP() << "no data/sample.csv";
+  if (std::system("/usr/bin/python3 -c 'import numpy' 2>/dev/null") != 0) GTEST_SKIP() << "no python3-numpy";
+  const auto dir = fresh_dir();
+  const std::string cmd = "/usr/bin/python3 '" + seed.string() + "' '" + sample.string() + "' > '" + (dir / "seed.json").string() + "'";
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  const auto expect = nlohmann::json::parse(testutil::read_text(dir / "seed.json"));
+  const auto r = run_ecgpipe("run '" + sample.string() + "' --device cpu --epochs 1 --out '" + (dir / "o").string() + "'", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto report = nlohmann::json::parse(testutil::read_text(dir / "o" / "report.json"));
+  EXPECT_EQ(report["input"]["samples"], expect["samples"]);
+  EXPECT_EQ(report["counts"]["candidates"], expect["candidates"]);
+  EXPECT_EQ(report["counts"]["beats"], expect["beats"]);
+}
+
+}  // namespace

@@ -1,0 +1,91 @@
+// Helpers shared by the test files: temporary directories, a tiny synthetic ECG, running the
+// built executable.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <sys/wait.h>
+
+namespace testutil {
+
+namespace fs = std::filesystem;
+
+// A fresh empty directory under the GoogleTest temp dir, named after the running test.
+inline fs::path fresh_dir(const std::string& tag = "") {
+  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  fs::path dir = fs::path(::testing::TempDir()) / ("ecgpipe_" + std::string(info->test_suite_name()) + "_" + info->name() + tag);
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+inline void write_text(const fs::path& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+inline std::string read_text(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// A clean synthetic ECG at 250 Hz: one narrow Gaussian "QRS" every `rr` samples plus a broad T
+// wave, so the seed's detector finds exactly one gate per beat.
+inline std::vector<float> synthetic_ecg(int beats, int rr) {
+  constexpr double kQrsSigma = 4.0, kTSigma = 15.0, kTDelay = 60.0, kTAmp = 0.3;
+  const int first = rr;  // leave a beat's length before the first R peak
+  std::vector<float> x(static_cast<std::size_t>(first + beats * rr + rr), 0.0f);
+  for (int b = 0; b < beats; ++b) {
+    const double r = first + b * rr + (b % 3) * 2;  // a little RR variation
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      const double d = static_cast<double>(i) - r;
+      x[i] += static_cast<float>(std::exp(-0.5 * d * d / (kQrsSigma * kQrsSigma)) +
+                                 kTAmp * std::exp(-0.5 * (d - kTDelay) * (d - kTDelay) / (kTSigma * kTSigma)));
+    }
+  }
+  return x;
+}
+
+inline void write_signal_csv(const fs::path& path, const std::vector<float>& x, const std::string& header = "heartbeats") {
+  std::ofstream out(path);
+  out << header << '\n';
+  char buf[32];
+  for (float v : x) {
+    std::snprintf(buf, sizeof buf, "%.6f\n", static_cast<double>(v));
+    out << buf;
+  }
+}
+
+struct Result {
+  int code = -1;
+  std::string out, err;
+};
+
+// Runs the built ecgpipe with `args` (a shell-quoted string), capturing stdout and stderr.
+inline Result run_ecgpipe(const std::string& args, const fs::path& scratch) {
+  const auto out = scratch / "stdout.txt", err = scratch / "stderr.txt";
+  const std::string cmd = std::string("'") + ECGPIPE_EXE + "' " + args + " >'" + out.string() + "' 2>'" + err.string() + "' </dev/null";
+  const int status = std::system(cmd.c_str());
+  Result r;
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = read_text(out);
+  r.err = read_text(err);
+  return r;
+}
+
+inline std::size_t count_lines(const std::string& s) {
+  std::size_t n = 0;
+  for (char c : s) n += c == '\n';
+  return n;
+}
+
+}  // namespace testutil

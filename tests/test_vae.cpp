@@ -1,0 +1,93 @@
+// Stage 5: LightVAE training and scoring on the CPU (GPU variant when a CUDA LibTorch is present).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <random>
+
+#include "ecgpipe/error.hpp"
+#include "ecgpipe/vae.hpp"
+#include "test_util.hpp"
+
+namespace {
+
+using ecgpipe::BeatMatrix;
+using ecgpipe::TrainOptions;
+using ecgpipe::train_and_score;
+
+constexpr int kDims = 64;  // small multiple of 8 keeps the test fast
+
+// `rows` noisy copies of one smooth beat shape; the last `outliers` rows are a different shape.
+std::vector<float> beat_matrix(int rows, int outliers) {
+  std::mt19937 rng(3);
+  std::normal_distribution<float> noise(0.0f, 0.02f);
+  std::vector<float> m(static_cast<std::size_t>(rows) * kDims);
+  for (int r = 0; r < rows; ++r)
+    for (int t = 0; t < kDims; ++t) {
+      const double u = (t - kDims / 2.0) / 4.0;
+      const double shape = r < rows - outliers ? std::exp(-0.5 * u * u) : -0.8 * std::sin(t * 0.3);
+      m[static_cast<std::size_t>(r) * kDims + t] = static_cast<float>(shape) + noise(rng);
+    }
+  return m;
+}
+
+TrainOptions small_options(int epochs) {
+  TrainOptions o;
+  o.epochs = epochs;
+  o.batch_size = 32;
+  o.learning_rate = 1e-2;  // few steps: a larger step than Adam's default gets somewhere
+  return o;
+}
+
+TEST(Vae, TrainsScoresAndSaves) {
+  const auto dir = testutil::fresh_dir();
+  auto m = beat_matrix(200, 4);
+  const auto model = (dir / "model.pt").string();
+  std::vector<double> seen;
+  auto opts = small_options(20);
+  opts.on_epoch = [&](int epoch, double loss) {
+    EXPECT_EQ(epoch, static_cast<int>(seen.size()) + 1);
+    seen.push_back(loss);
+  };
+  const auto r = train_and_score(BeatMatrix{m.data(), 200, kDims}, opts, model);
+  ASSERT_EQ(r.epoch_loss.size(), 20u);
+  EXPECT_EQ(seen, r.epoch_loss);
+  EXPECT_LT(r.epoch_loss.back(), r.epoch_loss.front()) << "training lowers the loss";
+  EXPECT_TRUE(std::isfinite(r.test_loss));
+  ASSERT_EQ(r.recon_error.size(), 200u);
+  ASSERT_EQ(r.latent_mean.size(), 200u * ecgpipe::kLatentDim);
+  int train = 0;
+  for (auto t : r.in_train) train += t;
+  EXPECT_EQ(train, 150) << "int(0.75 * 200)";
+  for (float e : r.recon_error) EXPECT_TRUE(std::isfinite(e) && e >= 0.0f);
+  EXPECT_GT(std::filesystem::file_size(model), 0u);
+}
+
+TEST(Vae, SameSeedSameResult) {
+  const auto dir = testutil::fresh_dir();
+  auto m1 = beat_matrix(64, 0), m2 = m1;
+  const auto a = train_and_score(BeatMatrix{m1.data(), 64, kDims}, small_options(3), (dir / "a.pt").string());
+  const auto b = train_and_score(BeatMatrix{m2.data(), 64, kDims}, small_options(3), (dir / "b.pt").string());
+  EXPECT_EQ(a.epoch_loss, b.epoch_loss);
+  EXPECT_EQ(a.recon_error, b.recon_error);
+  EXPECT_EQ(a.in_train, b.in_train);
+}
+
+TEST(Vae, TooFewBeatsForASplit) {
+  const auto dir = testutil::fresh_dir();
+  auto m = beat_matrix(1, 0);
+  EXPECT_THROW(train_and_score(BeatMatrix{m.data(), 1, kDims}, small_options(1), (dir / "m.pt").string()),
+               ecgpipe::InputError);
+  EXPECT_THROW(train_and_score(BeatMatrix{nullptr, 0, kDims}, small_options(1), (dir / "m.pt").string()),
+               ecgpipe::InputError);
+  EXPECT_FALSE(std::filesystem::exists(dir / "m.pt"));
+}
+
+TEST(Vae, TwoBeatsIsTheSmallestSplit) {
+  const auto dir = testutil::fresh_dir();
+  auto m = beat_matrix(2, 0);
+  const auto r = train_and_score(BeatMatrix{m.data(), 2, kDims}, small_options(1), (dir / "m.pt").string());
+  EXPECT_EQ(r.in_train[0] + r.in_train[1], 1);
+}
+
+}  // namespace
