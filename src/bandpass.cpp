@@ -20,7 +20,8 @@ std::vector<double> ricker_wavelet(int width) {
   const double step = 2.0 * kRickerHalfRange / (width - 1);
   const double scale = 2.0 / std::sqrt(static_cast<double>(width));
   for (int j = 0; j < width; ++j) {
-    const double t = -kRickerHalfRange + step * j;
+    // numpy.linspace: start + j * step, with the last point set to `stop` exactly.
+    const double t = j == width - 1 ? kRickerHalfRange : -kRickerHalfRange + step * j;
     w[static_cast<std::size_t>(j)] = scale * std::exp(-0.5 * t * t) * (1.0 - t * t);
   }
   return w;

@@ -9,7 +9,9 @@
 namespace ecgpipe {
 
 std::vector<std::int64_t> detect_gates_cpu(const std::vector<double>& y, int window) {
-  if (window < 1) throw UsageError("--nms-window must be at least 1 sample, got " + std::to_string(window));
+  if (window < kMinNmsWindow) {
+    throw UsageError("--nms-window must be at least " + std::to_string(kMinNmsWindow) + " samples, got " + std::to_string(window));
+  }
   const auto n = static_cast<std::int64_t>(y.size());
   std::vector<std::int64_t> gates;
   if (n < window) return gates;

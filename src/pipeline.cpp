@@ -105,7 +105,7 @@ Segmentation segment_cpu(const RunOptions& o) {
 
 void validate(const RunOptions& o) {
   if (o.ricker_width < 2) throw UsageError("--ricker-width must be at least 2 samples");
-  if (o.nms_window < 1) throw UsageError("--nms-window must be at least 1 sample");
+  if (o.nms_window < kMinNmsWindow) throw UsageError("--nms-window must be at least " + std::to_string(kMinNmsWindow) + " samples");
   if (o.limits.min_length < 1) throw UsageError("--min-length must be at least 1 sample");
   if (o.limits.max_length < o.limits.min_length) throw UsageError("--max-length must not be below --min-length");
   if (o.limits.max_length % kModelLengthMultiple != 0) {

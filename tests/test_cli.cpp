@@ -24,7 +24,7 @@ void expect_no_outputs(const fs::path& out) {
   for (const auto& entry : fs::directory_iterator(out)) ADD_FAILURE() << "left behind: " << entry.path();
 }
 
-// The error is one line on stderr.
+// The error is one line on stderr (the runs use -q, so no progress lines surround it).
 void expect_one_line_error(const testutil::Result& r, const std::string& needle) {
   EXPECT_EQ(testutil::count_lines(r.err), 1u) << r.err;
   EXPECT_NE(r.err.find(needle), std::string::npos) << "stderr: " << r.err;
@@ -61,7 +61,7 @@ TEST(Cli, BadOptionValuesAreUsageErrors) {
   testutil::write_signal_csv(dir / "in.csv", testutil::synthetic_ecg(20, 200));
   const auto in = (dir / "in.csv").string(), out = (dir / "out").string();
   for (const char* bad : {"--max-length 250", "--epochs 0", "--min-length 300", "--nms-window 0", "--ricker-width 1"}) {
-    const auto r = run_ecgpipe("run '" + in + "' --out '" + out + "' " + bad, dir);
+    const auto r = run_ecgpipe("-q run '" + in + "' --out '" + out + "' " + bad, dir);
     EXPECT_EQ(r.code, kUsage) << bad << ": " << r.err;
     expect_one_line_error(r, "--");
   }
@@ -83,7 +83,7 @@ TEST_P(CliBadInput, OneLineExitCodeNoOutput) {
   const auto in = dir / "in.csv";
   if (p.content) testutil::write_text(in, p.content);
   const auto out = dir / "out";
-  const auto r = run_ecgpipe("run '" + in.string() + "' --device cpu --epochs 1 --out '" + out.string() + "' " + p.extra_args, dir);
+  const auto r = run_ecgpipe("-q run '" + in.string() + "' --device cpu --epochs 1 --out '" + out.string() + "' " + p.extra_args, dir);
   EXPECT_EQ(r.code, kInput) << r.err;
   expect_one_line_error(r, p.message);
   expect_no_outputs(out);
@@ -113,7 +113,7 @@ TEST(Cli, UnwritableOutputDirectory) {
   const auto dir = fresh_dir();
   testutil::write_signal_csv(dir / "in.csv", testutil::synthetic_ecg(20, 200));
   testutil::write_text(dir / "file", "x");  // a path under a regular file can never be created
-  const auto r = run_ecgpipe("run '" + (dir / "in.csv").string() + "' --device cpu --epochs 1 --out '" +
+  const auto r = run_ecgpipe("-q run '" + (dir / "in.csv").string() + "' --device cpu --epochs 1 --out '" +
                                  (dir / "file" / "out").string() + "'",
                              dir);
   EXPECT_EQ(r.code, kOutput) << r.err;

@@ -19,10 +19,15 @@
 
 namespace ecgpipe {
 
+// The smallest window whose compared sample lies inside it: (w + 1) / 2 <= w - 1 needs w >= 2.
+// (With w = 1 the seed compares against the next sample and reads past the array at the end.)
+inline constexpr int kMinNmsWindow = 2;
+
 // Offset of the compared sample inside the NMS window (the seed's (window + 1) // 2).
 inline int nms_center_offset(int window) { return (window + 1) / 2; }
 
 // CPU reference, O(n) with a monotonic deque. Empty when y.size() < window.
+// Throws UsageError if window < kMinNmsWindow (the GPU path too).
 std::vector<std::int64_t> detect_gates_cpu(const std::vector<double>& y, int window);
 
 #ifdef ECGPIPE_WITH_CUDA

@@ -1,0 +1,43 @@
+// Helpers for the GPU tests: a stream owned by the test, host <-> device copies of vectors.
+// Only meaningful when ECGPIPE_WITH_CUDA is defined (include ecgpipe/config.hpp first).
+#pragma once
+
+#include "ecgpipe/config.hpp"
+
+#ifdef ECGPIPE_WITH_CUDA
+#include <vector>
+
+#include "ecgpipe/cuda.hpp"
+
+namespace ecgpipe_test {
+
+// A non-blocking stream, so the tests catch any kernel that silently relies on the legacy
+// default stream. Declare it before the DeviceBuffers of a test: it must outlive them.
+struct TestStream {
+  cudaStream_t stream = nullptr;
+  TestStream() { ECGPIPE_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking)); }
+  ~TestStream() { (void)cudaStreamDestroy(stream); }
+  TestStream(const TestStream&) = delete;
+  TestStream& operator=(const TestStream&) = delete;
+  operator cudaStream_t() const { return stream; }
+};
+
+template <class T>
+ecgpipe::DeviceBuffer<T> upload(const std::vector<T>& v, cudaStream_t stream) {
+  ecgpipe::DeviceBuffer<T> d(v.size(), stream);
+  if (!v.empty()) ecgpipe::copy_to_device(d.span(), v.data(), v.size(), stream);
+  return d;
+}
+
+// Copies `count` elements back and waits for the stream (and so for everything queued before).
+template <class T>
+std::vector<T> download(const T* data, std::size_t count, cudaStream_t stream) {
+  std::vector<T> v(count);
+  if (count > 0) ecgpipe::copy_to_host(v.data(), ecgpipe::DeviceSpan<const T>{data, count}, count, stream);
+  ECGPIPE_CUDA_CHECK(cudaStreamSynchronize(stream));
+  return v;
+}
+
+}  // namespace ecgpipe_test
+
+#endif  // ECGPIPE_WITH_CUDA
