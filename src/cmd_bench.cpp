@@ -25,6 +25,7 @@ struct BenchArgs {
   RunOptions options;
   int repeat = 5;
   bool json = false;
+  std::string device = "auto";
 };
 
 double median(std::vector<double> v) {
@@ -101,10 +102,14 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("file", o.input, "ECG CSV file")->required();
   cmd->add_option("--column", o.csv.column, "Column to read: header name or 0-based index");
   cmd->add_option("--repeat", args->repeat, "Timed runs after one warm-up")->capture_default_str()->check(CLI::Range(1, 1000));
-  static const std::map<std::string, Device> devices{{"auto", Device::automatic}, {"cpu", Device::cpu}, {"cuda", Device::cuda}};
-  cmd->add_option("--device", o.device, "cpu, cuda or auto")->transform(CLI::CheckedTransformer(devices, CLI::ignore_case))->default_str("auto");
+  cmd->add_option("--device", args->device, "cpu, cuda or auto")
+      ->check(CLI::IsMember({"auto", "cpu", "cuda"}, CLI::ignore_case))
+      ->capture_default_str();
   cmd->add_flag("--json", args->json, "Print the numbers as JSON");
-  cmd->callback([args] { bench(*args); });
+  cmd->callback([args] {
+    args->options.device = parse_device(args->device);
+    bench(*args);
+  });
 }
 
 }  // namespace ecgpipe::cli

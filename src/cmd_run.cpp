@@ -18,6 +18,7 @@ struct RunArgs {
   RunOptions options;
   bool no_header = false;
   bool json = false;
+  std::string device = "auto";
 };
 
 void print_summary(const RunOptions& o, const RunResult& r) {
@@ -47,15 +48,15 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--batch-size", o.train.batch_size, "Training batch size")->capture_default_str();
   cmd->add_option("--learning-rate", o.train.learning_rate, "Adam learning rate")->capture_default_str();
   cmd->add_option("--seed", o.train.seed, "Seed for the shuffle, split, initialisation and sampling")->capture_default_str();
-  static const std::map<std::string, Device> devices{{"auto", Device::automatic}, {"cpu", Device::cpu}, {"cuda", Device::cuda}};
-  cmd->add_option("--device", o.device, "cpu, cuda, or auto (cuda when a GPU and CUDA LibTorch are present)")
-      ->transform(CLI::CheckedTransformer(devices, CLI::ignore_case))
-      ->default_str("auto");
+  cmd->add_option("--device", args->device, "cpu, cuda, or auto (cuda when a GPU and CUDA LibTorch are present)")
+      ->check(CLI::IsMember({"auto", "cpu", "cuda"}, CLI::ignore_case))
+      ->capture_default_str();
   cmd->add_option("--out", o.out_dir, "Output directory (created if missing)")->capture_default_str();
   cmd->add_flag("--json", args->json, "Print report.json to stdout");
   cmd->callback([args] {
     auto& opts = args->options;
     opts.csv.has_header = !args->no_header;
+    opts.device = parse_device(args->device);
     opts.train.on_epoch = [&opts](int epoch, double loss) {
       spdlog::info("epoch {}/{}: train loss {:.6f}", epoch, opts.train.epochs, loss);
     };

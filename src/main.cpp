@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   CLI::App app{"ecgpipe " ECGPIPE_VERSION ": ECG recording -> segmented heartbeats -> VAE -> ranked abnormal beats"};
   app.set_version_flag("--version", std::string("ecgpipe ") + ECGPIPE_VERSION);
   app.require_subcommand(1);
+  app.fallthrough();  // -q/-v also after the subcommand: `ecgpipe run FILE -q`
   app.option_defaults()->always_capture_default();
   bool quiet = false, verbose = false;
   app.add_flag("-q,--quiet", quiet, "Only warnings and errors on stderr");

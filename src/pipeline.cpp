@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 #include <sys/stat.h>
 
+#include <cctype>
 #include <chrono>
 #include <iomanip>
 #include <nlohmann/json.hpp>
@@ -114,6 +115,15 @@ void validate(const RunOptions& o) {
   }
   if (o.train.epochs < 1) throw UsageError("--epochs must be at least 1");
   if (o.train.batch_size < 1) throw UsageError("--batch-size must be at least 1");
+}
+
+Device parse_device(const std::string& name) {
+  std::string lower(name);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (lower == "cpu") return Device::cpu;
+  if (lower == "cuda" || lower == "gpu") return Device::cuda;
+  if (lower == "auto") return Device::automatic;
+  throw UsageError("--device must be cpu, cuda or auto, got " + name);
 }
 
 Device resolve_device(Device requested) {

@@ -20,8 +20,7 @@ const char* const kOutputs[] = {"beats.csv", "model.pt", "report.json"};
 
 // No output file, and no temporary left behind.
 void expect_no_outputs(const fs::path& out) {
-  if (!fs::exists(out)) return;
-  for (const auto& entry : fs::directory_iterator(out)) ADD_FAILURE() << "left behind: " << entry.path();
+  for (const auto& name : testutil::list_dir(out)) ADD_FAILURE() << "left behind: " << name;
 }
 
 // The error is one line on stderr (the runs use -q, so no progress lines surround it).

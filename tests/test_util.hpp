@@ -12,19 +12,41 @@
 #include <string>
 #include <vector>
 
+#include <dirent.h>
+#include <stdlib.h>
 #include <sys/wait.h>
 
 namespace testutil {
 
 namespace fs = std::filesystem;
 
-// A fresh empty directory under the GoogleTest temp dir, named after the running test.
+// Directory helpers use POSIX calls, not std::filesystem's directory iteration: on the GPU
+// machine (GCC 13 + PyTorch 2.11's LibTorch) directory_iterator/remove_all crashed in every test
+// that used them, while the same code passes with Debian's GCC 12 + LibTorch 1.13.
+
+// A new empty directory under the GoogleTest temp dir, named after the running test (unique even
+// when ctest runs tests in parallel or a test asks for several).
 inline fs::path fresh_dir(const std::string& tag = "") {
   const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  fs::path dir = fs::path(::testing::TempDir()) / ("ecgpipe_" + std::string(info->test_suite_name()) + "_" + info->name() + tag);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
+  std::string name = std::string(info->test_suite_name()) + "_" + info->name() + tag;
+  for (char& c : name)
+    if (c == '/') c = '_';  // parameterised suites are named Prefix/Suite
+  std::string templ = (fs::path(::testing::TempDir()) / ("ecgpipe_" + name + "_XXXXXX")).string();
+  if (::mkdtemp(templ.data()) == nullptr) ADD_FAILURE() << "mkdtemp " << templ;
+  return templ;
+}
+
+// Names of the entries of a directory (empty if it does not exist).
+inline std::vector<std::string> list_dir(const fs::path& dir) {
+  std::vector<std::string> names;
+  if (DIR* d = ::opendir(dir.c_str())) {
+    while (const dirent* e = ::readdir(d)) {
+      const std::string n = e->d_name;
+      if (n != "." && n != "..") names.push_back(n);
+    }
+    ::closedir(d);
+  }
+  return names;
 }
 
 inline void write_text(const fs::path& path, const std::string& text) {

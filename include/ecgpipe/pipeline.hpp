@@ -13,6 +13,9 @@ namespace ecgpipe {
 
 enum class Device { cpu, cuda, automatic };
 
+// "cpu", "cuda" or "auto" (any case); UsageError otherwise.
+Device parse_device(const std::string& name);
+
 struct RunOptions {
   std::string input;
   CsvOptions csv;

@@ -1,0 +1,280 @@
+// Stage 1, CPU reference: one numeric column of a CSV file -> float32 samples.
+//
+// Lines come from fast-cpp-csv-parser's io::LineReader (16 MiB blocks, the next block read on a
+// second thread, LF/CRLF handled, a UTF-8 BOM skipped, a last line without LF returned), numbers
+// from fast_float (correctly rounded straight to float32). No heap allocation per line: cells are
+// string_views into the reader's buffer and the output vector grows geometrically.
+#include "ecgpipe/csv.hpp"
+
+#include <fast_float/fast_float.h>
+#include <libfccp/csv.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "../kernels/csv_internal.hpp"
+#include "ecgpipe/error.hpp"
+
+namespace ecgpipe {
+namespace {
+
+bool is_space(char c) { return c == ' ' || c == '\t'; }
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
+  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+// A header name: spaces, then one pair of double quotes, then spaces again are stripped.
+std::string_view header_name(std::string_view field) {
+  field = trim(field);
+  if (field.size() >= 2 && field.front() == '"' && field.back() == '"') field = trim(field.substr(1, field.size() - 2));
+  return field;
+}
+
+// Cell text for an error message: control and non-ASCII bytes escaped, long text cut.
+std::string quote(std::string_view text) {
+  constexpr std::size_t kMaxShown = 60;
+  std::string out = "\"";
+  for (std::size_t i = 0; i < text.size() && i < kMaxShown; ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c < 0x20 || c >= 0x7f || c == '"' || c == '\\') {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", c);
+      out += buf;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  if (text.size() > kMaxShown) out += "...";
+  return out + "\"";
+}
+
+// All digits, at most 18 of them (so it fits std::size_t): a 0-based column index.
+bool parse_index(std::string_view s, std::size_t& index) {
+  if (s.empty() || s.size() > 18) return false;
+  std::size_t v = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return false;
+    v = v * 10 + static_cast<std::size_t>(c - '0');
+  }
+  index = v;
+  return true;
+}
+
+std::string column_label(const CsvColumn& column, const CsvOptions& options) {
+  return options.has_header ? "column " + quote(column.name) : column.name;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Public building blocks (the GPU path uses them on the host too).
+
+bool is_blank_line(std::string_view line) {
+  return std::all_of(line.begin(), line.end(), is_space);
+}
+
+bool field_of_line(std::string_view line, std::size_t index, std::string_view& field) {
+  const char* p = line.data();
+  const char* const end = p + line.size();
+  for (std::size_t k = 0; k < index; ++k) {
+    const void* comma = std::memchr(p, ',', static_cast<std::size_t>(end - p));
+    if (comma == nullptr) return false;
+    p = static_cast<const char*>(comma) + 1;
+  }
+  const void* comma = std::memchr(p, ',', static_cast<std::size_t>(end - p));
+  const char* field_end = comma != nullptr ? static_cast<const char*>(comma) : end;
+  field = std::string_view(p, static_cast<std::size_t>(field_end - p));
+  return true;
+}
+
+bool parse_cell(std::string_view cell, float& out) {
+  cell = trim(cell);
+  if (cell.empty()) return false;
+  const char* first = cell.data();
+  const char* const last = first + cell.size();
+  // fast_float 3.9 follows std::from_chars and rejects a leading '+'; the grammar allows one
+  // before a digit or the '.' (so "+-1" and "+inf" stay errors).
+  if (*first == '+' && last - first >= 2 && ((first[1] >= '0' && first[1] <= '9') || first[1] == '.')) ++first;
+  float value = 0.0f;
+  const auto result = fast_float::from_chars(first, last, value);
+  // The whole cell must be a number; nan/inf (which fast_float accepts) and values beyond
+  // float32's range (which it rounds to inf) are not finite.
+  if (result.ec != std::errc() || result.ptr != last || !std::isfinite(value)) return false;
+  out = value;
+  return true;
+}
+
+CsvColumn resolve_column(std::string_view header_line, const CsvOptions& options, const std::string& path) {
+  CsvColumn column;
+  if (!options.has_header) {
+    if (!options.column.empty() && !parse_index(options.column, column.index)) {
+      throw InputError(path + ": --column " + quote(options.column) +
+                       " is not a 0-based column index (the file has no header, so columns are chosen by index)");
+    }
+    column.name = "column " + std::to_string(column.index);
+    return column;
+  }
+
+  // Split the header once (it is short) into names.
+  std::vector<std::string_view> names;
+  for (std::size_t begin = 0;;) {
+    const std::size_t comma = header_line.find(',', begin);
+    names.push_back(header_name(header_line.substr(begin, comma == std::string_view::npos ? std::string_view::npos : comma - begin)));
+    if (comma == std::string_view::npos) break;
+    begin = comma + 1;
+  }
+  auto list_names = [&] {
+    std::string s;
+    for (std::size_t i = 0; i < names.size() && i < 12; ++i) s += (i ? ", " : "") + quote(names[i]);
+    if (names.size() > 12) s += ", ...";
+    return s;
+  };
+
+  const auto by_name = [&](std::string_view wanted) -> std::ptrdiff_t {
+    const auto it = std::find(names.begin(), names.end(), wanted);
+    return it == names.end() ? -1 : it - names.begin();
+  };
+  if (options.column.empty()) {
+    const std::ptrdiff_t i = by_name("heartbeats");
+    column.index = i >= 0 ? static_cast<std::size_t>(i) : 0;
+  } else if (const std::ptrdiff_t i = by_name(options.column); i >= 0) {
+    column.index = static_cast<std::size_t>(i);  // a name wins over an index ("0" may be a name)
+  } else if (parse_index(options.column, column.index)) {
+    if (column.index >= names.size()) {
+      throw InputError(path + ": --column " + options.column + " is out of range: the header has " +
+                       std::to_string(names.size()) + " column(s): " + list_names());
+    }
+  } else {
+    throw InputError(path + ": no column named " + quote(options.column) + " in the header; columns: " + list_names());
+  }
+  column.name = std::string(names[column.index]);
+  if (column.name.empty()) column.name = "column " + std::to_string(column.index);
+  return column;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Internals shared with the GPU path.
+
+namespace csv_internal {
+
+FilePtr open_csv_file(const std::string& path) {
+  FilePtr file(std::fopen(path.c_str(), "rb"));
+  if (!file) throw InputError("cannot open " + path + ": " + std::strerror(errno));
+  struct stat st {};
+  if (fstat(fileno(file.get()), &st) == 0 && S_ISDIR(st.st_mode)) {
+    throw InputError("cannot open " + path + ": " + std::strerror(EISDIR));
+  }
+  return file;
+}
+
+std::size_t file_size_or_zero(std::FILE* file) {
+  struct stat st {};
+  if (fstat(fileno(file), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) return static_cast<std::size_t>(st.st_size);
+  return 0;
+}
+
+std::string_view reader_view(std::string_view raw_line) {
+  if (!raw_line.empty() && raw_line.back() == '\r') raw_line.remove_suffix(1);
+  const std::size_t nul = raw_line.find('\0');
+  return nul == std::string_view::npos ? raw_line : raw_line.substr(0, nul);
+}
+
+bool parse_data_line(std::string_view line, std::size_t index, float& out) {
+  std::string_view cell;
+  return field_of_line(line, index, cell) && parse_cell(cell, out);
+}
+
+void throw_empty_file(const std::string& path) {
+  throw InputError(path + ": empty file (no header and no data rows)");
+}
+
+void throw_no_data_rows(const std::string& path, const CsvOptions& options) {
+  if (!options.has_header) throw_empty_file(path);
+  throw InputError(path + ": no data rows after the header");
+}
+
+void throw_line_too_long(const std::string& path, std::size_t line_no) {
+  throw InputError(path + ":" + std::to_string(line_no) + ": line longer than " + std::to_string(kMaxLineBytes) + " bytes");
+}
+
+void throw_bad_line(const std::string& path, std::size_t line_no, std::string_view line, const CsvColumn& column,
+                    const CsvOptions& options) {
+  const std::string where = path + ":" + std::to_string(line_no) + ": ";
+  std::string_view cell;
+  if (!is_blank_line(line) && !field_of_line(line, column.index, cell)) {
+    const std::size_t fields = static_cast<std::size_t>(std::count(line.begin(), line.end(), ',')) + 1;
+    throw InputError(where + "line has " + std::to_string(fields) + " field(s), but " + column_label(column, options) +
+                     " is field " + std::to_string(column.index + 1));
+  }
+  float value = 0.0f;
+  if (!is_blank_line(line) && !parse_cell(cell, value)) {
+    const std::string_view text = trim(cell);
+    if (text.empty()) throw InputError(where + "empty cell in " + column_label(column, options));
+    throw InputError(where + "cannot parse " + quote(text) + " as a number in " + column_label(column, options) +
+                     " (expected a finite float32 value)");
+  }
+  throw InternalError(where + "the GPU CSV parser rejected a line that the CPU parser accepts: " + quote(line));
+}
+
+}  // namespace csv_internal
+
+// ---------------------------------------------------------------------------------------------
+// The CPU reader.
+
+std::vector<float> read_csv_column(const std::string& path, const CsvOptions& options) {
+  csv_internal::FilePtr file = csv_internal::open_csv_file(path);
+  const std::size_t file_size = csv_internal::file_size_or_zero(file.get());
+  io::LineReader reader(path, file.release());  // takes the FILE* (closes it)
+
+  std::vector<float> values;
+  try {
+    CsvColumn column;
+    if (options.has_header) {
+      char* line = nullptr;
+      while ((line = reader.next_line()) != nullptr && is_blank_line(line)) {
+      }
+      if (line == nullptr) csv_internal::throw_empty_file(path);
+      column = resolve_column(line, options, path);
+    } else {
+      column = resolve_column({}, options, path);
+    }
+
+    std::size_t data_bytes = 0;  // bytes of the rows so far, to size the vector once early on
+    bool reserved = false;
+    while (char* raw = reader.next_line()) {
+      const std::string_view line(raw);
+      if (is_blank_line(line)) continue;
+      float value = 0.0f;
+      if (!csv_internal::parse_data_line(line, column.index, value)) {
+        csv_internal::throw_bad_line(path, reader.get_file_line(), line, column, options);
+      }
+      values.push_back(value);
+      if (!reserved) {
+        data_bytes += line.size() + 1;
+        if (values.size() == 4096 && file_size > 0) {  // estimate the row count from the mean row length
+          const double rows = static_cast<double>(file_size) / static_cast<double>(data_bytes) * 4096.0;
+          values.reserve(static_cast<std::size_t>(rows * 1.05) + 4096);
+          reserved = true;
+        }
+      }
+    }
+  } catch (const io::error::line_length_limit_exceeded&) {
+    csv_internal::throw_line_too_long(path, reader.get_file_line());
+  } catch (const io::error::base& e) {
+    throw InputError(path + ": " + e.what());
+  }
+  if (values.empty()) csv_internal::throw_no_data_rows(path, options);
+  return values;
+}
+
+}  // namespace ecgpipe

@@ -1,0 +1,314 @@
+// Beat matching, AUROC, AAMI classes and the eval readers (issue 4).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "test_util.hpp"
+#include "ecgpipe/error.hpp"
+#include "ecgpipe/evaluate.hpp"
+
+namespace {
+
+using ecgpipe::match_beats;
+using ecgpipe::MatchResult;
+using V = std::vector<std::int64_t>;
+
+constexpr std::int64_t kTol250 = 37;    // 150 ms at 250 Hz = 37.5 -> 37 samples
+constexpr std::int64_t kTol1000 = 150;  // 150 ms at 1000 Hz
+
+TEST(ToleranceSamples, FloorsMillisecondsTimesRate) {
+  EXPECT_EQ(ecgpipe::tolerance_samples(150, 250), kTol250);
+  EXPECT_EQ(ecgpipe::tolerance_samples(150, 1000), kTol1000);
+  EXPECT_EQ(ecgpipe::tolerance_samples(150, 360), 54);  // exact product survives rounding
+  EXPECT_EQ(ecgpipe::tolerance_samples(0, 250), 0);
+  EXPECT_THROW(ecgpipe::tolerance_samples(-1, 250), ecgpipe::UsageError);
+  EXPECT_THROW(ecgpipe::tolerance_samples(150, 0), ecgpipe::UsageError);
+  EXPECT_THROW(ecgpipe::tolerance_samples(NAN, 250), ecgpipe::UsageError);
+}
+
+TEST(MatchBeats, ExactMatch) {
+  const MatchResult m = match_beats({100, 200, 300}, {100, 200, 300}, kTol250);
+  EXPECT_EQ(m.tp, 3);
+  EXPECT_EQ(m.fn, 0);
+  EXPECT_EQ(m.fp, 0);
+  EXPECT_EQ(m.matched_detection, (V{0, 1, 2}));
+  EXPECT_EQ(m.matched_reference, (V{0, 1, 2}));
+  EXPECT_DOUBLE_EQ(m.sensitivity(), 1.0);
+  EXPECT_DOUBLE_EQ(m.positive_predictivity(), 1.0);
+  EXPECT_DOUBLE_EQ(m.f1(), 1.0);
+}
+
+TEST(MatchBeats, ExactlyToleranceMatchesOnBothSides) {
+  const std::int64_t tol = ecgpipe::tolerance_samples(150, 1000);
+  EXPECT_EQ(match_beats({1000}, {1150}, tol).tp, 1);
+  EXPECT_EQ(match_beats({1000}, {850}, tol).tp, 1);
+}
+
+TEST(MatchBeats, ToleranceplusOneSampleDoesNotMatch) {
+  const MatchResult late = match_beats({1000}, {1151}, kTol1000);
+  EXPECT_EQ(late.tp, 0);
+  EXPECT_EQ(late.fn, 1);
+  EXPECT_EQ(late.fp, 1);
+  EXPECT_EQ(late.matched_detection, (V{-1}));
+  EXPECT_EQ(match_beats({1000}, {849}, kTol1000).tp, 0);
+  // At 250 Hz: 37 samples match, 38 (152 ms) do not.
+  EXPECT_EQ(match_beats({1000}, {1037}, kTol250).tp, 1);
+  EXPECT_EQ(match_beats({1000}, {1038}, kTol250).tp, 0);
+}
+
+TEST(MatchBeats, TwoDetectionsNearOneReference) {
+  const MatchResult m = match_beats({1000}, {1020, 990}, kTol250);
+  EXPECT_EQ(m.tp, 1);
+  EXPECT_EQ(m.fp, 1);
+  EXPECT_EQ(m.fn, 0);
+  EXPECT_EQ(m.matched_detection, (V{1}));  // the nearer one (990)
+  EXPECT_EQ(m.matched_reference, (V{-1, 0}));
+}
+
+TEST(MatchBeats, DuplicateDetectionsAreSeparateEvents) {
+  const MatchResult m = match_beats({100}, {100, 100}, kTol250);
+  EXPECT_EQ(m.tp, 1);
+  EXPECT_EQ(m.fp, 1);
+}
+
+TEST(MatchBeats, Misses) {
+  const MatchResult m = match_beats({100, 500, 900}, {100, 900}, kTol250);
+  EXPECT_EQ(m.tp, 2);
+  EXPECT_EQ(m.fn, 1);
+  EXPECT_EQ(m.fp, 0);
+  EXPECT_EQ(m.matched_detection, (V{0, -1, 1}));
+  EXPECT_DOUBLE_EQ(m.sensitivity(), 2.0 / 3.0);
+  EXPECT_DOUBLE_EQ(m.positive_predictivity(), 1.0);
+  EXPECT_DOUBLE_EQ(m.f1(), 4.0 / 5.0);
+}
+
+TEST(MatchBeats, EmptyReference) {
+  const MatchResult m = match_beats({}, {10, 20}, kTol250);
+  EXPECT_EQ(m.tp, 0);
+  EXPECT_EQ(m.fn, 0);
+  EXPECT_EQ(m.fp, 2);
+  EXPECT_TRUE(std::isnan(m.sensitivity()));
+  EXPECT_DOUBLE_EQ(m.positive_predictivity(), 0.0);
+  EXPECT_DOUBLE_EQ(m.f1(), 0.0);
+  EXPECT_EQ(m.matched_reference, (V{-1, -1}));
+}
+
+TEST(MatchBeats, EmptyDetections) {
+  const MatchResult m = match_beats({10, 20}, {}, kTol250);
+  EXPECT_EQ(m.tp, 0);
+  EXPECT_EQ(m.fn, 2);
+  EXPECT_EQ(m.fp, 0);
+  EXPECT_DOUBLE_EQ(m.sensitivity(), 0.0);
+  EXPECT_TRUE(std::isnan(m.positive_predictivity()));
+  EXPECT_DOUBLE_EQ(m.f1(), 0.0);
+}
+
+TEST(MatchBeats, BothEmpty) {
+  const MatchResult m = match_beats({}, {}, kTol250);
+  EXPECT_EQ(m.tp + m.fn + m.fp, 0);
+  EXPECT_TRUE(std::isnan(m.sensitivity()));
+  EXPECT_TRUE(std::isnan(m.positive_predictivity()));
+  EXPECT_TRUE(std::isnan(m.f1()));
+}
+
+TEST(MatchBeats, UnsortedInputsKeepTheirIndices) {
+  const MatchResult m = match_beats({300, 100}, {101, 299}, kTol250);
+  EXPECT_EQ(m.tp, 2);
+  EXPECT_EQ(m.matched_detection, (V{1, 0}));
+  EXPECT_EQ(m.matched_reference, (V{1, 0}));
+}
+
+TEST(MatchBeats, MaximizesMatchesWhereNearestFirstWouldNot) {
+  // Detection 45 is nearer to reference 0 (45) than to 100 (55); nearest-first would pair it
+  // with 0 and leave 100 unmatched. The optimum pairs 0 with -50 and 100 with 45.
+  const MatchResult m = match_beats({0, 100}, {45, -50}, 60);
+  EXPECT_EQ(m.tp, 2);
+  EXPECT_EQ(m.matched_detection, (V{1, 0}));
+}
+
+TEST(MatchBeats, MetricsOnACountedCase) {
+  V ref, det;
+  constexpr int kBeats = 10, kDetected = 8;
+  constexpr std::int64_t kRr = 200;
+  for (int k = 0; k < kBeats; ++k) ref.push_back(kRr * (k + 1));
+  for (int k = 0; k < kDetected; ++k) det.push_back(kRr * (k + 1) + 3);
+  det.push_back(kRr * (kBeats + 5));  // far from any beat
+  const MatchResult m = match_beats(ref, det, kTol250);
+  EXPECT_EQ(m.tp, 8);
+  EXPECT_EQ(m.fn, 2);
+  EXPECT_EQ(m.fp, 1);
+  EXPECT_DOUBLE_EQ(m.sensitivity(), 0.8);
+  EXPECT_DOUBLE_EQ(m.positive_predictivity(), 8.0 / 9.0);
+  EXPECT_DOUBLE_EQ(m.f1(), 16.0 / 19.0);
+}
+
+// Greedy "earliest free detection in the window", references in time order, is a maximum
+// matching for equal windows; the exact matcher must reach the same TP and be a valid matching.
+TEST(MatchBeats, RandomCasesAreMaximumOneToOneMatchings) {
+  std::mt19937_64 rng(7);
+  constexpr int kCases = 300;
+  for (int c = 0; c < kCases; ++c) {
+    const std::int64_t tol = static_cast<std::int64_t>(rng() % 30);
+    V ref(rng() % 20), det(rng() % 20);
+    for (auto& v : ref) v = static_cast<std::int64_t>(rng() % 300);
+    for (auto& v : det) v = static_cast<std::int64_t>(rng() % 300);
+    const MatchResult m = match_beats(ref, det, tol);
+    V r = ref, d = det;
+    std::sort(r.begin(), r.end());
+    std::sort(d.begin(), d.end());
+    std::int64_t greedy = 0;
+    std::size_t p = 0;
+    for (std::int64_t x : r) {
+      while (p < d.size() && d[p] < x - tol) ++p;
+      if (p < d.size() && d[p] <= x + tol) ++greedy, ++p;
+    }
+    ASSERT_EQ(m.tp, greedy) << "case " << c;
+    std::vector<int> used(det.size(), 0);
+    std::int64_t tp = 0;
+    for (std::size_t i = 0; i < ref.size(); ++i) {
+      const std::int64_t j = m.matched_detection[i];
+      if (j < 0) continue;
+      ++tp;
+      ASSERT_LE(std::llabs(ref[i] - det[static_cast<std::size_t>(j)]), tol);
+      ASSERT_EQ(used[static_cast<std::size_t>(j)]++, 0);
+      ASSERT_EQ(m.matched_reference[static_cast<std::size_t>(j)], static_cast<std::int64_t>(i));
+    }
+    ASSERT_EQ(tp, m.tp);
+    ASSERT_EQ(m.fn + m.tp, static_cast<std::int64_t>(ref.size()));
+    ASSERT_EQ(m.fp + m.tp, static_cast<std::int64_t>(det.size()));
+  }
+}
+
+TEST(Auroc, PerfectInvertedAndClassic) {
+  EXPECT_DOUBLE_EQ(ecgpipe::auroc({0.1f, 0.2f, 0.8f, 0.9f}, {0, 0, 1, 1}), 1.0);
+  EXPECT_DOUBLE_EQ(ecgpipe::auroc({0.9f, 0.8f, 0.2f, 0.1f}, {0, 0, 1, 1}), 0.0);
+  // Pairs (pos, neg): (0.35, 0.1) win, (0.35, 0.4) lose, (0.8, *) win: 3 of 4.
+  EXPECT_DOUBLE_EQ(ecgpipe::auroc({0.1f, 0.4f, 0.35f, 0.8f}, {0, 0, 1, 1}), 0.75);
+}
+
+TEST(Auroc, TiesCountHalf) {
+  EXPECT_DOUBLE_EQ(ecgpipe::auroc({0.5f, 0.5f, 0.5f, 0.5f}, {0, 1, 0, 1}), 0.5);
+  // pos {2, 3}, neg {1, 2}: 2>1 = 1, 2=2 = 0.5, 3>1 = 1, 3>2 = 1 -> 3.5 / 4.
+  EXPECT_DOUBLE_EQ(ecgpipe::auroc({1, 2, 2, 3}, {0, 0, 1, 1}), 0.875);
+  // pos {1}, neg {1, 1, 0}: 0.5 + 0.5 + 1 -> 2 / 3.
+  EXPECT_DOUBLE_EQ(ecgpipe::auroc({1, 1, 1, 0}, {1, 0, 0, 0}), 2.0 / 3.0);
+}
+
+TEST(Auroc, UndefinedAndInvalid) {
+  EXPECT_TRUE(std::isnan(ecgpipe::auroc({0.1f, 0.2f}, {1, 1})));
+  EXPECT_TRUE(std::isnan(ecgpipe::auroc({0.1f, 0.2f}, {0, 0})));
+  EXPECT_TRUE(std::isnan(ecgpipe::auroc({}, {})));
+  EXPECT_THROW(ecgpipe::auroc({0.1f}, {0, 1}), ecgpipe::InternalError);
+  EXPECT_THROW(ecgpipe::auroc({NAN, 0.1f}, {0, 1}), ecgpipe::InternalError);
+}
+
+TEST(AamiClass, Mapping) {
+  for (char c : std::string("NLRej")) EXPECT_EQ(ecgpipe::aami_class(c), 'N') << c;
+  for (char c : std::string("AaJS")) EXPECT_EQ(ecgpipe::aami_class(c), 'S') << c;
+  for (char c : std::string("VE")) EXPECT_EQ(ecgpipe::aami_class(c), 'V') << c;
+  EXPECT_EQ(ecgpipe::aami_class('F'), 'F');
+  for (char c : std::string("/fQ")) EXPECT_EQ(ecgpipe::aami_class(c), 'Q') << c;
+  for (char c : std::string("+~|\"x[]!stTpu`'^@=n")) {
+    EXPECT_EQ(ecgpipe::aami_class(c), 0) << c;
+    EXPECT_FALSE(ecgpipe::is_beat_symbol(c)) << c;
+  }
+}
+
+class EvalFiles : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = testutil::fresh_dir();
+  }
+  std::string write(const std::string& name, const std::string& text) {
+    const auto p = (dir_ / name).string();
+    std::ofstream(p, std::ios::binary) << text;
+    return p;
+  }
+  std::filesystem::path dir_;
+};
+
+TEST_F(EvalFiles, ReferenceSkipsNonBeatsAndHandlesQuotesAndCrlf) {
+  const auto p = write("ref.csv",
+                       "sample,symbol\r\n10,N\r\n15,+\r\n\r\n20,\"V\"\r\n25,\"\"\"\"\r\n30,~\r\n40,A\r\n");
+  const ecgpipe::ReferenceBeats r = ecgpipe::read_reference_csv(p);
+  EXPECT_EQ(r.samples, (V{10, 20, 40}));
+  EXPECT_EQ(r.symbols, (std::vector<char>{'N', 'V', 'A'}));
+  EXPECT_EQ(r.skipped_non_beats, 3u);
+}
+
+TEST_F(EvalFiles, ReferenceColumnsByName) {
+  const auto p = write("ref.csv", "symbol,aux,sample\nN,x,7\n");
+  EXPECT_EQ(ecgpipe::read_reference_csv(p).samples, (V{7}));
+}
+
+TEST_F(EvalFiles, ReferenceErrors) {
+  EXPECT_THROW(ecgpipe::read_reference_csv((dir_ / "missing.csv").string()), ecgpipe::InputError);
+  EXPECT_THROW(ecgpipe::read_reference_csv(write("a.csv", "")), ecgpipe::InputError);
+  EXPECT_THROW(ecgpipe::read_reference_csv(write("b.csv", "time,label\n1,N\n")), ecgpipe::InputError);
+  EXPECT_THROW(ecgpipe::read_reference_csv(write("c.csv", "sample,symbol\nabc,N\n")), ecgpipe::InputError);
+  EXPECT_THROW(ecgpipe::read_reference_csv(write("d.csv", "sample,symbol\n-3,N\n")), ecgpipe::InputError);
+  EXPECT_THROW(ecgpipe::read_reference_csv(write("e.csv", "sample,symbol\n3\n")), ecgpipe::InputError);
+}
+
+TEST_F(EvalFiles, DetectionsPreferRPeakThenSampleThenFirstColumn) {
+  EXPECT_EQ(ecgpipe::read_detections_csv(
+                write("beats.csv", "index,start,r_peak,length,split,recon_error\n0,50,140,100,train,0.5\n"
+                                   "1,300,390,101,val,0.25\n")),
+            (V{140, 390}));
+  EXPECT_EQ(ecgpipe::read_detections_csv(write("s.csv", "sample,symbol\n12,N\n34,V\n")), (V{12, 34}));
+  EXPECT_EQ(ecgpipe::read_detections_csv(write("f.csv", "peaks,other\n5,x\n6.0,y\n")), (V{5, 6}));
+  EXPECT_TRUE(ecgpipe::read_detections_csv(write("e.csv", "sample\n")).empty());
+}
+
+TEST_F(EvalFiles, DetectionErrors) {
+  EXPECT_THROW(ecgpipe::read_detections_csv(write("a.csv", "sample\n12.5\n")), ecgpipe::InputError);
+  EXPECT_THROW(ecgpipe::read_detections_csv(write("b.csv", "sample\nnan\n")), ecgpipe::InputError);
+  EXPECT_THROW(ecgpipe::read_detections_csv(write("c.csv", "")), ecgpipe::InputError);
+  EXPECT_THROW(ecgpipe::read_detections_csv((dir_ / "none.csv").string()), ecgpipe::InputError);
+}
+
+TEST_F(EvalFiles, EvaluateFilesReportsCountsPerClassAndJson) {
+  const auto ref = write("ref.csv", "sample,symbol\n100,N\n300,V\n500,A\n700,N\n710,+\n");
+  const auto det = write("det.csv", "sample\n101\n296\n702\n900\n");
+  const ecgpipe::EvalReport r = ecgpipe::evaluate_files(ref, det, 150, 250);
+  EXPECT_EQ(r.tolerance_samples, kTol250);
+  EXPECT_EQ(r.match.tp, 3);
+  EXPECT_EQ(r.match.fn, 1);
+  EXPECT_EQ(r.match.fp, 1);
+  EXPECT_EQ(r.skipped_non_beats, 1u);
+  ASSERT_EQ(r.classes.size(), 5u);
+  EXPECT_EQ(r.classes[0].aami, 'N');
+  EXPECT_EQ(r.classes[0].reference, 2);
+  EXPECT_EQ(r.classes[0].detected, 2);
+  EXPECT_EQ(r.classes[1].aami, 'S');
+  EXPECT_EQ(r.classes[1].detected, 0);
+  const nlohmann::json j = ecgpipe::eval_report_json(r);
+  EXPECT_EQ(j["tp"], 3);
+  EXPECT_EQ(j["fn"], 1);
+  EXPECT_EQ(j["fp"], 1);
+  EXPECT_DOUBLE_EQ(j["se"].get<double>(), 0.75);
+  EXPECT_DOUBLE_EQ(j["ppv"].get<double>(), 0.75);
+  EXPECT_DOUBLE_EQ(j["f1"].get<double>(), 0.75);
+  EXPECT_TRUE(j["classes"]["F"]["se"].is_null());
+  const std::string text = ecgpipe::eval_report_text(r);
+  EXPECT_NE(text.find("TP 3  FN 1  FP 1"), std::string::npos) << text;
+  EXPECT_NE(text.find("Se 75.00%"), std::string::npos) << text;
+}
+
+TEST_F(EvalFiles, EmptyReferenceGivesNullSensitivity) {
+  const auto ref = write("ref.csv", "sample,symbol\n");
+  const auto det = write("det.csv", "sample\n5\n");
+  const nlohmann::json j = ecgpipe::eval_report_json(ecgpipe::evaluate_files(ref, det, 150, 250));
+  EXPECT_TRUE(j["se"].is_null());
+  EXPECT_EQ(j["fp"], 1);
+}
+
+}  // namespace
