@@ -314,7 +314,10 @@ std::string random_csv(std::size_t rows, unsigned seed, bool header = true) {
     const int kind = pick(rng);
     double x = normal(rng);
     if (kind < 20) {
-      std::snprintf(buf, sizeof buf, "%.16e", x * std::pow(10.0, expo(rng)));
+      // Keep inside float32's range (FLT_MAX ~ 3.4e38): beyond it is an error on both paths.
+      constexpr double kNearFloatMax = 3.0e38;
+      const double v = x * std::pow(10.0, expo(rng));
+      std::snprintf(buf, sizeof buf, "%.16e", std::fabs(v) < kNearFloatMax ? v : std::copysign(kNearFloatMax, v));
     } else if (kind < 40) {
       std::snprintf(buf, sizeof buf, "%.4f", x * 1000);
     } else if (kind < 55) {
