@@ -75,6 +75,7 @@ nlohmann::json report_json(const RunOptions& o, const RunResult& r) {
   j["seconds"] = {{"csv", s.csv}, {"bandpass", s.bandpass}, {"peaks", s.peaks}, {"beats", s.beats},
                   {"train", s.train}, {"score", s.score}, {"write", s.write}, {"total", s.total}};
   j["loss"] = {{"train_per_epoch", r.model.epoch_loss}, {"test", r.model.test_loss}};
+  j["training"] = {{"cuda_graph", r.model.cuda_graph}};
   j["versions"] = {{"ecgpipe", ECGPIPE_VERSION}, {"libtorch", torch_version()}};
   return j;
 }
@@ -178,6 +179,9 @@ RunResult run_pipeline(const RunOptions& o) {
   AtomicFile model_file(o.out_dir, "model.pt");
   r.model = train_and_score(std::move(matrix), o.train, model_file.temp_path());
   r.seconds.train = r.model.train_seconds;
+  if (device == Device::cuda) {
+    spdlog::debug("training steps {} a captured CUDA graph", r.model.cuda_graph ? "replayed" : "did not use");
+  }
   r.seconds.score = r.model.score_seconds;
 
   const auto t_write = Clock::now();

@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <memory>
+#include <optional>
 #include <numeric>
 #include <random>
 
@@ -14,6 +16,7 @@
 #include "ecgpipe/error.hpp"
 
 #ifdef ECGPIPE_TORCH_CUDA
+#include <ATen/cuda/CUDAGraph.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
 #endif
@@ -129,6 +132,127 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+// Adam with PyTorch's defaults (betas 0.9/0.999, eps 1e-8, no weight decay), written with the
+// step count as a device tensor so that a whole training step, the update included, can be
+// captured once in a CUDA graph and replayed (torch::optim::Adam keeps the count on the host and
+// would freeze the bias correction into the graph). Same arithmetic on the CPU.
+class Adam {
+ public:
+  static constexpr double kBeta1 = 0.9, kBeta2 = 0.999, kEps = 1e-8;
+
+  Adam(std::vector<torch::Tensor> params, double lr) : params_(std::move(params)), lr_(lr) {
+    torch::NoGradGuard no_grad;
+    for (const auto& p : params_) {
+      m_.push_back(torch::zeros_like(p));
+      v_.push_back(torch::zeros_like(p));
+    }
+    step_ = torch::zeros({}, params_.front().options());
+  }
+
+  // Gradients are zeroed in place (not set to None) so that they keep their addresses across
+  // graph replays.
+  void zero_grad() {
+    for (auto& p : params_)
+      if (p.grad().defined()) p.grad().zero_();
+  }
+
+  void step() {
+    torch::NoGradGuard no_grad;
+    step_.add_(1);
+    const auto bc1 = 1 - torch::pow(kBeta1, step_);
+    const auto bc2_sqrt = torch::sqrt(1 - torch::pow(kBeta2, step_));
+    const auto step_size = lr_ / bc1;
+    for (std::size_t k = 0; k < params_.size(); ++k) {
+      const auto& g = params_[k].grad();
+      m_[k].mul_(kBeta1).add_(g, 1 - kBeta1);
+      v_[k].mul_(kBeta2).addcmul_(g, g, 1 - kBeta2);
+      params_[k].sub_(step_size * m_[k] / (v_[k].sqrt() / bc2_sqrt + kEps));
+    }
+  }
+
+ private:
+  std::vector<torch::Tensor> params_, m_, v_;
+  torch::Tensor step_;
+  double lr_;
+};
+
+// One training step on the rows `idx` of `train`; adds the batch loss to `loss_sum`. Launches
+// device work only (no host reads), so it can be captured in a CUDA graph.
+void train_step(LightVae& model, Adam& adam, const torch::Tensor& train, const torch::Tensor& idx, torch::Tensor& loss_sum) {
+  auto x = train.index_select(0, idx);
+  adam.zero_grad();
+  auto [mu, logvar] = model->encode(x);
+  auto loss = vae_loss(model->decode(reparameterize(mu, logvar)), x, mu, logvar);
+  loss.backward();
+  adam.step();
+  torch::NoGradGuard no_grad;
+  loss_sum.add_(loss.detach());
+}
+
+#ifdef ECGPIPE_TORCH_CUDA
+// The training step for one batch size, captured once and replayed: one graph launch instead of
+// ~300 kernel launches from the host per step. `idx` is the static input the replay reads.
+struct CapturedStep {
+  at::cuda::CUDAGraph graph;
+  torch::Tensor idx;
+};
+
+std::unique_ptr<CapturedStep> capture_step(LightVae& model, Adam& adam, const torch::Tensor& train, std::int64_t rows,
+                                           torch::Tensor& loss_sum) {
+  auto captured = std::make_unique<CapturedStep>();
+  captured->idx = torch::zeros({rows}, torch::TensorOptions().dtype(torch::kInt64).device(train.device()));
+  // Capture records the work without running it: the step is executed only by replay().
+  captured->graph.capture_begin();
+  train_step(model, adam, train, captured->idx, loss_sum);
+  captured->graph.capture_end();
+  return captured;
+}
+#endif
+
+// Evenly spaced indices 0..n-1, at most `k` of them.
+std::vector<std::int64_t> evenly_spaced(std::int64_t n, std::int64_t k) {
+  std::vector<std::int64_t> idx;
+  const std::int64_t m = std::min(n, k);
+  for (std::int64_t i = 0; i < m; ++i) idx.push_back(i * n / m);
+  return idx;
+}
+
+std::vector<float> rows_to_host(const torch::Tensor& data, const std::vector<std::int64_t>& idx) {
+  if (idx.empty()) return {};
+  auto t = torch::from_blob(const_cast<std::int64_t*>(idx.data()), {static_cast<std::int64_t>(idx.size())}, torch::kInt64)
+               .to(data.device());
+  auto rows = data.index_select(0, t).to(torch::kCPU).contiguous();
+  return {rows.data_ptr<float>(), rows.data_ptr<float>() + rows.numel()};
+}
+
+// The report's extras: sample rows, top outliers, median beat, decoded latent grid.
+void fill_report_extras(LightVae& model, const torch::Tensor& data, const torch::Tensor& mu_all, TrainResult& r) {
+  const std::int64_t n = data.size(0);
+  r.sample_index = evenly_spaced(n, kSampleRows);
+  r.sample_rows = rows_to_host(data, r.sample_index);
+  std::vector<std::int64_t> order(static_cast<std::size_t>(n));
+  std::iota(order.begin(), order.end(), 0);
+  const auto top = std::min<std::int64_t>(n, kTopOutliers);
+  std::partial_sort(order.begin(), order.begin() + top, order.end(), [&](std::int64_t a, std::int64_t b) {
+    return r.recon_error[static_cast<std::size_t>(a)] > r.recon_error[static_cast<std::size_t>(b)];
+  });
+  r.outlier_index.assign(order.begin(), order.begin() + top);
+  r.outlier_rows = rows_to_host(data, r.outlier_index);
+  auto median = std::get<0>(data.median(0)).to(torch::kCPU).contiguous();
+  r.median_beat.assign(median.data_ptr<float>(), median.data_ptr<float>() + median.numel());
+  // The grid spans the latent means' range (1st..99th percentile per axis, robust to outliers).
+  constexpr double kLowQuantile = 0.01, kHighQuantile = 0.99;
+  auto lo = torch::quantile(mu_all, kLowQuantile, 0), hi = torch::quantile(mu_all, kHighQuantile, 0);
+  auto steps = torch::linspace(0.0, 1.0, kGridSide, mu_all.options());
+  auto gy = steps.view({kGridSide, 1}).expand({kGridSide, kGridSide}).reshape({-1});
+  auto gx = steps.view({1, kGridSide}).expand({kGridSide, kGridSide}).reshape({-1});
+  auto z = torch::stack({lo[0] + gx * (hi[0] - lo[0]), lo[1] + gy * (hi[1] - lo[1])}, 1);
+  auto decoded = model->decode(z).to(torch::kCPU).contiguous();
+  auto zc = z.to(torch::kCPU).contiguous();
+  r.decoded_grid.assign(decoded.data_ptr<float>(), decoded.data_ptr<float>() + decoded.numel());
+  r.grid_latent.assign(zc.data_ptr<float>(), zc.data_ptr<float>() + zc.numel());
+}
+
 }  // namespace
 
 TrainResult train_and_score(BeatMatrix beats, const TrainOptions& options, const std::string& model_path) {
@@ -167,35 +291,58 @@ TrainResult train_and_score(BeatMatrix beats, const TrainOptions& options, const
   TrainResult result;
   const auto perm = permutation(n, options.seed);
   auto perm_t = torch::from_blob(const_cast<std::int64_t*>(perm.data()), {n}, torch::kInt64).to(device);
-  auto train_idx = perm_t.slice(0, 0, n_train);
-  auto test_idx = perm_t.slice(0, n_train, n);
-  auto train = data.index_select(0, train_idx);
-  auto test = data.index_select(0, test_idx);
+  auto train = data.index_select(0, perm_t.slice(0, 0, n_train));
+  auto test = data.index_select(0, perm_t.slice(0, n_train, n));
   result.in_train.assign(static_cast<std::size_t>(n), 0);
   for (std::int64_t i = 0; i < n_train; ++i) result.in_train[static_cast<std::size_t>(perm[static_cast<std::size_t>(i)])] = 1;
 
   LightVae model(dims);
   model->to(device);
-  torch::optim::Adam optimizer(model->parameters(), torch::optim::AdamOptions(options.learning_rate));
+  Adam adam(model->parameters(), options.learning_rate);
 
   auto t0 = std::chrono::steady_clock::now();
   model->train();
   const std::int64_t batch = std::max(1, options.batch_size);
+  const std::int64_t full_batches = n_train / batch, rest = n_train % batch;
+  auto loss_sum = torch::zeros({}, opts);  // summed on the device; one host read per epoch
+#ifdef ECGPIPE_TORCH_CUDA
+  std::unique_ptr<CapturedStep> full_step, rest_step;
+#endif
   for (int epoch = 1; epoch <= options.epochs; ++epoch) {
     // The DataLoader's shuffle=True: a fresh order each epoch (CPU generator, seeded above).
     auto order = torch::randperm(n_train, torch::TensorOptions().dtype(torch::kInt64)).to(device);
-    auto epoch_loss = torch::zeros({}, opts);  // summed on the device; one host read per epoch
-    for (std::int64_t b = 0; b < n_train; b += batch) {
-      auto x = train.index_select(0, order.slice(0, b, std::min(b + batch, n_train)));
-      optimizer.zero_grad();
-      auto [mu, logvar] = model->encode(x);
-      auto recon = model->decode(reparameterize(mu, logvar));
-      auto loss = vae_loss(recon, x, mu, logvar);
-      loss.backward();
-      optimizer.step();
-      epoch_loss += loss.detach();
+    loss_sum.zero_();
+#ifdef ECGPIPE_TORCH_CUDA
+    // Epoch 1 runs eagerly (it also allocates gradients and optimizer state, which capture needs
+    // to exist); later epochs replay the captured step. Any capture failure falls back to eager.
+    if (beats.on_cuda && epoch == 2 && !full_step) {
+      try {
+        if (full_batches > 0) full_step = capture_step(model, adam, train, batch, loss_sum);
+        if (rest > 0) rest_step = capture_step(model, adam, train, rest, loss_sum);
+        result.cuda_graph = true;
+      } catch (const c10::Error&) {
+        full_step.reset();
+        rest_step.reset();
+        result.cuda_graph = false;
+      }
     }
-    const double mean_loss = epoch_loss.item<double>() / static_cast<double>(n_train);
+    if (result.cuda_graph) {
+      for (std::int64_t b = 0; b < full_batches; ++b) {
+        full_step->idx.copy_(order.slice(0, b * batch, (b + 1) * batch));
+        full_step->graph.replay();
+      }
+      if (rest > 0) {
+        rest_step->idx.copy_(order.slice(0, full_batches * batch, n_train));
+        rest_step->graph.replay();
+      }
+    } else
+#endif
+    {
+      for (std::int64_t b = 0; b < n_train; b += batch) {
+        train_step(model, adam, train, order.slice(0, b, std::min(b + batch, n_train)), loss_sum);
+      }
+    }
+    const double mean_loss = loss_sum.item<double>() / static_cast<double>(n_train);
     result.epoch_loss.push_back(mean_loss);
     if (options.on_epoch) options.on_epoch(epoch, mean_loss);
   }
@@ -222,10 +369,12 @@ TrainResult train_and_score(BeatMatrix beats, const TrainOptions& options, const
     errors.push_back((model->decode(mu) - x).square().mean(1));
     means.push_back(mu);
   }
+  auto mu_all = torch::cat(means);
   auto err = torch::cat(errors).to(torch::kCPU).contiguous();
-  auto mu = torch::cat(means).to(torch::kCPU).contiguous();
+  auto mu = mu_all.to(torch::kCPU).contiguous();
   result.recon_error.assign(err.data_ptr<float>(), err.data_ptr<float>() + n);
   result.latent_mean.assign(mu.data_ptr<float>(), mu.data_ptr<float>() + n * kLatentDim);
+  fill_report_extras(model, data, mu_all, result);
   result.score_seconds = seconds_since(t0);
 
   // The model file: parameters and buffers (torch::save archive) plus what is needed to use it.

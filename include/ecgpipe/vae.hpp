@@ -43,7 +43,21 @@ struct TrainResult {
   std::vector<float> latent_mean;    // per beat: kLatentDim values, row-major
   double train_seconds = 0.0;
   double score_seconds = 0.0;
+  bool cuda_graph = false;           // training steps replayed from a captured CUDA graph
+
+  // For the report (small; host memory). Rows have `cols` values each.
+  std::vector<float> decoded_grid;   // kGridSide x kGridSide beats decoded from a latent grid
+  std::vector<float> grid_latent;    // the grid's latent points, kLatentDim each (row-major)
+  std::vector<std::int64_t> sample_index;  // evenly spaced beats (<= kSampleRows) ...
+  std::vector<float> sample_rows;          // ... and their rows
+  std::vector<std::int64_t> outlier_index; // the kTopOutliers highest recon_error, descending ...
+  std::vector<float> outlier_rows;         // ... and their rows
+  std::vector<float> median_beat;          // per-sample median over all beats (cols values)
 };
+
+inline constexpr int kGridSide = 5;        // the notebook's 5x5 "fake heartbeats"
+inline constexpr int kSampleRows = 200;    // beats kept for the overlay plot
+inline constexpr int kTopOutliers = 12;    // outliers kept with their rows
 
 // Shuffles (seeded), splits, trains with Adam, then scores every beat in eval mode. Saves the
 // trained model with torch::save to `model_path` (a temporary file the caller renames).
