@@ -6,7 +6,8 @@
 # 2. `ecgpipe bench`: per-stage times (median of 5 after a warm-up) and CSV GB/s;
 # 3. the whole process `ecgpipe run FILE --epochs 30`: wall time, peak host RSS, peak GPU memory
 #    (nvidia-smi sampled every 20 ms);
-# 4. the peer (the seed in Python, $PEER_DIR/seed_baseline.py) on the same file, if present.
+# 4. the peer (the seed in Python, $PEER_DIR/seed_baseline.py) on the same file, if present
+#    (SKIP_PEER=1 skips it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${1:-build-gpu}
@@ -56,7 +57,7 @@ measure "ecgpipe run" "$EXE" run "$FILE" --epochs "$EPOCHS" --out /tmp/ecgpipe-b
 python3 -c "import json;r=json.load(open('/tmp/ecgpipe-bench-out/report.json'));print('ecgpipe stages (s):', json.dumps(r['seconds']));print('counts:', r['counts']);print('loss first/last/test:', r['loss']['train_per_epoch'][0], r['loss']['train_per_epoch'][-1], r['loss']['test'])"
 
 PEER_DIR=${PEER_DIR:-.gpu/peer}
-if [[ -f $PEER_DIR/seed_baseline.py ]]; then
+if [[ ${SKIP_PEER:-0} != 1 && -f $PEER_DIR/seed_baseline.py ]]; then
   echo "== peer (seed pipeline in Python) on the same file"
   measure "peer" python3 "$PEER_DIR/seed_baseline.py" "$FILE" "$EPOCHS"
 fi
