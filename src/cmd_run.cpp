@@ -19,6 +19,9 @@ struct RunArgs {
   bool no_header = false;
   bool json = false;
   std::string device = "auto";
+  std::string preset = "seed";
+  // Window options given on the command line keep their value; the others follow --fs.
+  CLI::Option *ricker = nullptr, *nms = nullptr, *min_length = nullptr, *max_length = nullptr;
 };
 
 void print_summary(const RunOptions& o, const RunResult& r) {
@@ -39,10 +42,20 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("file", o.input, "ECG CSV file (one numeric column used)")->required();
   cmd->add_option("--column", o.csv.column, "Column to read: header name or 0-based index (default: 'heartbeats', else 0)");
   cmd->add_flag("--no-header", args->no_header, "The file has no header line");
-  cmd->add_option("--ricker-width", o.ricker_width, "Ricker wavelet width in samples")->capture_default_str();
-  cmd->add_option("--nms-window", o.nms_window, "R-peak non-maximum suppression window in samples")->capture_default_str();
-  cmd->add_option("--min-length", o.limits.min_length, "Shortest beat kept, samples")->capture_default_str();
-  cmd->add_option("--max-length", o.limits.max_length, "Longest beat kept, samples (the VAE input length; multiple of 8)")
+  cmd->add_option("--preset", args->preset,
+                  "seed: the notebook's NMS gates (all stages on the GPU); robust: adaptive-threshold R-peak "
+                  "detector, far more accurate on real ECG (detection on the CPU for now)")
+      ->check(CLI::IsMember({"robust", "seed"}, CLI::ignore_case))
+      ->capture_default_str();
+  cmd->add_option("--fs", o.fs, "Sampling rate, Hz: the windows below are durations scaled from their 250 Hz values")
+      ->capture_default_str();
+  args->ricker = cmd->add_option("--ricker-width", o.ricker_width, "Ricker wavelet width in samples (0.12 s)")->capture_default_str();
+  args->nms = cmd->add_option("--nms-window", o.nms_window, "seed: R-peak non-maximum suppression window in samples (0.72 s)")
+      ->capture_default_str();
+  args->min_length = cmd->add_option("--min-length", o.limits.min_length, "seed: shortest beat kept, samples (0.4 s)")
+      ->capture_default_str();
+  args->max_length = cmd->add_option("--max-length", o.limits.max_length,
+                                     "Longest beat kept, samples (1.024 s; the VAE input length; multiple of 8)")
       ->capture_default_str();
   cmd->add_option("--epochs", o.train.epochs, "Training epochs")->capture_default_str();
   cmd->add_option("--batch-size", o.train.batch_size, "Training batch size")->capture_default_str();
@@ -57,6 +70,12 @@ void add_run_command(CLI::App& app) {
     auto& opts = args->options;
     opts.csv.has_header = !args->no_header;
     opts.device = parse_device(args->device);
+    opts.preset = parse_preset(args->preset);
+    const SampleWindows scaled = seed_windows(opts.fs);  // = the defaults at 250 Hz
+    if (args->ricker->count() == 0) opts.ricker_width = scaled.ricker_width;
+    if (args->nms->count() == 0) opts.nms_window = scaled.nms_window;
+    if (args->min_length->count() == 0) opts.limits.min_length = scaled.min_length;
+    if (args->max_length->count() == 0) opts.limits.max_length = scaled.max_length;
     opts.train.on_epoch = [&opts](int epoch, double loss) {
       spdlog::info("epoch {}/{}: train loss {:.6f}", epoch, opts.train.epochs, loss);
     };

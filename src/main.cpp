@@ -34,6 +34,7 @@ int main(int argc, char** argv) {
   ecgpipe::cli::add_synth_command(app);
   ecgpipe::cli::add_eval_command(app);
   ecgpipe::cli::add_bench_command(app);
+  ecgpipe::cli::add_detect_command(app);
 
   try {
     app.parse(argc, argv);

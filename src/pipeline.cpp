@@ -10,8 +10,10 @@
 
 #include "ecgpipe/bandpass.hpp"
 #include "ecgpipe/config.hpp"
+#include "ecgpipe/detect.hpp"
 #include "ecgpipe/error.hpp"
 #include "ecgpipe/peaks.hpp"
+#include "ecgpipe/report.hpp"
 #include "output.hpp"
 #include "segment.hpp"
 
@@ -37,7 +39,7 @@ bool cuda_usable() {
 
 // Where the R peak sits relative to a beat's start: the NMS compares the window's centre, and
 // the causal wavelet (taps at the start of the kernel) delays the curvature by half its width.
-std::int64_t r_peak_offset(const RunOptions& o) { return nms_center_offset(o.nms_window) - (o.ricker_width - 1) / 2; }
+std::int64_t r_peak_offset(const RunOptions& o) { return seed_r_offset(o.nms_window, o.ricker_width); }
 
 void write_beats_csv(std::ostream& out, const RunOptions& o, const RunResult& r) {
   out << "index,start,r_peak,length,split,recon_error";
@@ -64,7 +66,7 @@ nlohmann::json report_json(const RunOptions& o, const RunResult& r) {
   j["input"] = {{"path", o.input}, {"bytes", bytes}, {"samples", r.samples},
                 {"column", o.csv.column}, {"header", o.csv.has_header}};
   j["device"] = r.device;
-  j["parameters"] = {{"ricker_width", o.ricker_width}, {"nms_window", o.nms_window},
+  j["parameters"] = {{"preset", preset_name(o.preset)}, {"fs", o.fs}, {"ricker_width", o.ricker_width}, {"nms_window", o.nms_window},
                      {"min_length", o.limits.min_length}, {"max_length", o.limits.max_length},
                      {"epochs", o.train.epochs}, {"batch_size", o.train.batch_size},
                      {"seed", o.train.seed}, {"learning_rate", o.train.learning_rate},
@@ -88,12 +90,24 @@ Segmentation segment_cpu(const RunOptions& o) {
   const std::vector<float> signal = read_csv_column(o.input, o.csv);
   seg.samples = signal.size();
   seg.seconds.csv = seconds_since(t0);
+  seg.signal_excerpt.assign(signal.begin(), signal.begin() + static_cast<std::ptrdiff_t>(report_excerpt_samples(o.fs, signal.size())));
 
   t0 = Clock::now();
   const std::vector<double> curvature = bandpass_cpu(signal, o.ricker_width);
   seg.seconds.bandpass = seconds_since(t0);
+  seg.curvature_excerpt.assign(curvature.begin(), curvature.begin() + static_cast<std::ptrdiff_t>(report_excerpt_samples(o.fs, curvature.size())));
 
   t0 = Clock::now();
+  if (o.preset == Preset::robust) {  // R peaks, then rows laid out like the seed's (detect.hpp)
+    const Detection det = detect_beats_cpu(signal, curvature, DetectOptions{o.fs, o.ricker_width});
+    seg.candidates = det.candidates;
+    seg.seconds.peaks = seconds_since(t0);
+    t0 = Clock::now();
+    seg.beats = beat_windows(det.r_peaks, static_cast<std::int64_t>(signal.size()), r_peak_offset(o), o.limits.max_length);
+    seg.host_matrix = pad_beats_cpu(signal, seg.beats, o.limits.max_length);
+    seg.seconds.beats = seconds_since(t0);
+    return seg;
+  }
   const std::vector<std::int64_t> gates = detect_gates_cpu(curvature, o.nms_window);
   seg.candidates = gates.size();
   seg.seconds.peaks = seconds_since(t0);
@@ -106,6 +120,7 @@ Segmentation segment_cpu(const RunOptions& o) {
 }
 
 void validate(const RunOptions& o) {
+  validate_fs(o.fs);
   if (o.ricker_width < 2) throw UsageError("--ricker-width must be at least 2 samples");
   if (o.nms_window < kMinNmsWindow) throw UsageError("--nms-window must be at least " + std::to_string(kMinNmsWindow) + " samples");
   if (o.limits.min_length < 1) throw UsageError("--min-length must be at least 1 sample");
@@ -153,7 +168,14 @@ RunResult run_pipeline(const RunOptions& o) {
   std::shared_ptr<CudaContext> cuda;  // outlives training: LibTorch runs on its stream
   if (device == Device::cuda) {
     cuda = make_cuda_context();
-    seg = segment_cuda(o, *cuda);
+    if (o.preset == Preset::robust) {
+      // The robust detector has no GPU kernels yet: detect on the CPU, then train on the GPU.
+      spdlog::info("--preset robust: detection on the CPU, training on the GPU");
+      seg = segment_cpu(o);
+      upload_matrix(seg, *cuda);
+    } else {
+      seg = segment_cuda(o, *cuda);
+    }
     matrix.data = seg.device_matrix;
     matrix.on_cuda = true;
     matrix.release = seg.release;
@@ -191,10 +213,14 @@ RunResult run_pipeline(const RunOptions& o) {
   r.seconds.write = seconds_since(t_write);
   r.seconds.total = seconds_since(t_all);
   report_file.stream() << report_json(o, r).dump(2) << '\n';
+  AtomicFile html_file(o.out_dir, "report.html");
+  write_report_html(html_file.stream(),
+                    report_data_from_run(o, r, r_peak_offset(o), std::move(seg.signal_excerpt), std::move(seg.curvature_excerpt)));
   // Every file is complete before any is renamed into place.
   beats_file.commit();
   model_file.commit();
   report_file.commit();
+  html_file.commit();
   return r;
 }
 

@@ -29,6 +29,17 @@ struct CudaContext {
 
 std::shared_ptr<CudaContext> make_cuda_context() { return std::make_shared<CudaContext>(); }
 
+void upload_matrix(Segmentation& seg, CudaContext& ctx) {
+  DeviceBuffer<float> matrix(seg.host_matrix.size(), ctx.stream);
+  if (!matrix.empty()) copy_to_device(matrix.span(), seg.host_matrix.data(), seg.host_matrix.size(), ctx.stream);
+  ECGPIPE_CUDA_CHECK(cudaStreamSynchronize(ctx.stream));  // the host buffer is freed next
+  seg.host_matrix = {};
+  seg.stream = ctx.stream;
+  seg.device_matrix = matrix.release();
+  cudaStream_t stream = ctx.stream;
+  seg.release = [stream](void* p) { (void)cudaFreeAsync(p, stream); };
+}
+
 std::size_t device_pool_peak_bytes() {
   int device = 0;
   ECGPIPE_CUDA_CHECK(cudaGetDevice(&device));
@@ -89,7 +100,14 @@ Segmentation segment_cuda(const RunOptions& o, CudaContext& ctx) {
   DeviceBeats beats = pad_beats_cuda(signal.cspan(), DeviceSpan<const std::int64_t>{gates.data(), count}, o.limits, stream);
   ECGPIPE_CUDA_CHECK(cudaEventRecord(ev.e[kBeats], stream));
 
-  // Final outputs only: the kept beats' positions for beats.csv.
+  // Final outputs only: the kept beats' positions for beats.csv, and report.html's excerpt.
+  const std::size_t excerpt = report_excerpt_samples(o.fs, signal.size());
+  seg.signal_excerpt.resize(excerpt);
+  seg.curvature_excerpt.resize(excerpt);
+  if (excerpt > 0) {
+    copy_to_host(seg.signal_excerpt.data(), signal.cspan(), excerpt, stream);
+    copy_to_host(seg.curvature_excerpt.data(), curvature.cspan(), excerpt, stream);
+  }
   seg.beats.start.resize(beats.rows);
   seg.beats.length.resize(beats.rows);
   if (beats.rows > 0) {

@@ -1,11 +1,13 @@
 // Stages 1-4 (file -> beat matrix) on one device; private to the pipeline.
 #pragma once
 
+#include <algorithm>
 #include <functional>
 #include <memory>
 #include <vector>
 
 #include "ecgpipe/pipeline.hpp"
+#include "ecgpipe/report.hpp"
 
 namespace ecgpipe {
 
@@ -20,7 +22,16 @@ struct Segmentation {
   std::function<void(void*)> release;
   void* stream = nullptr;
   StageSeconds seconds;  // csv, bandpass, peaks, beats filled
+  // For report.html: the first report_excerpt_samples() of the signal and of its band-passed curve.
+  std::vector<float> signal_excerpt;
+  std::vector<double> curvature_excerpt;
 };
+
+// report.html's excerpt: 10 s, a dozen beats, readable at full page width.
+inline constexpr double kReportExcerptSeconds = 10.0;
+inline std::size_t report_excerpt_samples(double fs, std::size_t signal_samples) {
+  return std::min(signal_samples, static_cast<std::size_t>(kReportExcerptSeconds * fs));
+}
 
 Segmentation segment_cpu(const RunOptions& options);
 
@@ -29,6 +40,8 @@ Segmentation segment_cpu(const RunOptions& options);
 struct CudaContext;
 std::shared_ptr<CudaContext> make_cuda_context();
 Segmentation segment_cuda(const RunOptions& options, CudaContext& context);
+// Moves a CPU segmentation's matrix to the device (for training there); frees the host copy.
+void upload_matrix(Segmentation& seg, CudaContext& context);
 // High-water mark of the device's default stream-ordered memory pool (bytes), then reset.
 std::size_t device_pool_peak_bytes();
 #endif

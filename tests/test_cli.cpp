@@ -16,7 +16,7 @@ using testutil::fresh_dir;
 using testutil::run_ecgpipe;
 
 constexpr int kUsage = 2, kInput = 3, kOutput = 4;
-const char* const kOutputs[] = {"beats.csv", "model.pt", "report.json"};
+const char* const kOutputs[] = {"beats.csv", "model.pt", "report.json", "report.html"};
 
 // No output file, and no temporary left behind.
 void expect_no_outputs(const fs::path& out) {
@@ -124,7 +124,7 @@ TEST(Cli, RunWritesConsistentOutputs) {
   const auto signal = testutil::synthetic_ecg(40, 200);
   testutil::write_signal_csv(dir / "in.csv", signal);
   const auto out = dir / "out";
-  const auto r = run_ecgpipe("run '" + (dir / "in.csv").string() + "' --device cpu --epochs 2 --json --out '" + out.string() + "'", dir);
+  const auto r = run_ecgpipe("run '" + (dir / "in.csv").string() + "' --preset seed --device cpu --epochs 2 --json --out '" + out.string() + "'", dir);
   ASSERT_EQ(r.code, 0) << r.err;
   for (const char* f : kOutputs) EXPECT_TRUE(fs::exists(out / f)) << f;
 
@@ -179,7 +179,7 @@ TEST(Cli, BundledSampleMatchesSeedSegmentation) {
   const std::string cmd = "/usr/bin/python3 '" + seed.string() + "' '" + sample.string() + "' > '" + (dir / "seed.json").string() + "'";
   ASSERT_EQ(std::system(cmd.c_str()), 0);
   const auto expect = nlohmann::json::parse(testutil::read_text(dir / "seed.json"));
-  const auto r = run_ecgpipe("run '" + sample.string() + "' --device cpu --epochs 1 --out '" + (dir / "o").string() + "'", dir);
+  const auto r = run_ecgpipe("run '" + sample.string() + "' --preset seed --device cpu --epochs 1 --out '" + (dir / "o").string() + "'", dir);
   ASSERT_EQ(r.code, 0) << r.err;
   const auto report = nlohmann::json::parse(testutil::read_text(dir / "o" / "report.json"));
   EXPECT_EQ(report["input"]["samples"], expect["samples"]);

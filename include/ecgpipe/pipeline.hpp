@@ -7,6 +7,7 @@
 
 #include "ecgpipe/beats.hpp"
 #include "ecgpipe/csv.hpp"
+#include "ecgpipe/detect.hpp"
 #include "ecgpipe/vae.hpp"
 
 namespace ecgpipe {
@@ -19,6 +20,10 @@ Device parse_device(const std::string& name);
 struct RunOptions {
   std::string input;
   CsvOptions csv;
+  // The seed's gates (default: every stage runs on the GPU) or the robust detector (detect.hpp;
+  // its detection runs on the CPU for now, training still on the GPU).
+  Preset preset = Preset::seed;
+  double fs = kSeedFs;     // Hz; the windows below are seed_windows(fs) unless given
   int ricker_width = 30;   // samples (seed)
   int nms_window = 180;    // samples (seed)
   BeatLimits limits;       // 100 .. 256 samples (seed)

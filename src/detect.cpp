@@ -1,0 +1,254 @@
+// The robust R-peak detector and the sampling-rate scaling (see include/ecgpipe/detect.hpp).
+#include "ecgpipe/detect.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <deque>
+#include <string>
+
+#include "ecgpipe/error.hpp"
+#include "ecgpipe/peaks.hpp"
+#include "ecgpipe/vae.hpp"
+
+namespace ecgpipe {
+
+Preset parse_preset(const std::string& name) {
+  std::string lower(name);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (lower == "seed") return Preset::seed;
+  if (lower == "robust") return Preset::robust;
+  throw UsageError("--preset must be seed or robust, got " + name);
+}
+
+const char* preset_name(Preset preset) { return preset == Preset::robust ? "robust" : "seed"; }
+
+void validate_fs(double fs) {
+  if (!std::isfinite(fs) || fs < kMinFs || fs > kMaxFs) {
+    throw UsageError("--fs must be between " + std::to_string(kMinFs) + " and " + std::to_string(kMaxFs) + " Hz, got " +
+                     std::to_string(fs));
+  }
+}
+
+int samples_for(double seconds, double fs) {
+  return std::max(1, static_cast<int>(std::lround(seconds * fs)));
+}
+
+SampleWindows seed_windows(double fs) {
+  validate_fs(fs);
+  SampleWindows w;
+  w.ricker_width = samples_for(kRickerWidthS, fs);
+  w.nms_window = samples_for(kNmsWindowS, fs);
+  w.min_length = samples_for(kMinBeatS, fs);
+  // The VAE input length must be a multiple of kModelLengthMultiple: the nearest one, at least one.
+  const double units = kMaxBeatS * fs / kModelLengthMultiple;
+  w.max_length = kModelLengthMultiple * std::max(1, static_cast<int>(std::lround(units)));
+  return w;
+}
+
+std::int64_t seed_r_offset(int nms_window, int ricker_width) {
+  return nms_center_offset(nms_window) - (ricker_width - 1) / 2;
+}
+
+namespace {
+
+// out[i] = max v[i - before .. i + after] (clipped to the array), O(n) with a monotonic deque.
+// An empty range (before or after negative enough) is not used here.
+std::vector<double> sliding_max(const std::vector<double>& v, std::int64_t before, std::int64_t after) {
+  const auto n = static_cast<std::int64_t>(v.size());
+  std::vector<double> out(v.size());
+  std::deque<std::int64_t> dq;
+  std::int64_t next = 0;  // next index to push
+  for (std::int64_t i = 0; i < n; ++i) {
+    const std::int64_t hi = std::min(n - 1, i + after), lo = i - before;
+    for (; next <= hi; ++next) {
+      while (!dq.empty() && v[static_cast<std::size_t>(dq.back())] <= v[static_cast<std::size_t>(next)]) dq.pop_back();
+      dq.push_back(next);
+    }
+    while (!dq.empty() && dq.front() < lo) dq.pop_front();
+    out[static_cast<std::size_t>(i)] = dq.empty() ? -HUGE_VAL : v[static_cast<std::size_t>(dq.front())];
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<Candidate> find_candidates(const std::vector<double>& bandpass, const DetectOptions& o) {
+  validate_fs(o.fs);
+  if (o.ricker_width < 2) throw UsageError("--ricker-width must be at least 2 samples");
+  const auto n = static_cast<std::int64_t>(bandpass.size());
+  std::vector<Candidate> out;
+  if (n == 0) return out;
+
+  // 1. Line the band-pass up with the signal: the wavelet's taps sit at the start of the circular
+  // kernel, so its centre delays the output by (width-1)/2. The first width-1 outputs mix in the
+  // end of the record (circular wrap-around) and are set to 0.
+  const std::int64_t delay = (o.ricker_width - 1) / 2, wrapped = o.ricker_width - 1;
+  std::vector<double> y(static_cast<std::size_t>(n), 0.0);
+  for (std::int64_t i = 0; i + delay < n; ++i)
+    if (i + delay >= wrapped) y[static_cast<std::size_t>(i)] = bandpass[static_cast<std::size_t>(i + delay)];
+
+  // 2-3. Energy y^2, centred moving average over kIntegrationS (a fixed divisor: the envelope
+  // fades towards the record's ends instead of growing from few samples).
+  const std::int64_t half = samples_for(kIntegrationS, o.fs) / 2;
+  std::vector<double> prefix(static_cast<std::size_t>(n) + 1, 0.0);
+  for (std::int64_t i = 0; i < n; ++i) {
+    const double v = y[static_cast<std::size_t>(i)];
+    prefix[static_cast<std::size_t>(i) + 1] = prefix[static_cast<std::size_t>(i)] + v * v;
+  }
+  const double divisor = static_cast<double>(2 * half + 1);
+  std::vector<double> m(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) {
+    const std::int64_t lo = std::max<std::int64_t>(0, i - half), hi = std::min(n, i + half + 1);
+    m[static_cast<std::size_t>(i)] = std::max(0.0, prefix[static_cast<std::size_t>(hi)] - prefix[static_cast<std::size_t>(lo)]) / divisor;
+  }
+
+  // 4. Candidates: the maximum of m within +-h, the first of equal values (a symmetric QRS can
+  // give two exactly equal humps). A flat zero stretch has no candidate (m = 0 there).
+  const std::int64_t h = samples_for(kCandidateHalfS, o.fs);
+  const std::vector<double> left = sliding_max(m, h, -1);   // max m[i-h .. i-1]
+  const std::vector<double> right = sliding_max(m, -1, h);  // max m[i+1 .. i+h]
+  // A floor relative to the largest envelope (a reduction on a GPU): exact zeros band-pass to
+  // round-off ripples (~1e-16), which must not become beats in a flat stretch.
+  const double floor = kFloorFraction * kFloorFraction * *std::max_element(m.begin(), m.end());
+  // 5. Features gathered around each candidate.
+  for (std::int64_t i = 0; i < n; ++i) {
+    const double v = m[static_cast<std::size_t>(i)];
+    if (!(v > floor) || !(v > 0.0) || !(v > left[static_cast<std::size_t>(i)]) || !(v >= right[static_cast<std::size_t>(i)])) continue;
+    Candidate c;
+    c.position = i;
+    c.energy = std::sqrt(v);  // RMS amplitude: thresholds on a linear scale
+    for (std::int64_t j = std::max<std::int64_t>(0, i - half); j < std::min(n - 1, i + half); ++j)
+      c.slope = std::max(c.slope, std::fabs(y[static_cast<std::size_t>(j + 1)] - y[static_cast<std::size_t>(j)]));
+    out.push_back(c);
+  }
+  return out;
+}
+
+std::vector<std::int64_t> classify_candidates(const std::vector<Candidate>& cands, const DetectOptions& o) {
+  validate_fs(o.fs);
+  std::vector<std::int64_t> beats;
+  if (cands.empty()) return beats;
+  const std::int64_t refractory = samples_for(kRefractoryS, o.fs), t_wave = samples_for(kTWaveS, o.fs),
+                     learning = samples_for(kLearningS, o.fs);
+
+  // Learning phase: the candidates of the first kLearningS from the first candidate on.
+  double spk = 0.0, npk = 0.0;
+  {
+    double max_e = 0.0, sum_e = 0.0;
+    std::size_t k = 0;
+    for (; k < cands.size() && cands[k].position < cands.front().position + learning; ++k) {
+      max_e = std::max(max_e, cands[k].energy);
+      sum_e += cands[k].energy;
+    }
+    spk = kInitSignalFraction * max_e;
+    npk = kInitNoiseFraction * sum_e / static_cast<double>(k);
+  }
+  auto thr1 = [&] { return npk + kThresholdFraction * (spk - npk); };
+
+  std::deque<std::int64_t> rr;  // the last kRrHistory RR intervals
+  double last_slope = 0.0;
+  std::int64_t last = 0;
+  bool have_last = false;
+  std::size_t since = 0;  // first candidate after the last accepted beat
+
+  auto mean_rr = [&] {
+    double s = 0.0;
+    for (auto v : rr) s += static_cast<double>(v);
+    return s / static_cast<double>(rr.size());
+  };
+  // T-wave test: soon after the last QRS and much less steep than it.
+  auto is_t_wave = [&](const Candidate& c) {
+    return have_last && c.position - last < t_wave && c.slope < kTWaveSlopeRatio * last_slope;
+  };
+  auto accept = [&](std::size_t j, double weight) {
+    const Candidate& c = cands[j];
+    spk = weight * c.energy + (1.0 - weight) * spk;
+    if (have_last) {
+      rr.push_back(c.position - last);
+      if (rr.size() > static_cast<std::size_t>(kRrHistory)) rr.pop_front();
+    }
+    last = c.position;
+    last_slope = c.slope;
+    have_last = true;
+    beats.push_back(c.position);
+    since = j + 1;
+  };
+
+  for (std::size_t i = 0; i < cands.size(); ++i) {
+    const Candidate& c = cands[i];
+    // Search-back: the RR interval has grown past kSearchBackRr x the mean, so a beat was
+    // probably missed: take the largest candidate in between that passes THR2.
+    while (have_last && !rr.empty() && static_cast<double>(c.position - last) > kSearchBackRr * mean_rr()) {
+      std::size_t best = cands.size();
+      for (std::size_t j = since; j < i; ++j) {
+        const Candidate& b = cands[j];
+        if (b.position - last < refractory || is_t_wave(b)) continue;
+        if (best == cands.size() || b.energy > cands[best].energy) best = j;
+      }
+      if (best == cands.size() || !(cands[best].energy > kSearchBackThreshold * thr1())) break;
+      accept(best, kSearchBackUpdate);
+    }
+    if (have_last && c.position - last < refractory) continue;
+    if (c.energy > thr1() && !is_t_wave(c)) {
+      accept(i, kPeakUpdate);
+    } else {
+      npk = kPeakUpdate * c.energy + (1.0 - kPeakUpdate) * npk;
+    }
+  }
+  return beats;
+}
+
+std::vector<std::int64_t> refine_peaks(const std::vector<float>& x, const std::vector<std::int64_t>& positions, double fs) {
+  validate_fs(fs);
+  const auto n = static_cast<std::int64_t>(x.size());
+  const std::int64_t r = samples_for(kRefineHalfS, fs), b = samples_for(kBaselineHalfS, fs);
+  std::vector<std::int64_t> out;
+  out.reserve(positions.size());
+  for (std::int64_t p : positions) {
+    if (p < 0 || p >= n) throw InternalError("R peak " + std::to_string(p) + " lies outside the signal");
+    const std::int64_t blo = std::max<std::int64_t>(0, p - b), bhi = std::min(n - 1, p + b);
+    double base = 0.0;
+    for (std::int64_t i = blo; i <= bhi; ++i) base += x[static_cast<std::size_t>(i)];
+    base /= static_cast<double>(bhi - blo + 1);
+    std::int64_t best = p;
+    double best_v = -1.0;
+    for (std::int64_t i = std::max<std::int64_t>(0, p - r); i <= std::min(n - 1, p + r); ++i) {
+      const double v = std::fabs(x[static_cast<std::size_t>(i)] - base);
+      if (v > best_v) {
+        best_v = v;
+        best = i;
+      }
+    }
+    out.push_back(best);
+  }
+  // Two refined peaks can meet (or cross) only in pathological input: keep them strictly ascending.
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+Detection detect_beats_cpu(const std::vector<float>& signal, const std::vector<double>& bandpass, const DetectOptions& o) {
+  if (signal.size() != bandpass.size()) throw InternalError("signal and band-pass lengths differ");
+  Detection d;
+  const std::vector<Candidate> cands = find_candidates(bandpass, o);
+  d.candidates = cands.size();
+  d.r_peaks = refine_peaks(signal, classify_candidates(cands, o), o.fs);
+  return d;
+}
+
+BeatTable beat_windows(const std::vector<std::int64_t>& r_peaks, std::int64_t samples, std::int64_t r_offset, int max_length) {
+  BeatTable t;
+  for (std::size_t i = 0; i < r_peaks.size(); ++i) {
+    const std::int64_t start = r_peaks[i] - r_offset;
+    if (start < 0) continue;
+    std::int64_t end = i + 1 < r_peaks.size() ? r_peaks[i + 1] - r_offset : start + max_length;
+    end = std::min({end, start + static_cast<std::int64_t>(max_length), samples});
+    if (end <= start) continue;
+    t.start.push_back(start);
+    t.length.push_back(static_cast<std::int32_t>(end - start));
+  }
+  return t;
+}
+
+}  // namespace ecgpipe

@@ -1,0 +1,235 @@
+// The robust R-peak detector, the sampling-rate scaling and the --preset switch (issue 4).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <nlohmann/json.hpp>
+
+#include "ecgpipe/bandpass.hpp"
+#include "ecgpipe/beats.hpp"
+#include "ecgpipe/csv.hpp"
+#include "ecgpipe/detect.hpp"
+#include "ecgpipe/error.hpp"
+#include "ecgpipe/evaluate.hpp"
+#include "ecgpipe/peaks.hpp"
+#include "ecgpipe/pipeline.hpp"
+#include "ecgpipe/synth.hpp"
+#include "test_util.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace ecgpipe;
+
+constexpr double kFs = 250.0;
+constexpr double kToleranceMs = 150.0;  // AAMI EC57 match window
+
+std::vector<std::int64_t> detect(const std::vector<float>& x, double fs = kFs) {
+  const int width = seed_windows(fs).ricker_width;
+  return detect_beats_cpu(x, bandpass_cpu(x, width), DetectOptions{fs, width}).r_peaks;
+}
+
+MatchResult score(const std::vector<std::int64_t>& truth, const std::vector<std::int64_t>& found, double fs = kFs) {
+  return match_beats(truth, found, tolerance_samples(kToleranceMs, fs));
+}
+
+TEST(DetectScaling, SeedWindowsAt250And360Hz) {
+  const SampleWindows a = seed_windows(250.0);
+  EXPECT_EQ(a.ricker_width, 30);
+  EXPECT_EQ(a.nms_window, 180);
+  EXPECT_EQ(a.min_length, 100);
+  EXPECT_EQ(a.max_length, 256);
+  const SampleWindows b = seed_windows(360.0);
+  EXPECT_EQ(b.ricker_width, 43);   // 43.2
+  EXPECT_EQ(b.nms_window, 259);    // 259.2
+  EXPECT_EQ(b.min_length, 144);    // 144
+  EXPECT_EQ(b.max_length, 368);    // 368.64 -> nearest multiple of 8
+  // The defaults of RunOptions are the 250 Hz windows.
+  const RunOptions o;
+  EXPECT_EQ(o.ricker_width, a.ricker_width);
+  EXPECT_EQ(o.nms_window, a.nms_window);
+  EXPECT_EQ(o.limits.min_length, a.min_length);
+  EXPECT_EQ(o.limits.max_length, a.max_length);
+  EXPECT_EQ(o.preset, Preset::seed) << "run's default: the seed's gates (all stages on the GPU)";
+}
+
+TEST(DetectScaling, DetectorWindowsInSamples) {
+  EXPECT_EQ(samples_for(kRefractoryS, 250.0), 50);
+  EXPECT_EQ(samples_for(kRefractoryS, 360.0), 72);
+  EXPECT_EQ(samples_for(kTWaveS, 360.0), 130);  // 129.6
+  EXPECT_EQ(samples_for(kRefineHalfS, 360.0), 18);
+  EXPECT_EQ(samples_for(kIntegrationS, 250.0), 38);  // 37.5 rounds away from zero
+  EXPECT_EQ(samples_for(1e-9, 250.0), 1) << "at least one sample";
+}
+
+TEST(DetectScaling, BadRatesAndPresets) {
+  for (double fs : {0.0, -250.0, 10.0, 1e9, std::nan(""), std::numeric_limits<double>::infinity()})
+    EXPECT_THROW(seed_windows(fs), UsageError) << fs;
+  EXPECT_EQ(parse_preset("Robust"), Preset::robust);
+  EXPECT_EQ(parse_preset("SEED"), Preset::seed);
+  EXPECT_THROW(parse_preset("fast"), UsageError);
+  EXPECT_STREQ(preset_name(Preset::seed), "seed");
+}
+
+TEST(Detect, FlatSignalsHaveNoBeats) {
+  EXPECT_TRUE(detect({}).empty());
+  EXPECT_TRUE(detect(std::vector<float>(5000, 0.0f)).empty());
+  // (A non-zero constant is not covered: the truncated wavelet's taps do not sum to zero, so it
+  // band-passes to a constant plus FFT round-off, whose ripples are all the signal there is.)
+  EXPECT_TRUE(detect(std::vector<float>(3, 1.0f)).empty()) << "shorter than the wavelet";
+}
+
+// A narrow Gaussian QRS of amplitude `amp` at `r`.
+void add_qrs(std::vector<float>& x, double r, double amp) {
+  constexpr double kQrsSigma = 4.0;  // samples at 250 Hz: a ~40 ms wide QRS
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const double d = static_cast<double>(i) - r;
+    x[i] += static_cast<float>(amp * std::exp(-0.5 * d * d / (kQrsSigma * kQrsSigma)));
+  }
+}
+
+TEST(Detect, OneBeat) {
+  std::vector<float> x(2500, 0.0f);
+  add_qrs(x, 1200, 1.0);
+  EXPECT_EQ(detect(x), std::vector<std::int64_t>{1200});
+}
+
+TEST(Detect, InvertedQrsIsFoundLikeAnUprightOne) {
+  const auto up = testutil::synthetic_ecg(30, 200);
+  std::vector<float> down(up);
+  for (float& v : down) v = -v;
+  const auto a = detect(up), b = detect(down);
+  EXPECT_EQ(a.size(), 30u);
+  EXPECT_EQ(a, b) << "R peaks refine to the largest |x - local mean|, whatever the sign";
+}
+
+TEST(Detect, NoBeatsInAPause) {
+  // 20 beats, a 3 s flat line (a sinus arrest, no noise), 20 more beats.
+  constexpr int kRr = 200, kBeats = 20;
+  const int pause = static_cast<int>(3.0 * kFs);
+  std::vector<float> x(static_cast<std::size_t>(2 * kBeats * kRr + pause + 2 * kRr), 0.0f);
+  std::vector<std::int64_t> truth;
+  for (int b = 0; b < 2 * kBeats; ++b) {
+    const int r = kRr + b * kRr + (b >= kBeats ? pause : 0);
+    add_qrs(x, r, 1.0);
+    truth.push_back(r);
+  }
+  const auto found = detect(x);
+  EXPECT_EQ(found, truth);
+}
+
+TEST(Detect, SearchBackFindsASmallBeatAndTWavesAreRejected) {
+  // Candidates every 200 samples (0.8 s) of energy 1, one of them at 0.4 (below THR1 ~ 0.66
+  // but above THR2 ~ 0.33), and a T wave 80 samples after one beat (slope far below the QRS's).
+  std::vector<Candidate> c;
+  for (int b = 0; b < 20; ++b) {
+    c.push_back({200 + 200 * b, b == 12 ? 0.4 : 1.0, 1.0});
+    if (b == 5) c.push_back({200 + 200 * b + 80, 0.9, 0.1});
+  }
+  const auto beats = classify_candidates(c, DetectOptions{kFs, 30});
+  std::vector<std::int64_t> expect;
+  for (int b = 0; b < 20; ++b) expect.push_back(200 + 200 * b);
+  EXPECT_EQ(beats, expect);
+}
+
+TEST(Detect, BeatWindowsKeepTheSeedLayout) {
+  // R peaks at 50, 100, 300, 700, 1000; r_offset 76, max 256, signal of 1100 samples.
+  const BeatTable t = beat_windows({50, 100, 300, 700, 1000}, 1100, 76, 256);
+  EXPECT_EQ(t.start, (std::vector<std::int64_t>{24, 224, 624, 924}));  // R = 50 starts before 0
+  EXPECT_EQ(t.length, (std::vector<std::int32_t>{200, 256, 256, 176}));  // RR 400, 300 cut at 256; end
+}
+
+// Synthetic ECG (ecgpipe synth, 2 min at 250 Hz) at several noise levels: Se and +P measured
+// with the robust detector, asserted with a margin.
+struct SnrCase {
+  double snr_db;
+  double min_se, min_ppv;  // measured (rounded down) minus a margin
+};
+
+class DetectSynth : public ::testing::TestWithParam<SnrCase> {};
+
+TEST_P(DetectSynth, SensitivityAndPredictivity) {
+  SynthOptions so;
+  so.samples = static_cast<std::int64_t>(120 * kFs);
+  so.snr_db = GetParam().snr_db;
+  so.seed = 1;
+  const SynthRecord rec = synthesize(so);
+  std::vector<float> x(rec.signal.begin(), rec.signal.end());
+  std::vector<std::int64_t> truth;
+  for (const auto& b : rec.beats) truth.push_back(b.sample);
+  const MatchResult m = score(truth, detect(x));
+  EXPECT_GE(m.sensitivity(), GetParam().min_se) << "TP " << m.tp << " FN " << m.fn << " FP " << m.fp;
+  EXPECT_GE(m.positive_predictivity(), GetParam().min_ppv) << "TP " << m.tp << " FN " << m.fn << " FP " << m.fp;
+}
+
+INSTANTIATE_TEST_SUITE_P(Snr, DetectSynth,
+                         ::testing::Values(SnrCase{std::numeric_limits<double>::infinity(), 0.999, 0.999},
+                                           SnrCase{30.0, 0.999, 0.999}, SnrCase{20.0, 0.99, 0.99},
+                                           SnrCase{10.0, 0.98, 0.85}),
+                         [](const auto& info) {
+                           return std::isinf(info.param.snr_db) ? std::string("clean")
+                                                                : "snr" + std::to_string(static_cast<int>(info.param.snr_db));
+                         });
+
+// One real record (MIT-BIH 101, 30 min at 360 Hz) when the shared data is beside the checkout.
+TEST(DetectMitdb, Record101) {
+  const fs::path dir = fs::path(ECGPIPE_SOURCE_DIR "/../shared/data/mitdb-ds1");
+  if (!fs::exists(dir / "101.csv") || !fs::exists(dir / "101_beats.csv")) GTEST_SKIP() << "no " << dir.string();
+  constexpr double kMitFs = 360.0;
+  const std::vector<float> x = read_csv_column((dir / "101.csv").string(), CsvOptions{});
+  const ReferenceBeats ref = read_reference_csv((dir / "101_beats.csv").string());
+  const MatchResult m = score(ref.samples, detect(x, kMitFs), kMitFs);
+  // Measured: 1864 of 1865, 4 FP (Se 99.95 %, +P 99.79 %).
+  EXPECT_GE(m.sensitivity(), 0.998);
+  EXPECT_GE(m.positive_predictivity(), 0.995);
+}
+
+// --preset seed is the notebook's segmentation, also through `ecgpipe detect`.
+TEST(DetectCli, SeedPresetIsTheSeedsGates) {
+  const auto dir = testutil::fresh_dir();
+  const auto signal = testutil::synthetic_ecg(40, 200);
+  testutil::write_signal_csv(dir / "in.csv", signal);
+  const auto r = testutil::run_ecgpipe("-q detect '" + (dir / "in.csv").string() + "' --preset seed --out '" +
+                                           (dir / "seed.csv").string() + "'",
+                                       dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto beats = select_beats(detect_gates_cpu(bandpass_cpu(signal, 30), 180), {});
+  std::vector<std::int64_t> expect;
+  for (auto s : beats.start) expect.push_back(s + seed_r_offset(180, 30));
+  EXPECT_EQ(read_detections_csv((dir / "seed.csv").string()), expect);
+
+  const auto rr = testutil::run_ecgpipe("-q detect '" + (dir / "in.csv").string() + "' --out '" +
+                                            (dir / "robust.csv").string() + "'",
+                                        dir);
+  ASSERT_EQ(rr.code, 0) << rr.err;
+  EXPECT_EQ(read_detections_csv((dir / "robust.csv").string()), detect(signal)) << "robust is detect's default";
+}
+
+TEST(DetectCli, RunScalesWindowsWithFsAndKeepsGivenOnes) {
+  const auto dir = testutil::fresh_dir();
+  testutil::write_signal_csv(dir / "in.csv", testutil::synthetic_ecg(30, 288));
+  const auto run = [&](const std::string& extra, const std::string& out) {
+    const auto r = testutil::run_ecgpipe("-q run '" + (dir / "in.csv").string() + "' --device cpu --epochs 1 --out '" +
+                                             (dir / out).string() + "' " + extra,
+                                         dir);
+    EXPECT_EQ(r.code, 0) << r.err;
+    return nlohmann::json::parse(testutil::read_text(dir / out / "report.json"))["parameters"];
+  };
+  const auto a = run("--fs 360 --preset seed", "a");
+  EXPECT_EQ(a["preset"], "seed");
+  EXPECT_EQ(a["ricker_width"], 43);
+  EXPECT_EQ(a["nms_window"], 259);
+  EXPECT_EQ(a["min_length"], 144);
+  EXPECT_EQ(a["max_length"], 368);
+  const auto b = run("--fs 360 --max-length 400 --preset robust", "b");
+  EXPECT_EQ(b["preset"], "robust");
+  EXPECT_EQ(b["ricker_width"], 43);
+  EXPECT_EQ(b["max_length"], 400) << "a window given on the command line is kept";
+  const auto bad = testutil::run_ecgpipe("-q run '" + (dir / "in.csv").string() + "' --fs 0 --out '" +
+                                             (dir / "c").string() + "'",
+                                         dir);
+  EXPECT_EQ(bad.code, 2) << bad.err;
+}
+
+}  // namespace
