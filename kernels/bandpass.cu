@@ -18,21 +18,13 @@
 #include "ecgpipe/bandpass.hpp"
 #include "ecgpipe/cuda.hpp"
 #include "ecgpipe/error.hpp"
+#include "launch.hpp"
 
 namespace ecgpipe {
 namespace {
 
-// 256 threads: a multiple of the warp size that keeps every SM busy with these memory-bound,
-// register-light element-wise kernels.
-constexpr int kBlockSize = 256;
-// Grid cap for the grid-stride loops: 4096 x 256 = 1M threads is several times what an H100
-// (132 SMs x 2048 resident threads) holds at once, so larger grids would only add block overhead.
-constexpr std::int64_t kMaxGridBlocks = 4096;
-
-unsigned grid_for(std::int64_t items) {
-  const std::int64_t blocks = (items + kBlockSize - 1) / kBlockSize;
-  return static_cast<unsigned>(blocks < 1 ? 1 : (blocks > kMaxGridBlocks ? kMaxGridBlocks : blocks));
-}
+using launch::grid_for;
+using launch::kBlockSize;
 
 const char* cufft_result_name(cufftResult r) {
   switch (r) {

@@ -15,21 +15,15 @@
 #include "ecgpipe/beats.hpp"
 #include "ecgpipe/cuda.hpp"
 #include "ecgpipe/error.hpp"
+#include "launch.hpp"
 
 namespace ecgpipe {
 namespace {
 
-constexpr int kWarpSize = 32;
-constexpr unsigned kFullMask = 0xffffffffu;
-// 256 threads = 8 warps (a multiple of 32, so every warp is full and may use full-mask shuffles).
-constexpr int kBlockSize = 256;
-// Grid cap for the grid-stride loops (4096 x 256 threads oversubscribes an H100 several times).
-constexpr std::int64_t kMaxGridBlocks = 4096;
-
-unsigned grid_for(std::int64_t threads) {
-  const std::int64_t blocks = (threads + kBlockSize - 1) / kBlockSize;
-  return static_cast<unsigned>(blocks < 1 ? 1 : (blocks > kMaxGridBlocks ? kMaxGridBlocks : blocks));
-}
+using launch::grid_for;
+using launch::kBlockSize;
+using launch::kFullMask;
+using launch::kWarpSize;
 
 // The one definition of "kept", shared by every kernel below (so they can never disagree).
 __device__ __forceinline__ bool is_kept(std::int64_t length, int min_length, int max_length) {

@@ -22,16 +22,16 @@
 #include "ecgpipe/cuda.hpp"
 #include "ecgpipe/error.hpp"
 #include "ecgpipe/peaks.hpp"
+#include "launch.hpp"
 
 namespace ecgpipe {
 namespace {
 
-constexpr int kWarpSize = 32;
-constexpr unsigned kFullMask = 0xffffffffu;
-// 256 threads = 8 warps per block: enough warps per SM to hide the load latency of the scans.
-constexpr int kBlockSize = 256;
-// Grid cap for the grid-stride loop over spans: 4096 x 8 warps already oversubscribes an H100.
-constexpr std::int64_t kMaxGridBlocks = 4096;
+using launch::grid_for;
+using launch::kBlockSize;
+using launch::kFullMask;
+using launch::kWarpSize;
+
 // Samples one warp scans (rounded up to whole segments): 8 chunks of 32 amortize the per-span
 // set-up, and n / 256 spans still give thousands of warps for an ECG-sized signal.
 constexpr std::int64_t kSpanTarget = 256;
@@ -110,11 +110,6 @@ struct GateFixup {
   }
   __device__ bool operator()(std::int64_t p) const { return gate(p) && (p == 0 || !gate(p - 1)); }
 };
-
-unsigned grid_for(std::int64_t threads) {
-  const std::int64_t blocks = (threads + kBlockSize - 1) / kBlockSize;
-  return static_cast<unsigned>(blocks < 1 ? 1 : (blocks > kMaxGridBlocks ? kMaxGridBlocks : blocks));
-}
 
 }  // namespace
 
