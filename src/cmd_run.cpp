@@ -65,6 +65,10 @@ void add_run_command(CLI::App& app) {
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}, CLI::ignore_case))
       ->capture_default_str();
   cmd->add_option("--out", o.out_dir, "Output directory (created if missing)")->capture_default_str();
+  cmd->add_option("--outlier-quantile", o.outlier_quantile,
+                  "Flag beats whose reconstruction error is above this quantile of all beats' errors")
+      ->capture_default_str();
+  cmd->add_option("--top", o.top_outliers, "Beats listed in outliers.csv, highest score first")->capture_default_str();
   cmd->add_flag("--json", args->json, "Print report.json to stdout");
   cmd->callback([args] {
     auto& opts = args->options;

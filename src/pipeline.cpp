@@ -5,6 +5,10 @@
 
 #include <cctype>
 #include <chrono>
+#include <cstdio>
+#include <numeric>
+#include <limits>
+#include <algorithm>
 #include <iomanip>
 #include <nlohmann/json.hpp>
 
@@ -41,16 +45,75 @@ bool cuda_usable() {
 // the causal wavelet (taps at the start of the kernel) delays the curvature by half its width.
 std::int64_t r_peak_offset(const RunOptions& o) { return seed_r_offset(o.nms_window, o.ricker_width); }
 
+// Seconds of signal at sample `i`, and as h:mm:ss.s for people.
+double seconds_at(std::int64_t i, double fs) { return static_cast<double>(i) / fs; }
+std::string clock_time(double seconds) {
+  constexpr int kSecondsPerHour = 3600, kSecondsPerMinute = 60;
+  const auto whole = static_cast<long>(seconds);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%ld:%02ld:%04.1f", whole / kSecondsPerHour, whole % kSecondsPerHour / kSecondsPerMinute,
+                seconds - static_cast<double>(whole - whole % kSecondsPerMinute));
+  return buf;
+}
+
+// RR intervals (s) between a beat's R peak and its neighbours' in the table; NaN at the ends.
+// With the seed preset the table holds kept beats only, so an interval may span a dropped one.
+double rr_seconds(const RunOptions& o, const RunResult& r, std::size_t a, std::size_t b) {
+  if (a >= r.beats.size() || b >= r.beats.size()) return std::numeric_limits<double>::quiet_NaN();
+  return static_cast<double>(r.beats.start[b] - r.beats.start[a]) / o.fs;
+}
+
 void write_beats_csv(std::ostream& out, const RunOptions& o, const RunResult& r) {
-  out << "index,start,r_peak,length,split,recon_error";
+  out << "index,start,r_peak,time_s,length,rr_before_s,rr_after_s,split,recon_error,neg_elbo,outlier";
   for (int k = 0; k < kLatentDim; ++k) out << ",latent_mu" << k;
   out << '\n' << std::setprecision(9);
   for (std::size_t i = 0; i < r.beats.size(); ++i) {
-    out << i << ',' << r.beats.start[i] << ',' << r.beats.start[i] + r_peak_offset(o) << ',' << r.beats.length[i] << ','
-        << (r.model.in_train[i] ? "train" : "test") << ',' << r.model.recon_error[i];
+    const std::int64_t r_peak = r.beats.start[i] + r_peak_offset(o);
+    out << i << ',' << r.beats.start[i] << ',' << r_peak << ',' << seconds_at(r_peak, o.fs) << ',' << r.beats.length[i] << ','
+        << rr_seconds(o, r, i - 1, i) << ',' << rr_seconds(o, r, i, i + 1) << ','
+        << (r.model.in_train[i] ? "train" : "test") << ',' << r.model.recon_error[i] << ',' << r.model.neg_elbo[i] << ','
+        << static_cast<int>(r.outlier[i]);
     for (int k = 0; k < kLatentDim; ++k) out << ',' << r.model.latent_mean[i * kLatentDim + static_cast<std::size_t>(k)];
     out << '\n';
   }
+}
+
+// The beats ranked by recon_error, highest first (ties: earlier beat first), at most `top`.
+std::vector<std::size_t> ranked_beats(const RunResult& r, std::size_t top) {
+  std::vector<std::size_t> order(r.beats.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  const std::size_t k = std::min(top, order.size());
+  std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(k), order.end(), [&](std::size_t a, std::size_t b) {
+    const float ea = r.model.recon_error[a], eb = r.model.recon_error[b];
+    return ea != eb ? ea > eb : a < b;
+  });
+  order.resize(k);
+  return order;
+}
+
+void write_outliers_csv(std::ostream& out, const RunOptions& o, const RunResult& r) {
+  out << "rank,index,r_peak,time_s,time,rr_before_s,rr_after_s,recon_error,neg_elbo,outlier\n" << std::setprecision(9);
+  const auto ranked = ranked_beats(r, static_cast<std::size_t>(o.top_outliers));
+  for (std::size_t k = 0; k < ranked.size(); ++k) {
+    const std::size_t i = ranked[k];
+    const std::int64_t r_peak = r.beats.start[i] + r_peak_offset(o);
+    out << k + 1 << ',' << i << ',' << r_peak << ',' << seconds_at(r_peak, o.fs) << ',' << clock_time(seconds_at(r_peak, o.fs)) << ','
+        << rr_seconds(o, r, i - 1, i) << ',' << rr_seconds(o, r, i, i + 1) << ',' << r.model.recon_error[i] << ','
+        << r.model.neg_elbo[i] << ',' << static_cast<int>(r.outlier[i]) << '\n';
+  }
+}
+
+// The `quantile` of the beats' recon_error (linear interpolation between order statistics, as
+// numpy.quantile's default) and the per-beat flags above it.
+void flag_outliers(const RunOptions& o, RunResult& r) {
+  std::vector<float> sorted = r.model.recon_error;
+  std::sort(sorted.begin(), sorted.end());
+  const double pos = o.outlier_quantile * static_cast<double>(sorted.size() - 1);
+  const auto lo = static_cast<std::size_t>(pos);
+  const std::size_t hi = std::min(lo + 1, sorted.size() - 1);
+  r.outlier_threshold = sorted[lo] + (pos - static_cast<double>(lo)) * (sorted[hi] - sorted[lo]);
+  r.outlier.resize(r.model.recon_error.size());
+  for (std::size_t i = 0; i < r.outlier.size(); ++i) r.outlier[i] = r.model.recon_error[i] > r.outlier_threshold;
 }
 
 }  // namespace
@@ -78,6 +141,10 @@ nlohmann::json report_json(const RunOptions& o, const RunResult& r) {
                   {"train", s.train}, {"score", s.score}, {"write", s.write}, {"total", s.total}};
   j["loss"] = {{"train_per_epoch", r.model.epoch_loss}, {"test", r.model.test_loss}};
   j["training"] = {{"cuda_graph", r.model.cuda_graph}};
+  std::size_t flagged = 0;
+  for (auto f : r.outlier) flagged += f;
+  j["outliers"] = {{"score", "recon_error"}, {"quantile", o.outlier_quantile}, {"threshold", r.outlier_threshold},
+                   {"flagged", flagged}};
   j["versions"] = {{"ecgpipe", ECGPIPE_VERSION}, {"libtorch", torch_version()}};
   return j;
 }
@@ -131,6 +198,8 @@ void validate(const RunOptions& o) {
   }
   if (o.train.epochs < 1) throw UsageError("--epochs must be at least 1");
   if (o.train.batch_size < 1) throw UsageError("--batch-size must be at least 1");
+  if (!(o.outlier_quantile > 0.0 && o.outlier_quantile < 1.0)) throw UsageError("--outlier-quantile must lie in (0, 1)");
+  if (o.top_outliers < 1) throw UsageError("--top must be at least 1");
 }
 
 Device parse_device(const std::string& name) {
@@ -207,8 +276,11 @@ RunResult run_pipeline(const RunOptions& o) {
   r.seconds.score = r.model.score_seconds;
 
   const auto t_write = Clock::now();
+  flag_outliers(o, r);
   AtomicFile beats_file(o.out_dir, "beats.csv");
   write_beats_csv(beats_file.stream(), o, r);
+  AtomicFile outliers_file(o.out_dir, "outliers.csv");
+  write_outliers_csv(outliers_file.stream(), o, r);
   AtomicFile report_file(o.out_dir, "report.json");
   r.seconds.write = seconds_since(t_write);
   r.seconds.total = seconds_since(t_all);
@@ -218,6 +290,7 @@ RunResult run_pipeline(const RunOptions& o) {
                     report_data_from_run(o, r, r_peak_offset(o), std::move(seg.signal_excerpt), std::move(seg.curvature_excerpt)));
   // Every file is complete before any is renamed into place.
   beats_file.commit();
+  outliers_file.commit();
   model_file.commit();
   report_file.commit();
   html_file.commit();

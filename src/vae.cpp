@@ -375,16 +375,21 @@ TrainResult train_and_score(BeatMatrix beats, const TrainOptions& options, const
     }
     result.test_loss = total.item<double>() / static_cast<double>(test.size(0));
   }
-  // Scores for every beat in signal order: reconstruction error at the latent mean.
-  std::vector<torch::Tensor> errors, means;
+  // Scores for every beat in signal order: reconstruction error at the latent mean, and the
+  // seed's loss per beat with z = mu (a deterministic negative ELBO: recon + 0.1 KL).
+  std::vector<torch::Tensor> errors, elbos, means;
   for (std::int64_t b = 0; b < n; b += kScoreBatch) {
     auto x = data.slice(0, b, std::min(b + kScoreBatch, n));
     auto [mu, logvar] = model->encode(x);
-    errors.push_back((model->decode(mu) - x).square().mean(1));
+    auto recon = (model->decode(mu) - x).square().mean(1);
+    elbos.push_back(recon - kKlWeight * (1 + logvar - mu.pow(2) - logvar.exp()).mean(1));
+    errors.push_back(recon);
     means.push_back(mu);
   }
   auto mu_all = torch::cat(means);
   auto err = torch::cat(errors).to(torch::kCPU).contiguous();
+  auto elbo = torch::cat(elbos).to(torch::kCPU).contiguous();
+  result.neg_elbo.assign(elbo.data_ptr<float>(), elbo.data_ptr<float>() + n);
   auto mu = mu_all.to(torch::kCPU).contiguous();
   result.recon_error.assign(err.data_ptr<float>(), err.data_ptr<float>() + n);
   result.latent_mean.assign(mu.data_ptr<float>(), mu.data_ptr<float>() + n * kLatentDim);

@@ -30,6 +30,10 @@ struct RunOptions {
   TrainOptions train;
   Device device = Device::automatic;
   std::string out_dir = "ecgpipe-out";
+  // Beats whose recon_error exceeds this quantile of all beats' errors are flagged as outliers
+  // (0.99: the top 1 %); outliers.csv lists the `top_outliers` highest scores.
+  double outlier_quantile = 0.99;
+  int top_outliers = 100;
 };
 
 struct StageSeconds {
@@ -43,6 +47,8 @@ struct RunResult {
   BeatTable beats;             // kept beats, in signal order
   TrainResult model;
   StageSeconds seconds;
+  double outlier_threshold = 0.0;  // recon_error at options.outlier_quantile
+  std::vector<std::uint8_t> outlier;  // per beat: recon_error > outlier_threshold
 };
 
 // Picks the device: cpu; cuda (DeviceError if unusable); auto = cuda when usable.

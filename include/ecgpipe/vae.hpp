@@ -40,6 +40,7 @@ struct TrainResult {
   double test_loss = 0.0;            // mean test loss per beat
   std::vector<std::uint8_t> in_train;  // per beat (original order): 1 train, 0 test
   std::vector<float> recon_error;    // per beat: mean squared error of decode(mu) vs the beat
+  std::vector<float> neg_elbo;       // per beat: recon_error + 0.1 KL(q(z|x) || N(0, I)), z = mu
   std::vector<float> latent_mean;    // per beat: kLatentDim values, row-major
   double train_seconds = 0.0;
   double score_seconds = 0.0;
