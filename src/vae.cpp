@@ -125,8 +125,11 @@ std::vector<std::int64_t> permutation(std::int64_t n, std::uint64_t seed) {
   return p;
 }
 
-// Rows scored per forward pass (memory bound only; any size gives the same scores).
-constexpr std::int64_t kScoreBatch = 16384;
+// Rows scored per forward pass (any size gives the same scores). On the CPU small batches keep
+// the activations in cache (16384 rows took 9.9 s for 92 k beats on 2 cores, 1024 rows 2.4 s);
+// on the GPU large batches mean fewer launches.
+constexpr std::int64_t kScoreBatchCpu = 1024;
+constexpr std::int64_t kScoreBatchCuda = 16384;
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -378,8 +381,9 @@ TrainResult train_and_score(BeatMatrix beats, const TrainOptions& options, const
   // Scores for every beat in signal order: reconstruction error at the latent mean, and the
   // seed's loss per beat with z = mu (a deterministic negative ELBO: recon + 0.1 KL).
   std::vector<torch::Tensor> errors, elbos, means;
-  for (std::int64_t b = 0; b < n; b += kScoreBatch) {
-    auto x = data.slice(0, b, std::min(b + kScoreBatch, n));
+  const std::int64_t score_batch = beats.on_cuda ? kScoreBatchCuda : kScoreBatchCpu;
+  for (std::int64_t b = 0; b < n; b += score_batch) {
+    auto x = data.slice(0, b, std::min(b + score_batch, n));
     auto [mu, logvar] = model->encode(x);
     auto recon = (model->decode(mu) - x).square().mean(1);
     elbos.push_back(recon - kKlWeight * (1 + logvar - mu.pow(2) - logvar.exp()).mean(1));
