@@ -12,6 +12,7 @@ void add_run_command(CLI::App& app);
 void add_synth_command(CLI::App& app);
 void add_eval_command(CLI::App& app);
 void add_bench_command(CLI::App& app);
+void add_score_command(CLI::App& app);
 void add_detect_command(CLI::App& app);
 
 }  // namespace ecgpipe::cli

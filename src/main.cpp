@@ -31,6 +31,7 @@ int main(int argc, char** argv) {
     spdlog::set_level(quiet ? spdlog::level::warn : verbose ? spdlog::level::debug : spdlog::level::info);
   });
   ecgpipe::cli::add_run_command(app);
+  ecgpipe::cli::add_score_command(app);
   ecgpipe::cli::add_synth_command(app);
   ecgpipe::cli::add_eval_command(app);
   ecgpipe::cli::add_bench_command(app);

@@ -5,6 +5,7 @@
 
 #include <cctype>
 #include <chrono>
+#include <optional>
 #include <cstdio>
 #include <numeric>
 #include <limits>
@@ -71,7 +72,7 @@ void write_beats_csv(std::ostream& out, const RunOptions& o, const RunResult& r)
     const std::int64_t r_peak = r.beats.start[i] + r_peak_offset(o);
     out << i << ',' << r.beats.start[i] << ',' << r_peak << ',' << seconds_at(r_peak, o.fs) << ',' << r.beats.length[i] << ','
         << rr_seconds(o, r, i - 1, i) << ',' << rr_seconds(o, r, i, i + 1) << ','
-        << (r.model.in_train[i] ? "train" : "test") << ',' << r.model.recon_error[i] << ',' << r.model.neg_elbo[i] << ','
+        << (!o.model_in.empty() ? "scored" : r.model.in_train[i] ? "train" : "test") << ',' << r.model.recon_error[i] << ',' << r.model.neg_elbo[i] << ','
         << static_cast<int>(r.outlier[i]);
     for (int k = 0; k < kLatentDim; ++k) out << ',' << r.model.latent_mean[i * kLatentDim + static_cast<std::size_t>(k)];
     out << '\n';
@@ -141,12 +142,60 @@ nlohmann::json report_json(const RunOptions& o, const RunResult& r) {
                   {"train", s.train}, {"score", s.score}, {"write", s.write}, {"total", s.total}};
   j["loss"] = {{"train_per_epoch", r.model.epoch_loss}, {"test", r.model.test_loss}};
   j["training"] = {{"cuda_graph", r.model.cuda_graph}};
+  j["mode"] = o.model_in.empty() ? "train" : "score";
+  if (!o.model_in.empty()) j["model"] = o.model_in;
   std::size_t flagged = 0;
   for (auto f : r.outlier) flagged += f;
   j["outliers"] = {{"score", "recon_error"}, {"quantile", o.outlier_quantile}, {"threshold", r.outlier_threshold},
                    {"flagged", flagged}};
   j["versions"] = {{"ecgpipe", ECGPIPE_VERSION}, {"libtorch", torch_version()}};
   return j;
+}
+
+// Format of the meta record in model.pt; bump when its meaning changes.
+constexpr int kModelFormat = 1;
+
+std::string model_meta_json(const RunOptions& o) {
+  nlohmann::json j;
+  j["format"] = kModelFormat;
+  j["ecgpipe_version"] = ECGPIPE_VERSION;
+  j["model"] = "LightVAE";
+  j["latent_dim"] = kLatentDim;
+  j["preset"] = preset_name(o.preset);
+  j["fs"] = o.fs;
+  j["ricker_width"] = o.ricker_width;
+  j["nms_window"] = o.nms_window;
+  j["min_length"] = o.limits.min_length;
+  j["max_length"] = o.limits.max_length;  // the beat length the model takes
+  j["normalisation"] = "none";            // beats are raw samples, as in the seed
+  j["trained_on"] = o.input;
+  return j.dump();
+}
+
+void apply_model_meta(const std::string& meta_json, const std::string& model_path, RunOptions& o) {
+  try {
+    const auto j = nlohmann::json::parse(meta_json);
+    const int format = j.at("format").get<int>();
+    if (format != kModelFormat) {
+      throw InputError("model " + model_path + " has format " + std::to_string(format) + " (made by ecgpipe " +
+                       j.value("ecgpipe_version", std::string("?")) + "); this ecgpipe reads format " +
+                       std::to_string(kModelFormat));
+    }
+    if (j.at("latent_dim").get<int>() != kLatentDim || j.at("model").get<std::string>() != "LightVAE") {
+      throw InputError("model " + model_path + " is not a " + std::to_string(kLatentDim) + "-D LightVAE");
+    }
+    o.preset = parse_preset(j.at("preset").get<std::string>());
+    o.fs = j.at("fs").get<double>();
+    o.ricker_width = j.at("ricker_width").get<int>();
+    o.nms_window = j.at("nms_window").get<int>();
+    o.limits.min_length = j.at("min_length").get<int>();
+    o.limits.max_length = j.at("max_length").get<int>();
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError("model " + model_path + " has a damaged ecgpipe record: " + e.what());
+  } catch (const UsageError& e) {
+    throw InputError("model " + model_path + ": " + e.what());
+  }
+  o.model_in = model_path;
 }
 
 std::string run_report_json(const RunOptions& o, const RunResult& r) { return report_json(o, r).dump(2); }
@@ -267,8 +316,14 @@ RunResult run_pipeline(const RunOptions& o) {
   r.beats = std::move(seg.beats);
   r.seconds = seg.seconds;
 
-  AtomicFile model_file(o.out_dir, "model.pt");
-  r.model = train_and_score(std::move(matrix), o.train, model_file.temp_path());
+  const bool training = o.model_in.empty();
+  std::optional<AtomicFile> model_file;
+  if (training) {
+    model_file.emplace(o.out_dir, "model.pt");
+    r.model = train_and_score(std::move(matrix), o.train, model_file->temp_path(), model_meta_json(o));
+  } else {
+    r.model = score_with_model(std::move(matrix), o.model_in);
+  }
   r.seconds.train = r.model.train_seconds;
   if (device == Device::cuda) {
     spdlog::debug("training steps {} a captured CUDA graph", r.model.cuda_graph ? "replayed" : "did not use");
@@ -291,7 +346,7 @@ RunResult run_pipeline(const RunOptions& o) {
   // Every file is complete before any is renamed into place.
   beats_file.commit();
   outliers_file.commit();
-  model_file.commit();
+  if (model_file) model_file->commit();
   report_file.commit();
   html_file.commit();
   return r;

@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cerrno>
 #include <cstring>
+#include <fstream>
 #include <memory>
 #include <optional>
 #include <numeric>
@@ -264,9 +266,63 @@ void fill_report_extras(LightVae& model, const torch::Tensor& data, const torch:
   r.grid_latent.assign(zc.data_ptr<float>(), zc.data_ptr<float>() + zc.numel());
 }
 
+// The beat matrix as a tensor on its device, without a copy (on the GPU it also owns the buffer
+// through the deleter), with LibTorch set to the pipeline's stream for the object's lifetime.
+struct DeviceTensor {
+  torch::Device device{torch::kCPU};
+  torch::Tensor data;
+#ifdef ECGPIPE_TORCH_CUDA
+  std::optional<c10::cuda::CUDAStreamGuard> stream_guard;
+#endif
+  explicit DeviceTensor(const BeatMatrix& beats) {
+#ifdef ECGPIPE_TORCH_CUDA
+    if (beats.on_cuda) {
+      device = torch::Device(torch::kCUDA, c10::cuda::current_device());
+      // LibTorch works on the pipeline's stream: no cross-stream sync needed for the matrix.
+      stream_guard.emplace(c10::cuda::getStreamFromExternal(static_cast<cudaStream_t>(beats.cuda_stream), device.index()));
+    }
+#else
+    if (beats.on_cuda) throw DeviceError("this build's LibTorch has no CUDA support");
+#endif
+    const auto opts = torch::TensorOptions().dtype(torch::kFloat32).device(device);
+    data = beats.release ? torch::from_blob(beats.data, {beats.rows, beats.cols}, beats.release, opts)
+                         : torch::from_blob(beats.data, {beats.rows, beats.cols}, opts);
+  }
+};
+
+// Every beat's scores in signal order (reconstruction error at the latent mean, and the seed's
+// loss per beat with z = mu: a deterministic negative ELBO), latent means, and the report extras.
+void score_all(LightVae& model, const torch::Tensor& data, bool on_cuda, TrainResult& result) {
+  torch::NoGradGuard no_grad;
+  model->eval();
+  const std::int64_t n = data.size(0);
+  std::vector<torch::Tensor> errors, elbos, means;
+  const std::int64_t score_batch = on_cuda ? kScoreBatchCuda : kScoreBatchCpu;
+  for (std::int64_t b = 0; b < n; b += score_batch) {
+    auto x = data.slice(0, b, std::min(b + score_batch, n));
+    auto [mu, logvar] = model->encode(x);
+    auto recon = (model->decode(mu) - x).square().mean(1);
+    elbos.push_back(recon - kKlWeight * (1 + logvar - mu.pow(2) - logvar.exp()).mean(1));
+    errors.push_back(recon);
+    means.push_back(mu);
+  }
+  auto mu_all = torch::cat(means);
+  auto err = torch::cat(errors).to(torch::kCPU).contiguous();
+  auto elbo = torch::cat(elbos).to(torch::kCPU).contiguous();
+  auto mu = mu_all.to(torch::kCPU).contiguous();
+  result.recon_error.assign(err.data_ptr<float>(), err.data_ptr<float>() + n);
+  result.neg_elbo.assign(elbo.data_ptr<float>(), elbo.data_ptr<float>() + n);
+  result.latent_mean.assign(mu.data_ptr<float>(), mu.data_ptr<float>() + n * kLatentDim);
+  fill_report_extras(model, data, mu_all, result);
+}
+
+// Archive keys of the model file beside the module's own parameters and buffers.
+constexpr const char* kMetaKey = "ecgpipe.meta";
+
 }  // namespace
 
-TrainResult train_and_score(BeatMatrix beats, const TrainOptions& options, const std::string& model_path) {
+TrainResult train_and_score(BeatMatrix beats, const TrainOptions& options, const std::string& model_path,
+                            const std::string& meta_json) {
   const std::int64_t n = beats.rows;
   const std::int64_t dims = beats.cols;
   const auto n_train = static_cast<std::int64_t>(options.train_fraction * static_cast<double>(n));
@@ -277,26 +333,10 @@ TrainResult train_and_score(BeatMatrix beats, const TrainOptions& options, const
   }
   if (dims % kModelLengthMultiple != 0) throw UsageError("--max-length must be a multiple of 8");
 
-  torch::Device device(torch::kCPU);
-#ifdef ECGPIPE_TORCH_CUDA
-  std::optional<c10::cuda::CUDAStreamGuard> stream_guard;
-  if (beats.on_cuda) {
-    device = torch::Device(torch::kCUDA, c10::cuda::current_device());
-    // LibTorch works on the pipeline's stream: no cross-stream sync needed for the matrix.
-    stream_guard.emplace(c10::cuda::getStreamFromExternal(static_cast<cudaStream_t>(beats.cuda_stream), device.index()));
-  }
-#else
-  if (beats.on_cuda) throw DeviceError("this build's LibTorch has no CUDA support");
-#endif
-
-  // Zero-copy: the tensor views the beat matrix; on the GPU it also owns it (deleter).
-  torch::Tensor data;
-  const auto opts = torch::TensorOptions().dtype(torch::kFloat32).device(device);
-  if (beats.release) {
-    data = torch::from_blob(beats.data, {n, dims}, beats.release, opts);
-  } else {
-    data = torch::from_blob(beats.data, {n, dims}, opts);
-  }
+  DeviceTensor in(beats);
+  const torch::Device device = in.device;
+  const torch::Tensor& data = in.data;
+  const auto opts = data.options();
 
   torch::manual_seed(options.seed);
   TrainResult result;
@@ -378,39 +418,72 @@ TrainResult train_and_score(BeatMatrix beats, const TrainOptions& options, const
     }
     result.test_loss = total.item<double>() / static_cast<double>(test.size(0));
   }
-  // Scores for every beat in signal order: reconstruction error at the latent mean, and the
-  // seed's loss per beat with z = mu (a deterministic negative ELBO: recon + 0.1 KL).
-  std::vector<torch::Tensor> errors, elbos, means;
-  const std::int64_t score_batch = beats.on_cuda ? kScoreBatchCuda : kScoreBatchCpu;
-  for (std::int64_t b = 0; b < n; b += score_batch) {
-    auto x = data.slice(0, b, std::min(b + score_batch, n));
-    auto [mu, logvar] = model->encode(x);
-    auto recon = (model->decode(mu) - x).square().mean(1);
-    elbos.push_back(recon - kKlWeight * (1 + logvar - mu.pow(2) - logvar.exp()).mean(1));
-    errors.push_back(recon);
-    means.push_back(mu);
-  }
-  auto mu_all = torch::cat(means);
-  auto err = torch::cat(errors).to(torch::kCPU).contiguous();
-  auto elbo = torch::cat(elbos).to(torch::kCPU).contiguous();
-  result.neg_elbo.assign(elbo.data_ptr<float>(), elbo.data_ptr<float>() + n);
-  auto mu = mu_all.to(torch::kCPU).contiguous();
-  result.recon_error.assign(err.data_ptr<float>(), err.data_ptr<float>() + n);
-  result.latent_mean.assign(mu.data_ptr<float>(), mu.data_ptr<float>() + n * kLatentDim);
-  fill_report_extras(model, data, mu_all, result);
+  score_all(model, data, beats.on_cuda, result);
   result.score_seconds = seconds_since(t0);
 
   // The model file: parameters and buffers (torch::save archive) plus what is needed to use it.
   torch::serialize::OutputArchive archive;
   model->to(torch::kCPU);
   model->save(archive);
-  archive.write("ecgpipe.beat_length", torch::tensor(dims));
-  archive.write("ecgpipe.latent_dim", torch::tensor(static_cast<std::int64_t>(kLatentDim)));
+  archive.write(kMetaKey, c10::IValue(meta_json));
   try {
     archive.save_to(model_path);
   } catch (const c10::Error& e) {
     throw OutputError("cannot write model " + model_path + ": " + e.what_without_backtrace());
   }
+  return result;
+}
+
+namespace {
+
+torch::serialize::InputArchive open_model(const std::string& model_path) {
+  std::ifstream probe(model_path, std::ios::binary);
+  if (!probe) throw InputError("cannot open model " + model_path + ": " + std::strerror(errno));
+  torch::serialize::InputArchive archive;
+  try {
+    archive.load_from(model_path, torch::Device(torch::kCPU));
+  } catch (const c10::Error&) {
+    throw InputError(model_path + " is not an ecgpipe model file (not a LibTorch archive)");
+  }
+  return archive;
+}
+
+}  // namespace
+
+std::string read_model_meta(const std::string& model_path) {
+  auto archive = open_model(model_path);
+  c10::IValue meta;
+  if (!archive.try_read(kMetaKey, meta) || !meta.isString()) {
+    throw InputError(model_path + " is not an ecgpipe model file (no " + kMetaKey + " record)");
+  }
+  return meta.toStringRef();
+}
+
+TrainResult score_with_model(BeatMatrix beats, const std::string& model_path) {
+  if (beats.rows < 1) {
+    if (beats.release) beats.release(beats.data);
+    throw InputError("no beats to score (check the recording and the model's sampling rate)");
+  }
+  auto archive = open_model(model_path);
+  DeviceTensor in(beats);
+  LightVae model(beats.cols);
+  // Loading replaces the tensors whatever their shapes; the decoder's first layer tells the beat
+  // length the model was trained on (restore: Linear(latent, beat length)).
+  try {
+    model->load(archive);
+  } catch (const c10::Error& e) {
+    throw InputError("model " + model_path + " cannot be loaded: " + e.what_without_backtrace());
+  }
+  if (model->restore->weight.size(0) != beats.cols || model->restore->weight.size(1) != kLatentDim) {
+    throw InputError("model " + model_path + " takes beats of " + std::to_string(model->restore->weight.size(0)) +
+                     " samples, not " + std::to_string(beats.cols));
+  }
+  model->to(in.device);
+  const auto t0 = std::chrono::steady_clock::now();
+  TrainResult result;
+  result.in_train.assign(static_cast<std::size_t>(beats.rows), 0);
+  score_all(model, in.data, beats.on_cuda, result);
+  result.score_seconds = seconds_since(t0);
   return result;
 }
 

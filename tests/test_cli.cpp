@@ -7,8 +7,10 @@
 #include <nlohmann/json.hpp>
 
 #include "ecgpipe/beats.hpp"
+#include "ecgpipe/error.hpp"
 #include "ecgpipe/bandpass.hpp"
 #include "ecgpipe/peaks.hpp"
+#include "ecgpipe/pipeline.hpp"
 #include "test_util.hpp"
 
 namespace {
@@ -213,6 +215,72 @@ TEST(Cli, InjectedAbnormalBeatsRankOnTop) {
   EXPECT_GE(v_on_top, 20) << "top of the ranking: " << ranked.substr(0, 40);
   const auto report = nlohmann::json::parse(testutil::read_text(dir / "o" / "report.json"));
   EXPECT_EQ(report["outliers"]["flagged"], 8u) << "above the 0.99 quantile of 704 beats";
+}
+
+// Train on one recording, score with the saved model: same beats, same scores (CPU); the model
+// carries the beat parameters, so `score` needs no --preset/--fs/--max-length.
+TEST(Cli, ScoreWithSavedModel) {
+  const auto dir = fresh_dir();
+  const auto sample = (fs::path(ECGPIPE_SOURCE_DIR) / "data" / "sample.csv").string();
+  const auto train = run_ecgpipe("-q run '" + sample + "' --preset robust --fs 250 --batch-size 64 --epochs 3 --device cpu --out '" +
+                                     (dir / "t").string() + "'",
+                                 dir);
+  ASSERT_EQ(train.code, 0) << train.err;
+  const auto model = (dir / "t" / "model.pt").string();
+  const auto score = run_ecgpipe("-q score '" + sample + "' --model '" + model + "' --device cpu --out '" + (dir / "s").string() + "'", dir);
+  ASSERT_EQ(score.code, 0) << score.err;
+  EXPECT_FALSE(fs::exists(dir / "s" / "model.pt")) << "score writes no model";
+  // Same rows except the split column (train/test vs scored).
+  const auto drop_split = [](const std::string& csv) {
+    std::istringstream in(csv);
+    std::string line, out;
+    while (std::getline(in, line)) {
+      std::size_t start = 0;
+      for (int k = 0; k < 7; ++k) start = line.find(',', start) + 1;
+      out += line.substr(0, start) + line.substr(line.find(',', start)) + "\n";
+    }
+    return out;
+  };
+  EXPECT_EQ(drop_split(testutil::read_text(dir / "s" / "beats.csv")), drop_split(testutil::read_text(dir / "t" / "beats.csv")));
+  const auto report = nlohmann::json::parse(testutil::read_text(dir / "s" / "report.json"));
+  EXPECT_EQ(report["mode"], "score");
+  EXPECT_EQ(report["parameters"]["preset"], "robust") << "taken from the model";
+}
+
+TEST(Cli, ScoreRefusesWhatIsNotAModel) {
+  const auto dir = fresh_dir();
+  const auto sample = (fs::path(ECGPIPE_SOURCE_DIR) / "data" / "sample.csv").string();
+  testutil::write_text(dir / "fake.pt", "heartbeats\n1\n");
+  for (const auto& [model, message] : {std::pair<std::string, std::string>{(dir / "fake.pt").string(), "not an ecgpipe model"},
+                                       {(dir / "missing.pt").string(), "cannot open model"}}) {
+    const auto r = run_ecgpipe("-q score '" + sample + "' --model '" + model + "' --out '" + (dir / "s").string() + "'", dir);
+    EXPECT_EQ(r.code, kInput) << r.err;
+    expect_one_line_error(r, message);
+    expect_no_outputs(dir / "s");
+  }
+}
+
+TEST(ModelMeta, RoundTripAndValidation) {
+  ecgpipe::RunOptions trained;
+  trained.preset = ecgpipe::Preset::robust;
+  trained.fs = 360;
+  trained.limits.max_length = 368;
+  ecgpipe::RunOptions o;
+  ecgpipe::apply_model_meta(ecgpipe::model_meta_json(trained), "m.pt", o);
+  EXPECT_EQ(o.preset, ecgpipe::Preset::robust);
+  EXPECT_EQ(o.fs, 360);
+  EXPECT_EQ(o.limits.max_length, 368);
+  EXPECT_EQ(o.model_in, "m.pt");
+  auto meta = nlohmann::json::parse(ecgpipe::model_meta_json(trained));
+  meta["format"] = 2;
+  EXPECT_THROW(ecgpipe::apply_model_meta(meta.dump(), "m.pt", o), ecgpipe::InputError) << "a newer format";
+  meta["format"] = 1;
+  meta.erase("fs");
+  EXPECT_THROW(ecgpipe::apply_model_meta(meta.dump(), "m.pt", o), ecgpipe::InputError) << "a missing field";
+  EXPECT_THROW(ecgpipe::apply_model_meta("{not json", "m.pt", o), ecgpipe::InputError);
+  meta = nlohmann::json::parse(ecgpipe::model_meta_json(trained));
+  meta["latent_dim"] = 3;
+  EXPECT_THROW(ecgpipe::apply_model_meta(meta.dump(), "m.pt", o), ecgpipe::InputError) << "another model";
 }
 
 // The bundled sample against the seed's own NumPy segmentation (../shared/peer/seed_cpu.py), when

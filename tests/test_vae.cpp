@@ -16,6 +16,7 @@ using ecgpipe::TrainOptions;
 using ecgpipe::train_and_score;
 
 constexpr int kDims = 64;  // small multiple of 8 keeps the test fast
+const std::string kMeta = R"({"format": 1, "note": "test"})";
 
 // `rows` noisy copies of one smooth beat shape; the last `outliers` rows are a different shape.
 std::vector<float> beat_matrix(int rows, int outliers) {
@@ -49,7 +50,7 @@ TEST(Vae, TrainsScoresAndSaves) {
     EXPECT_EQ(epoch, static_cast<int>(seen.size()) + 1);
     seen.push_back(loss);
   };
-  const auto r = train_and_score(BeatMatrix{m.data(), 200, kDims}, opts, model);
+  const auto r = train_and_score(BeatMatrix{m.data(), 200, kDims}, opts, model, kMeta);
   ASSERT_EQ(r.epoch_loss.size(), 20u);
   EXPECT_EQ(seen, r.epoch_loss);
   EXPECT_LT(r.epoch_loss.back(), r.epoch_loss.front()) << "training lowers the loss";
@@ -63,11 +64,35 @@ TEST(Vae, TrainsScoresAndSaves) {
   EXPECT_GT(std::filesystem::file_size(model), 0u);
 }
 
+TEST(Vae, SavedModelScoresLikeTheTrainedOne) {
+  const auto dir = testutil::fresh_dir();
+  auto m = beat_matrix(100, 3), copy = m;
+  const auto model = (dir / "model.pt").string();
+  const auto trained = train_and_score(BeatMatrix{m.data(), 100, kDims}, small_options(5), model, kMeta);
+  EXPECT_EQ(ecgpipe::read_model_meta(model), kMeta);
+  const auto scored = ecgpipe::score_with_model(BeatMatrix{copy.data(), 100, kDims}, model);
+  EXPECT_EQ(scored.recon_error, trained.recon_error) << "same parameters, same arithmetic";
+  EXPECT_EQ(scored.neg_elbo, trained.neg_elbo);
+  EXPECT_EQ(scored.latent_mean, trained.latent_mean);
+  EXPECT_TRUE(scored.epoch_loss.empty());
+  // The model's layers are sized for kDims-sample beats.
+  auto other = beat_matrix(10, 0);
+  EXPECT_THROW(ecgpipe::score_with_model(BeatMatrix{other.data(), 5, 2 * kDims}, model), ecgpipe::InputError);
+  EXPECT_THROW(ecgpipe::score_with_model(BeatMatrix{other.data(), 0, kDims}, model), ecgpipe::InputError);
+}
+
+TEST(Vae, ModelFileValidation) {
+  const auto dir = testutil::fresh_dir();
+  EXPECT_THROW(ecgpipe::read_model_meta((dir / "missing.pt").string()), ecgpipe::InputError);
+  testutil::write_text(dir / "text.pt", "not a model\n");
+  EXPECT_THROW(ecgpipe::read_model_meta((dir / "text.pt").string()), ecgpipe::InputError);
+}
+
 TEST(Vae, SameSeedSameResult) {
   const auto dir = testutil::fresh_dir();
   auto m1 = beat_matrix(64, 0), m2 = m1;
-  const auto a = train_and_score(BeatMatrix{m1.data(), 64, kDims}, small_options(3), (dir / "a.pt").string());
-  const auto b = train_and_score(BeatMatrix{m2.data(), 64, kDims}, small_options(3), (dir / "b.pt").string());
+  const auto a = train_and_score(BeatMatrix{m1.data(), 64, kDims}, small_options(3), (dir / "a.pt").string(), kMeta);
+  const auto b = train_and_score(BeatMatrix{m2.data(), 64, kDims}, small_options(3), (dir / "b.pt").string(), kMeta);
   EXPECT_EQ(a.epoch_loss, b.epoch_loss);
   EXPECT_EQ(a.recon_error, b.recon_error);
   EXPECT_EQ(a.in_train, b.in_train);
@@ -76,9 +101,9 @@ TEST(Vae, SameSeedSameResult) {
 TEST(Vae, TooFewBeatsForASplit) {
   const auto dir = testutil::fresh_dir();
   auto m = beat_matrix(1, 0);
-  EXPECT_THROW(train_and_score(BeatMatrix{m.data(), 1, kDims}, small_options(1), (dir / "m.pt").string()),
+  EXPECT_THROW(train_and_score(BeatMatrix{m.data(), 1, kDims}, small_options(1), (dir / "m.pt").string(), kMeta),
                ecgpipe::InputError);
-  EXPECT_THROW(train_and_score(BeatMatrix{nullptr, 0, kDims}, small_options(1), (dir / "m.pt").string()),
+  EXPECT_THROW(train_and_score(BeatMatrix{nullptr, 0, kDims}, small_options(1), (dir / "m.pt").string(), kMeta),
                ecgpipe::InputError);
   EXPECT_FALSE(std::filesystem::exists(dir / "m.pt"));
 }
@@ -86,7 +111,7 @@ TEST(Vae, TooFewBeatsForASplit) {
 TEST(Vae, TwoBeatsIsTheSmallestSplit) {
   const auto dir = testutil::fresh_dir();
   auto m = beat_matrix(2, 0);
-  const auto r = train_and_score(BeatMatrix{m.data(), 2, kDims}, small_options(1), (dir / "m.pt").string());
+  const auto r = train_and_score(BeatMatrix{m.data(), 2, kDims}, small_options(1), (dir / "m.pt").string(), kMeta);
   EXPECT_EQ(r.in_train[0] + r.in_train[1], 1);
 }
 

@@ -34,6 +34,9 @@ struct RunOptions {
   // (0.99: the top 1 %); outliers.csv lists the `top_outliers` highest scores.
   double outlier_quantile = 0.99;
   int top_outliers = 100;
+  // Score with this saved model instead of training one (`ecgpipe score`); set by
+  // apply_model_meta together with the beat parameters the model was trained with.
+  std::string model_in;
 };
 
 struct StageSeconds {
@@ -57,6 +60,13 @@ Device resolve_device(Device requested);
 // Runs every stage and writes beats.csv, model.pt and report.json into options.out_dir, each
 // through a temporary file renamed into place, so a failure leaves no partial output.
 RunResult run_pipeline(const RunOptions& options);
+
+// The meta record saved in model.pt: model format, beat representation (preset, fs, windows,
+// beat length), normalisation, version.
+std::string model_meta_json(const RunOptions& options);
+// Sets `options` to score with the model at `model_path` whose meta record is `meta_json`:
+// its beat parameters, and model_in. InputError for another format, model or a damaged record.
+void apply_model_meta(const std::string& meta_json, const std::string& model_path, RunOptions& options);
 
 // The report.json text (also what `run --json` prints).
 std::string run_report_json(const RunOptions& options, const RunResult& result);

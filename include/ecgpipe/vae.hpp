@@ -61,10 +61,20 @@ inline constexpr int kSampleRows = 200;    // beats kept for the overlay plot
 inline constexpr int kTopOutliers = 12;    // outliers kept with their rows
 
 // Shuffles (seeded), splits, trains with Adam, then scores every beat in eval mode. Saves the
-// trained model with torch::save to `model_path` (a temporary file the caller renames).
-// Throws InputError if the split leaves the train or test set empty.
+// trained model to `model_path` (a temporary file the caller renames): a LibTorch archive of the
+// parameters and buffers plus `meta_json`, the caller's description of how its beats were made
+// (read back by read_model_meta). Throws InputError if the split leaves a set empty.
 TrainResult train_and_score(BeatMatrix beats, const TrainOptions& options,
-                            const std::string& model_path);
+                            const std::string& model_path, const std::string& meta_json);
+
+// The meta JSON text stored in a model file. InputError for a missing file, a file that is not a
+// LibTorch archive, or an archive without ecgpipe's record.
+std::string read_model_meta(const std::string& model_path);
+
+// Scores beats (rows of beats.cols samples) with a saved model, without training: recon_error,
+// neg_elbo, latent means and the report extras; in_train all 0. InputError if the model's layers
+// do not fit that beat length or there are no beats.
+TrainResult score_with_model(BeatMatrix beats, const std::string& model_path);
 
 // "LibTorch x.y.z" and whether it was built with CUDA and sees a device.
 std::string torch_version();
