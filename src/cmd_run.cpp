@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <iostream>
 #include <map>
+#include <string>
 #include <memory>
 
 #include "commands.hpp"
@@ -30,7 +31,7 @@ void print_summary(const RunOptions& o, const RunResult& r) {
                r.beats.size(), r.device, r.model.epoch_loss.front(), r.model.epoch_loss.back(), r.model.test_loss);
   spdlog::info("seconds: csv {:.3f}, band-pass {:.3f}, peaks {:.3f}, beats {:.3f}, train {:.3f}, score {:.3f}, total {:.3f}",
                s.csv, s.bandpass, s.peaks, s.beats, s.train, s.score, s.total);
-  spdlog::info("wrote {}/beats.csv, model.pt, report.json", o.out_dir);
+  spdlog::info("wrote {}/beats.csv, outliers.csv, model.pt, report.json, report.html", o.out_dir);
 }
 
 }  // namespace
@@ -80,8 +81,19 @@ void add_run_command(CLI::App& app) {
     if (args->nms->count() == 0) opts.nms_window = scaled.nms_window;
     if (args->min_length->count() == 0) opts.limits.min_length = scaled.min_length;
     if (args->max_length->count() == 0) opts.limits.max_length = scaled.max_length;
-    opts.train.on_epoch = [&opts](int epoch, double loss) {
-      spdlog::info("epoch {}/{}: train loss {:.6f}", epoch, opts.train.epochs, loss);
+    // A progress bar when a person watches stderr; a log line per epoch for logs and pipes.
+    const bool bar = ::isatty(STDERR_FILENO) == 1 && spdlog::should_log(spdlog::level::info);
+    opts.train.on_epoch = [&opts, bar](int epoch, double loss, double beats_per_second) {
+      if (!bar) {
+        spdlog::info("epoch {}/{}: train loss {:.6f}, {:.0f} beats/s", epoch, opts.train.epochs, loss, beats_per_second);
+        return;
+      }
+      constexpr int kBarWidth = 30;
+      const int filled = kBarWidth * epoch / opts.train.epochs;
+      std::fprintf(stderr, "\rtraining [%s%s] epoch %d/%d  loss %.6f  %.0f beats/s%s", std::string(filled, '#').c_str(),
+                   std::string(kBarWidth - filled, ' ').c_str(), epoch, opts.train.epochs, loss, beats_per_second,
+                   epoch == opts.train.epochs ? "\n" : "");
+      std::fflush(stderr);
     };
     const RunResult result = run_pipeline(opts);
     print_summary(opts, result);

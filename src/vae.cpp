@@ -359,6 +359,7 @@ TrainResult train_and_score(BeatMatrix beats, const TrainOptions& options, const
 #ifdef ECGPIPE_TORCH_CUDA
   std::unique_ptr<CapturedStep> full_step, rest_step;
 #endif
+  auto epoch_start = std::chrono::steady_clock::now();
   for (int epoch = 1; epoch <= options.epochs; ++epoch) {
     // The DataLoader's shuffle=True: a fresh order each epoch (CPU generator, seeded above).
     auto order = torch::randperm(n_train, torch::TensorOptions().dtype(torch::kInt64)).to(device);
@@ -401,7 +402,10 @@ TrainResult train_and_score(BeatMatrix beats, const TrainOptions& options, const
     }
     const double mean_loss = loss_sum.item<double>() / static_cast<double>(n_train);
     result.epoch_loss.push_back(mean_loss);
-    if (options.on_epoch) options.on_epoch(epoch, mean_loss);
+    const auto now = std::chrono::steady_clock::now();
+    const double beats_per_second = static_cast<double>(n_train) / std::chrono::duration<double>(now - epoch_start).count();
+    epoch_start = now;
+    if (options.on_epoch) options.on_epoch(epoch, mean_loss, beats_per_second);
   }
   result.train_seconds = seconds_since(t0);
 

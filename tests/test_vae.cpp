@@ -46,7 +46,8 @@ TEST(Vae, TrainsScoresAndSaves) {
   const auto model = (dir / "model.pt").string();
   std::vector<double> seen;
   auto opts = small_options(20);
-  opts.on_epoch = [&](int epoch, double loss) {
+  opts.on_epoch = [&](int epoch, double loss, double beats_per_second) {
+    EXPECT_GT(beats_per_second, 0.0);
     EXPECT_EQ(epoch, static_cast<int>(seen.size()) + 1);
     seen.push_back(loss);
   };

@@ -20,8 +20,9 @@ struct TrainOptions {
   double learning_rate = 1e-3;   // torch.optim.Adam's default, as in the seed
   double train_fraction = 0.75;  // the seed's 75/25 split
   bool cuda = false;
-  // Called after each epoch with (epoch 1-based, mean train loss per beat).
-  std::function<void(int, double)> on_epoch;
+  // Called after each epoch with (epoch 1-based, mean train loss per beat, training beats per
+  // second over that epoch).
+  std::function<void(int, double, double)> on_epoch;
 };
 
 // The beat matrix handed to LibTorch without a copy. On the GPU `data` is a device pointer and
