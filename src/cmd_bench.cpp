@@ -99,12 +99,9 @@ void add_bench_command(CLI::App& app) {
   auto args = std::make_shared<BenchArgs>();
   auto& o = args->options;
   auto* cmd = app.add_subcommand("bench", "Time stages 1-4 (CSV to beat matrix), median of repeated runs");
-  cmd->add_option("file", o.input, "ECG CSV file")->required();
-  cmd->add_option("--column", o.csv.column, "Column to read: header name or 0-based index");
+  add_input_options(*cmd, o.input, o.csv);
   cmd->add_option("--repeat", args->repeat, "Timed runs after one warm-up")->capture_default_str()->check(CLI::Range(1, 1000));
-  cmd->add_option("--device", args->device, "cpu, cuda or auto")
-      ->check(CLI::IsMember({"auto", "cpu", "cuda"}, CLI::ignore_case))
-      ->capture_default_str();
+  add_device_option(*cmd, args->device);
   cmd->add_flag("--json", args->json, "Print the numbers as JSON");
   cmd->callback([args] {
     args->options.device = parse_device(args->device);

@@ -20,7 +20,6 @@ namespace {
 struct DetectArgs {
   std::string input, out = "beats.csv", preset = "robust";
   CsvOptions csv;
-  bool no_header = false;
   double fs = kSeedFs;
   SampleWindows windows;
   CLI::Option *ricker = nullptr, *nms = nullptr, *min_length = nullptr, *max_length = nullptr;
@@ -30,9 +29,7 @@ struct DetectArgs {
 void add_detect_command(CLI::App& app) {
   auto a = std::make_shared<DetectArgs>();
   auto* cmd = app.add_subcommand("detect", "Detect R peaks only (no training); write index,r_peak");
-  cmd->add_option("file", a->input, "ECG CSV file (one numeric column used)")->required();
-  cmd->add_option("--column", a->csv.column, "Column to read: header name or 0-based index");
-  cmd->add_flag("--no-header", a->no_header, "The file has no header line");
+  add_input_options(*cmd, a->input, a->csv);
   cmd->add_option("--fs", a->fs, "Sampling rate, Hz (scales every window)")->capture_default_str();
   cmd->add_option("--preset", a->preset, "robust (adaptive thresholds) or seed (the notebook's gates)")
       ->check(CLI::IsMember({"seed", "robust"}, CLI::ignore_case))
@@ -43,7 +40,6 @@ void add_detect_command(CLI::App& app) {
   a->max_length = cmd->add_option("--max-length", a->windows.max_length, "seed: longest beat, samples [default: 1.024 s]");
   cmd->add_option("--out", a->out, "Output CSV (index,r_peak)")->capture_default_str();
   cmd->callback([a] {
-    a->csv.has_header = !a->no_header;
     const SampleWindows def = seed_windows(a->fs);
     SampleWindows w = a->windows;
     if (a->ricker->count() == 0) w.ricker_width = def.ricker_width;

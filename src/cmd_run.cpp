@@ -5,7 +5,6 @@
 
 #include <cstdio>
 #include <iostream>
-#include <map>
 #include <string>
 #include <memory>
 
@@ -17,7 +16,6 @@ namespace {
 
 struct RunArgs {
   RunOptions options;
-  bool no_header = false;
   bool json = false;
   std::string device = "auto";
   std::string preset = "seed";
@@ -40,9 +38,7 @@ void add_run_command(CLI::App& app) {
   auto args = std::make_shared<RunArgs>();
   auto& o = args->options;
   auto* cmd = app.add_subcommand("run", "Segment beats, train the VAE and score every beat");
-  cmd->add_option("file", o.input, "ECG CSV file (one numeric column used)")->required();
-  cmd->add_option("--column", o.csv.column, "Column to read: header name or 0-based index (default: 'heartbeats', else 0)");
-  cmd->add_flag("--no-header", args->no_header, "The file has no header line");
+  add_input_options(*cmd, o.input, o.csv);
   cmd->add_option("--preset", args->preset,
                   "seed: the notebook's NMS gates (all stages on the GPU); robust: adaptive-threshold R-peak "
                   "detector, far more accurate on real ECG (detection on the CPU for now)")
@@ -62,9 +58,7 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--batch-size", o.train.batch_size, "Training batch size")->capture_default_str();
   cmd->add_option("--learning-rate", o.train.learning_rate, "Adam learning rate")->capture_default_str();
   cmd->add_option("--seed", o.train.seed, "Seed for the shuffle, split, initialisation and sampling")->capture_default_str();
-  cmd->add_option("--device", args->device, "cpu, cuda, or auto (cuda when a GPU and CUDA LibTorch are present)")
-      ->check(CLI::IsMember({"auto", "cpu", "cuda"}, CLI::ignore_case))
-      ->capture_default_str();
+  add_device_option(*cmd, args->device);
   cmd->add_option("--out", o.out_dir, "Output directory (created if missing)")->capture_default_str();
   cmd->add_option("--outlier-quantile", o.outlier_quantile,
                   "Flag beats whose reconstruction error is above this quantile of all beats' errors")
@@ -73,7 +67,6 @@ void add_run_command(CLI::App& app) {
   cmd->add_flag("--json", args->json, "Print report.json to stdout");
   cmd->callback([args] {
     auto& opts = args->options;
-    opts.csv.has_header = !args->no_header;
     opts.device = parse_device(args->device);
     opts.preset = parse_preset(args->preset);
     const SampleWindows scaled = seed_windows(opts.fs);  // = the defaults at 250 Hz

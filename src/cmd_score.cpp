@@ -18,7 +18,6 @@ struct ScoreArgs {
   RunOptions options;
   std::string model;
   std::string device = "auto";
-  bool no_header = false;
   bool json = false;
 };
 
@@ -29,20 +28,15 @@ void add_score_command(CLI::App& app) {
   auto& o = args->options;
   o.out_dir = "ecgpipe-score";
   auto* cmd = app.add_subcommand("score", "Score every beat of a recording with a saved model (no training)");
-  cmd->add_option("file", o.input, "ECG CSV file (one numeric column used)")->required();
+  add_input_options(*cmd, o.input, o.csv);
   cmd->add_option("--model", args->model, "model.pt written by `ecgpipe run`")->required();
-  cmd->add_option("--column", o.csv.column, "Column to read: header name or 0-based index (default: 'heartbeats', else 0)");
-  cmd->add_flag("--no-header", args->no_header, "The file has no header line");
-  cmd->add_option("--device", args->device, "cpu, cuda, or auto")
-      ->check(CLI::IsMember({"auto", "cpu", "cuda"}, CLI::ignore_case))
-      ->capture_default_str();
+  add_device_option(*cmd, args->device);
   cmd->add_option("--outlier-quantile", o.outlier_quantile, "Flag beats scoring above this quantile")->capture_default_str();
   cmd->add_option("--top", o.top_outliers, "Beats listed in outliers.csv")->capture_default_str();
   cmd->add_option("--out", o.out_dir, "Output directory (created if missing)")->capture_default_str();
   cmd->add_flag("--json", args->json, "Print report.json to stdout");
   cmd->callback([args] {
     auto& opts = args->options;
-    opts.csv.has_header = !args->no_header;
     opts.device = parse_device(args->device);
     apply_model_meta(read_model_meta(args->model), args->model, opts);
     const RunResult r = run_pipeline(opts);

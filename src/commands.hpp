@@ -2,8 +2,14 @@
 // Subcommand callbacks throw ecgpipe::Error; only main() catches.
 #pragma once
 
+#include <string>
+
 namespace CLI {
 class App;
+}
+
+namespace ecgpipe {
+struct CsvOptions;
 }
 
 namespace ecgpipe::cli {
@@ -13,6 +19,12 @@ void add_synth_command(CLI::App& app);
 void add_eval_command(CLI::App& app);
 void add_bench_command(CLI::App& app);
 void add_score_command(CLI::App& app);
+
+// The input file, --column and --no-header (written into `input` and `csv`, which must outlive
+// the command's parsing).
+void add_input_options(CLI::App& cmd, std::string& input, CsvOptions& csv);
+// --device cpu|cuda|auto into `device` (parse_device turns it into a Device).
+void add_device_option(CLI::App& cmd, std::string& device);
 void add_detect_command(CLI::App& app);
 
 }  // namespace ecgpipe::cli

@@ -7,7 +7,6 @@
 #include <chrono>
 #include <optional>
 #include <cstdio>
-#include <numeric>
 #include <limits>
 #include <algorithm>
 #include <iomanip>
@@ -79,22 +78,9 @@ void write_beats_csv(std::ostream& out, const RunOptions& o, const RunResult& r)
   }
 }
 
-// The beats ranked by recon_error, highest first (ties: earlier beat first), at most `top`.
-std::vector<std::size_t> ranked_beats(const RunResult& r, std::size_t top) {
-  std::vector<std::size_t> order(r.beats.size());
-  std::iota(order.begin(), order.end(), std::size_t{0});
-  const std::size_t k = std::min(top, order.size());
-  std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(k), order.end(), [&](std::size_t a, std::size_t b) {
-    const float ea = r.model.recon_error[a], eb = r.model.recon_error[b];
-    return ea != eb ? ea > eb : a < b;
-  });
-  order.resize(k);
-  return order;
-}
-
 void write_outliers_csv(std::ostream& out, const RunOptions& o, const RunResult& r) {
   out << "rank,index,r_peak,time_s,time,rr_before_s,rr_after_s,recon_error,neg_elbo,outlier\n" << std::setprecision(9);
-  const auto ranked = ranked_beats(r, static_cast<std::size_t>(o.top_outliers));
+  const auto ranked = top_scores(r.model.recon_error.data(), r.model.recon_error.size(), static_cast<std::size_t>(o.top_outliers));
   for (std::size_t k = 0; k < ranked.size(); ++k) {
     const std::size_t i = ranked[k];
     const std::int64_t r_peak = r.beats.start[i] + r_peak_offset(o);

@@ -15,6 +15,15 @@
 
 namespace ecgpipe {
 
+namespace {
+
+// Hands a device buffer to LibTorch's deleter: freed stream-ordered on the pipeline's stream.
+std::function<void(void*)> stream_free(cudaStream_t stream) {
+  return [stream](void* p) { (void)cudaFreeAsync(p, stream); };
+}
+
+}  // namespace
+
 struct CudaContext {
   cudaStream_t stream = nullptr;
   CudaContext() { ECGPIPE_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking)); }
@@ -36,8 +45,7 @@ void upload_matrix(Segmentation& seg, CudaContext& ctx) {
   seg.host_matrix = {};
   seg.stream = ctx.stream;
   seg.device_matrix = matrix.release();
-  cudaStream_t stream = ctx.stream;
-  seg.release = [stream](void* p) { (void)cudaFreeAsync(p, stream); };
+  seg.release = stream_free(ctx.stream);
 }
 
 std::size_t device_pool_peak_bytes() {
@@ -123,7 +131,7 @@ Segmentation segment_cuda(const RunOptions& o, CudaContext& ctx) {
   seg.seconds.csv = wall - seg.seconds.bandpass - seg.seconds.peaks - seg.seconds.beats;
 
   seg.device_matrix = beats.matrix.release();
-  seg.release = [stream](void* p) { (void)cudaFreeAsync(p, stream); };
+  seg.release = stream_free(stream);
   return seg;
 }
 

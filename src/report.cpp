@@ -5,6 +5,7 @@
 #include "ecgpipe/detect.hpp"
 #include "ecgpipe/peaks.hpp"
 #include "ecgpipe/pipeline.hpp"
+#include "ecgpipe/vae.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -658,22 +659,10 @@ struct LatentView {
 constexpr std::size_t kRingedOutliers = 12;  // the outliers panel's count: ringed in the scatter
 constexpr std::size_t kKeepTopScores = 100;  // always drawn, whatever the subsample
 
-std::vector<std::size_t> top_scores(const std::vector<float>& scores, std::size_t n, std::size_t k) {
-  std::vector<std::size_t> idx;
-  for (std::size_t i = 0; i < n; ++i)
-    if (std::isfinite(scores[i])) idx.push_back(i);
-  k = std::min(k, idx.size());
-  std::partial_sort(idx.begin(), idx.begin() + static_cast<std::ptrdiff_t>(k), idx.end(), [&](std::size_t a, std::size_t b) {
-    return scores[a] > scores[b] || (scores[a] == scores[b] && a < b);
-  });
-  idx.resize(k);
-  return idx;
-}
-
 LatentView latent_view(const ReportData& d) {
   LatentView v;
   v.n = std::min(d.latent.size() / 2, d.scores.size());
-  std::vector<std::size_t> keep = top_scores(d.scores, v.n, kKeepTopScores);
+  std::vector<std::size_t> keep = top_scores(d.scores.data(), v.n, kKeepTopScores);
   v.top.assign(keep.begin(), keep.begin() + static_cast<std::ptrdiff_t>(std::min(kRingedOutliers, keep.size())));
   for (const auto& o : d.outliers)
     if (o.index >= 0 && static_cast<std::size_t>(o.index) < v.n) keep.push_back(static_cast<std::size_t>(o.index));

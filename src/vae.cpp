@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -243,13 +244,8 @@ void fill_report_extras(LightVae& model, const torch::Tensor& data, const torch:
   const std::int64_t n = data.size(0);
   r.sample_index = evenly_spaced(n, kSampleRows);
   r.sample_rows = rows_to_host(data, r.sample_index);
-  std::vector<std::int64_t> order(static_cast<std::size_t>(n));
-  std::iota(order.begin(), order.end(), 0);
-  const auto top = std::min<std::int64_t>(n, kTopOutliers);
-  std::partial_sort(order.begin(), order.begin() + top, order.end(), [&](std::int64_t a, std::int64_t b) {
-    return r.recon_error[static_cast<std::size_t>(a)] > r.recon_error[static_cast<std::size_t>(b)];
-  });
-  r.outlier_index.assign(order.begin(), order.begin() + top);
+  const auto top = top_scores(r.recon_error.data(), r.recon_error.size(), kTopOutliers);
+  r.outlier_index.assign(top.begin(), top.end());
   r.outlier_rows = rows_to_host(data, r.outlier_index);
   auto median = std::get<0>(data.median(0)).to(torch::kCPU).contiguous();
   r.median_beat.assign(median.data_ptr<float>(), median.data_ptr<float>() + median.numel());
@@ -489,6 +485,17 @@ TrainResult score_with_model(BeatMatrix beats, const std::string& model_path) {
   score_all(model, in.data, beats.on_cuda, result);
   result.score_seconds = seconds_since(t0);
   return result;
+}
+
+std::vector<std::size_t> top_scores(const float* scores, std::size_t n, std::size_t k) {
+  std::vector<std::size_t> idx;
+  for (std::size_t i = 0; i < n; ++i)
+    if (std::isfinite(scores[i])) idx.push_back(i);
+  k = std::min(k, idx.size());
+  std::partial_sort(idx.begin(), idx.begin() + static_cast<std::ptrdiff_t>(k), idx.end(),
+                    [&](std::size_t a, std::size_t b) { return scores[a] > scores[b] || (scores[a] == scores[b] && a < b); });
+  idx.resize(k);
+  return idx;
 }
 
 std::string torch_version() {

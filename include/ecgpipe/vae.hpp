@@ -77,6 +77,11 @@ std::string read_model_meta(const std::string& model_path);
 // do not fit that beat length or there are no beats.
 TrainResult score_with_model(BeatMatrix beats, const std::string& model_path);
 
+// Indices of the `k` highest of scores[0..n) (higher = more unusual), highest first, ties in
+// index order, non-finite scores skipped: the one ranking outliers.csv, the report's outlier rows
+// and its scatter use.
+std::vector<std::size_t> top_scores(const float* scores, std::size_t n, std::size_t k);
+
 // "LibTorch x.y.z" and whether it was built with CUDA and sees a device.
 std::string torch_version();
 bool torch_cuda_available();

@@ -1,0 +1,21 @@
+// Options that several subcommands share, defined once so their names, checks and help agree.
+#include <CLI/CLI.hpp>
+
+#include "commands.hpp"
+#include "ecgpipe/csv.hpp"
+
+namespace ecgpipe::cli {
+
+void add_input_options(CLI::App& cmd, std::string& input, CsvOptions& csv) {
+  cmd.add_option("file", input, "ECG CSV file (one numeric column used)")->required();
+  cmd.add_option("--column", csv.column, "Column to read: header name or 0-based index (default: 'heartbeats', else 0)");
+  cmd.add_flag_callback("--no-header", [&csv] { csv.has_header = false; }, "The file has no header line");
+}
+
+void add_device_option(CLI::App& cmd, std::string& device) {
+  cmd.add_option("--device", device, "cpu, cuda, or auto (cuda when a GPU and CUDA LibTorch are present)")
+      ->check(CLI::IsMember({"auto", "cpu", "cuda"}, CLI::ignore_case))
+      ->capture_default_str();
+}
+
+}  // namespace ecgpipe::cli
