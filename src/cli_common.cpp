@@ -7,8 +7,10 @@
 namespace ecgpipe::cli {
 
 void add_input_options(CLI::App& cmd, std::string& input, CsvOptions& csv) {
-  cmd.add_option("file", input, "ECG CSV file (one numeric column used)")->required();
-  cmd.add_option("--column", csv.column, "Column to read: header name or 0-based index (default: 'heartbeats', else 0)");
+  cmd.add_option("file", input, "ECG CSV file (one numeric column used), or a WFDB record's .hea/.dat (one channel)")
+      ->required();
+  cmd.add_option("--column", csv.column, "Column to read: header name or 0-based index (default: 'heartbeats', else 0); for a WFDB record, "
+                 "the channel: description (e.g. MLII) or 0-based index (default 0)");
   cmd.add_flag_callback("--no-header", [&csv] { csv.has_header = false; }, "The file has no header line");
 }
 

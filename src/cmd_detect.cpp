@@ -13,6 +13,7 @@
 #include "ecgpipe/detect.hpp"
 #include "ecgpipe/error.hpp"
 #include "ecgpipe/peaks.hpp"
+#include "ecgpipe/wfdb.hpp"
 
 namespace ecgpipe::cli {
 
@@ -22,7 +23,7 @@ struct DetectArgs {
   CsvOptions csv;
   double fs = kSeedFs;
   SampleWindows windows;
-  CLI::Option *ricker = nullptr, *nms = nullptr, *min_length = nullptr, *max_length = nullptr;
+  CLI::Option *fs_option = nullptr, *ricker = nullptr, *nms = nullptr, *min_length = nullptr, *max_length = nullptr;
 };
 }  // namespace
 
@@ -30,7 +31,7 @@ void add_detect_command(CLI::App& app) {
   auto a = std::make_shared<DetectArgs>();
   auto* cmd = app.add_subcommand("detect", "Detect R peaks only (no training); write index,r_peak");
   add_input_options(*cmd, a->input, a->csv);
-  cmd->add_option("--fs", a->fs, "Sampling rate, Hz (scales every window)")->capture_default_str();
+  a->fs_option = cmd->add_option("--fs", a->fs, "Sampling rate, Hz (scales every window) [default: a WFDB header's, else 250]");
   cmd->add_option("--preset", a->preset, "robust (adaptive thresholds) or seed (the notebook's gates)")
       ->check(CLI::IsMember({"seed", "robust"}, CLI::ignore_case))
       ->capture_default_str();
@@ -40,6 +41,8 @@ void add_detect_command(CLI::App& app) {
   a->max_length = cmd->add_option("--max-length", a->windows.max_length, "seed: longest beat, samples [default: 1.024 s]");
   cmd->add_option("--out", a->out, "Output CSV (index,r_peak)")->capture_default_str();
   cmd->callback([a] {
+    if (a->fs_option->count() == 0)  // a WFDB header knows its rate; a CSV does not
+      if (const auto header_fs = signal_file_fs(a->input)) a->fs = *header_fs;
     const SampleWindows def = seed_windows(a->fs);
     SampleWindows w = a->windows;
     if (a->ricker->count() == 0) w.ricker_width = def.ricker_width;
@@ -48,7 +51,7 @@ void add_detect_command(CLI::App& app) {
     if (a->max_length->count() == 0) w.max_length = def.max_length;
     const Preset preset = parse_preset(a->preset);
 
-    const std::vector<float> signal = read_csv_column(a->input, a->csv);
+    const std::vector<float> signal = read_signal(a->input, a->csv, a->fs);
     const std::vector<double> y = bandpass_cpu(signal, w.ricker_width);
     std::vector<std::int64_t> peaks;
     std::size_t candidates = 0;

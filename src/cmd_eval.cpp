@@ -1,4 +1,5 @@
-// `ecgpipe eval --reference REF.csv DETECTIONS.csv`: beat-detection Se / +P / F1 (issue 4).
+// `ecgpipe eval --reference REF DETECTIONS.csv`: beat-detection Se / +P / F1 (issue 4), with
+// EC57's VF-episode exclusion for a WFDB .atr reference and the AUROC of an outlier score.
 #include <CLI/CLI.hpp>
 
 #include <iostream>
@@ -14,8 +15,9 @@ namespace {
 struct EvalArgs {
   std::string reference;
   std::string detections;
-  double tolerance_ms = 150.0;  // ANSI/AAMI EC57 match window
-  double fs = 250.0;
+  std::string score_column;
+  EvalOptions options;  // tolerance 150 ms: the ANSI/AAMI EC57 match window
+  bool no_vf_exclusion = false;
   bool json = false;
 };
 constexpr int kJsonIndent = 2;
@@ -26,21 +28,30 @@ void add_eval_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "eval",
       "Match detected R peaks to reference beats (one to one within +-tolerance, as WFDB bxb / "
-      "AAMI EC57) and report TP, FN, FP, Se, +P and F1");
+      "AAMI EC57) and report TP, FN, FP, Se, +P and F1, and the AUROC of an outlier score");
   cmd->add_option("DETECTIONS", args->detections,
                   "CSV of detected R-peak samples: column r_peak (ecgpipe beats.csv), else "
-                  "sample, else the first column")
+                  "sample, else the first column; optionally a score column (--score-column)")
       ->required();
   cmd->add_option("--reference", args->reference,
-                  "reference annotations CSV (sample,symbol); non-beat symbols are skipped")
+                  "reference annotations: a WFDB annotation file (.atr; VF episodes are excluded) or a "
+                  "CSV (sample,symbol; no rhythm information); non-beat annotations are skipped")
       ->required();
-  cmd->add_option("--tolerance-ms", args->tolerance_ms, "match window, ms (a distance equal to it matches)")
+  cmd->add_option("--tolerance-ms", args->options.tolerance_ms,
+                  "match window, ms (a distance equal to it matches)")
       ->capture_default_str();
-  cmd->add_option("--fs", args->fs, "sampling rate of both files, Hz")->capture_default_str();
+  cmd->add_option("--fs", args->options.fs, "sampling rate of both files, Hz")->capture_default_str();
+  cmd->add_flag("--no-vf-exclusion", args->no_vf_exclusion,
+                "compare beats inside the reference's ventricular flutter/fibrillation episodes too "
+                "(EC57 and bxb leave them out)");
+  cmd->add_option("--score-column", args->score_column,
+                  "outlier score column of DETECTIONS for the AUROC (abnormal S/V/F/Q vs N among matched "
+                  "beats) [default: score, else recon_error, else no AUROC]");
   cmd->add_flag("--json", args->json, "print a JSON object instead of text");
   cmd->callback([args]() {
-    const EvalReport report =
-        evaluate_files(args->reference, args->detections, args->tolerance_ms, args->fs);
+    EvalOptions options = args->options;
+    options.vf_exclusion = !args->no_vf_exclusion;
+    const EvalReport report = evaluate_files(args->reference, args->detections, options, args->score_column);
     if (args->json)
       std::cout << eval_report_json(report).dump(kJsonIndent) << '\n';
     else

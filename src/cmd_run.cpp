@@ -10,6 +10,7 @@
 
 #include "commands.hpp"
 #include "ecgpipe/pipeline.hpp"
+#include "ecgpipe/wfdb.hpp"
 
 namespace ecgpipe::cli {
 namespace {
@@ -20,7 +21,7 @@ struct RunArgs {
   std::string device = "auto";
   std::string preset = "seed";
   // Window options given on the command line keep their value; the others follow --fs.
-  CLI::Option *ricker = nullptr, *nms = nullptr, *min_length = nullptr, *max_length = nullptr;
+  CLI::Option *fs_option = nullptr, *ricker = nullptr, *nms = nullptr, *min_length = nullptr, *max_length = nullptr;
 };
 
 void print_summary(const RunOptions& o, const RunResult& r) {
@@ -44,8 +45,9 @@ void add_run_command(CLI::App& app) {
                   "detector, far more accurate on real ECG (detection on the CPU for now)")
       ->check(CLI::IsMember({"robust", "seed"}, CLI::ignore_case))
       ->capture_default_str();
-  cmd->add_option("--fs", o.fs, "Sampling rate, Hz: the windows below are durations scaled from their 250 Hz values")
-      ->capture_default_str();
+  args->fs_option = cmd->add_option("--fs", o.fs,
+                                    "Sampling rate, Hz: the windows below are durations scaled from their 250 Hz "
+                                    "values [default: a WFDB header's rate, else 250]");
   args->ricker = cmd->add_option("--ricker-width", o.ricker_width, "Ricker wavelet width in samples (0.12 s)")->capture_default_str();
   args->nms = cmd->add_option("--nms-window", o.nms_window, "seed: R-peak non-maximum suppression window in samples (0.72 s)")
       ->capture_default_str();
@@ -69,6 +71,8 @@ void add_run_command(CLI::App& app) {
     auto& opts = args->options;
     opts.device = parse_device(args->device);
     opts.preset = parse_preset(args->preset);
+    if (args->fs_option->count() == 0)  // a WFDB header knows its rate; a CSV does not
+      if (const auto header_fs = signal_file_fs(opts.input)) opts.fs = *header_fs;
     const SampleWindows scaled = seed_windows(opts.fs);  // = the defaults at 250 Hz
     if (args->ricker->count() == 0) opts.ricker_width = scaled.ricker_width;
     if (args->nms->count() == 0) opts.nms_window = scaled.nms_window;

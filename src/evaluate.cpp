@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <numeric>
@@ -369,19 +370,191 @@ std::vector<ClassCounts> per_class_counts(const ReferenceBeats& reference, const
   return out;
 }
 
-EvalReport evaluate_files(const std::string& reference_path, const std::string& detections_path,
-                          double tolerance_ms, double fs) {
+std::vector<Episode> vf_episodes(const std::vector<Annotation>& annotations) {
+  constexpr std::string_view kVfRhythm = "(VF";  // "(VFL": ventricular flutter; "(VF" in other databases
+  std::vector<Episode> out;
+  bool in_vf = false;
+  for (const Annotation& a : annotations) {
+    const bool rhythm = a.symbol == '+' && !a.aux.empty();
+    const bool vf_rhythm = rhythm && std::string_view(a.aux).substr(0, kVfRhythm.size()) == kVfRhythm;
+    if (!in_vf && (a.symbol == '[' || vf_rhythm)) {
+      out.push_back(Episode{a.sample, kEpisodeToEnd});
+      in_vf = true;
+    } else if (in_vf && (a.symbol == ']' || (rhythm && !vf_rhythm))) {
+      out.back().end = a.sample;
+      in_vf = false;
+    }
+  }
+  return out;
+}
+
+ReferenceBeats reference_from_annotations(const std::vector<Annotation>& annotations) {
+  ReferenceBeats ref;
+  ref.has_rhythm = true;
+  for (const Annotation& a : annotations) {
+    if (!is_beat_symbol(a.symbol)) {
+      ++ref.skipped_non_beats;
+      continue;
+    }
+    ref.samples.push_back(a.sample);
+    ref.symbols.push_back(a.symbol);
+  }
+  ref.vf_episodes = vf_episodes(annotations);
+  return ref;
+}
+
+ReferenceBeats read_reference(const std::string& path) {
+  if (lower(std::filesystem::path(path).extension().string()) == ".atr")
+    return reference_from_annotations(read_wfdb_annotations(path));
+  return read_reference_csv(path);
+}
+
+Detections read_detections_with_scores(const std::string& path, const std::string& score_column) {
+  struct Reader {
+    const std::string& path;
+    const std::string& wanted;
+    Detections out;
+    std::size_t score_index = 0;
+    bool has_score = false;
+    std::size_t header(const std::vector<std::string>& h) {
+      const auto find = [&](const std::string& name) { return std::find(h.begin(), h.end(), lower(name)); };
+      if (!wanted.empty()) {
+        const auto it = find(wanted);
+        if (it == h.end()) throw InputError(path + ": no score column '" + wanted + "' in the header");
+        score_index = static_cast<std::size_t>(it - h.begin());
+        has_score = true;
+        out.score_column = *it;
+      } else {
+        for (const char* name : {"score", "recon_error"}) {  // default choice: see the header
+          const auto it = find(name);
+          if (it == h.end()) continue;
+          score_index = static_cast<std::size_t>(it - h.begin());
+          has_score = true;
+          out.score_column = name;
+          break;
+        }
+      }
+      for (const char* name : {"r_peak", "sample"}) {
+        const auto it = find(name);
+        if (it != h.end()) return static_cast<std::size_t>(it - h.begin());
+      }
+      return 0;
+    }
+    void row(const std::vector<std::string>& f, std::size_t line, std::size_t index) {
+      if (f.size() <= index || (has_score && f.size() <= score_index))
+        throw InputError(cell_error(path, line, "too few fields"));
+      std::int64_t v = 0;
+      if (!parse_sample(f[index], v))
+        throw InputError(cell_error(path, line, "'" + f[index] + "' is not a sample index"));
+      out.r_peaks.push_back(v);
+      if (!has_score) return;
+      const std::string cell(trim(f[score_index]));
+      char* end = nullptr;
+      const double score = cell.empty() ? kNaN : std::strtod(cell.c_str(), &end);
+      if (cell.empty() || end != cell.c_str() + cell.size() || !std::isfinite(score))
+        throw InputError(cell_error(path, line, "score '" + f[score_index] + "' is not a finite number"));
+      out.scores.push_back(static_cast<float>(score));
+    }
+  } reader{path, score_column, {}};
+  read_csv(path, reader);
+  return std::move(reader.out);
+}
+
+namespace {
+
+bool in_any(const std::vector<Episode>& episodes, std::int64_t t) {
+  return std::any_of(episodes.begin(), episodes.end(), [t](const Episode& e) { return t >= e.start && t < e.end; });
+}
+
+// AUROC of `scores` for matched beats of class `positive` (0: all of S V F Q) against matched N.
+AurocResult auroc_for(const ReferenceBeats& ref, const MatchResult& m, const std::vector<float>& scores,
+                      char positive) {
+  AurocResult r;
+  r.positive = positive == 0 ? "abnormal" : std::string(1, positive);
+  std::vector<float> s;
+  std::vector<int> labels;
+  for (std::size_t i = 0; i < ref.symbols.size(); ++i) {
+    const std::int64_t d = m.matched_detection[i];
+    if (d < 0) continue;
+    const char c = aami_class(ref.symbols[i]);
+    const bool pos = positive == 0 ? c != 'N' : c == positive;
+    if (c != 'N' && !pos) continue;
+    s.push_back(scores[static_cast<std::size_t>(d)]);
+    labels.push_back(pos ? 1 : 0);
+    ++(pos ? r.positives : r.negatives);
+  }
+  r.auroc = auroc(s, labels);
+  return r;
+}
+
+}  // namespace
+
+EvalReport evaluate_detections(const ReferenceBeats& reference, const std::vector<std::int64_t>& r_peaks,
+                               const std::vector<float>& scores, const EvalOptions& o) {
+  if (!scores.empty() && scores.size() != r_peaks.size())
+    throw InternalError("evaluate_detections: " + std::to_string(scores.size()) + " scores for " +
+                        std::to_string(r_peaks.size()) + " detections");
   EvalReport rep;
-  rep.reference_path = reference_path;
-  rep.detections_path = detections_path;
-  rep.fs = fs;
-  rep.tolerance_ms = tolerance_ms;
-  rep.tolerance_samples = tolerance_samples(tolerance_ms, fs);
-  const ReferenceBeats ref = read_reference_csv(reference_path);
-  const std::vector<std::int64_t> det = read_detections_csv(detections_path);
-  rep.skipped_non_beats = ref.skipped_non_beats;
+  rep.fs = o.fs;
+  rep.tolerance_ms = o.tolerance_ms;
+  rep.tolerance_samples = tolerance_samples(o.tolerance_ms, o.fs);
+  rep.skipped_non_beats = reference.skipped_non_beats;
+  rep.vf_exclusion = o.vf_exclusion;
+  rep.reference_has_rhythm = reference.has_rhythm;
+
+  // EC57 / bxb: no beat-by-beat comparison inside VF episodes, for either side.
+  const std::vector<Episode> none;
+  const std::vector<Episode>& episodes = o.vf_exclusion ? reference.vf_episodes : none;
+  ReferenceBeats ref;
+  ref.skipped_non_beats = reference.skipped_non_beats;
+  std::int64_t last = 0;  // the last event, where an episode "to the end" stops for its duration
+  for (std::size_t i = 0; i < reference.samples.size(); ++i) {
+    last = std::max(last, reference.samples[i] + 1);
+    if (in_any(episodes, reference.samples[i])) {
+      ++rep.excluded_reference_beats;
+      continue;
+    }
+    ref.samples.push_back(reference.samples[i]);
+    ref.symbols.push_back(reference.symbols[i]);
+  }
+  std::vector<std::int64_t> det;
+  std::vector<float> det_scores;
+  for (std::size_t j = 0; j < r_peaks.size(); ++j) {
+    last = std::max(last, r_peaks[j] + 1);
+    if (in_any(episodes, r_peaks[j])) {
+      ++rep.excluded_detections;
+      continue;
+    }
+    det.push_back(r_peaks[j]);
+    if (!scores.empty()) det_scores.push_back(scores[j]);
+  }
+  for (Episode e : episodes) {
+    rep.excluded_episodes.push_back(e);
+    const std::int64_t end = e.end == kEpisodeToEnd ? std::max(last, e.start) : e.end;
+    rep.excluded_seconds += static_cast<double>(end - e.start) / o.fs;
+  }
+
   rep.match = match_beats(ref.samples, det, rep.tolerance_samples);
   rep.classes = per_class_counts(ref, rep.match);
+  if (!scores.empty()) {
+    for (float v : det_scores)
+      if (!std::isfinite(v)) throw InputError("evaluate_detections: a detection's score is not finite");
+    rep.aurocs.push_back(auroc_for(ref, rep.match, det_scores, 0));
+    for (char c : kAamiClasses)
+      if (c != 'N') rep.aurocs.push_back(auroc_for(ref, rep.match, det_scores, c));
+  }
+  return rep;
+}
+
+EvalReport evaluate_files(const std::string& reference_path, const std::string& detections_path,
+                          const EvalOptions& options, const std::string& score_column) {
+  tolerance_samples(options.tolerance_ms, options.fs);  // option errors before reading files
+  const ReferenceBeats ref = read_reference(reference_path);
+  const Detections det = read_detections_with_scores(detections_path, score_column);
+  EvalReport rep = evaluate_detections(ref, det.r_peaks, det.scores, options);
+  rep.reference_path = reference_path;
+  rep.detections_path = detections_path;
+  rep.score_column = det.score_column;
   return rep;
 }
 
@@ -405,6 +578,17 @@ std::string eval_report_text(const EvalReport& r) {
   std::snprintf(buf, sizeof buf, "tolerance:  %g ms = %lld samples at %g Hz\n", r.tolerance_ms,
                 static_cast<long long>(r.tolerance_samples), r.fs);
   out += buf;
+  if (!r.vf_exclusion) {
+    out += "VF episodes: not excluded (--no-vf-exclusion)\n";
+  } else if (!r.reference_has_rhythm) {
+    out += "VF episodes: not excluded (a sample,symbol CSV reference has no rhythm annotations; use the .atr)\n";
+  } else {
+    std::snprintf(buf, sizeof buf,
+                  "VF episodes: %zu excluded (%.1f s): %lld reference beats and %lld detections not counted\n",
+                  r.excluded_episodes.size(), r.excluded_seconds, static_cast<long long>(r.excluded_reference_beats),
+                  static_cast<long long>(r.excluded_detections));
+    out += buf;
+  }
   std::snprintf(buf, sizeof buf, "TP %lld  FN %lld  FP %lld\n", static_cast<long long>(m.tp),
                 static_cast<long long>(m.fn), static_cast<long long>(m.fp));
   out += buf;
@@ -417,6 +601,21 @@ std::string eval_report_text(const EvalReport& r) {
                   pct(ratio(c.detected, c.reference)).c_str());
     out += buf;
   }
+  if (r.aurocs.empty()) {
+    out += "AUROC: n/a (no score column in the detections)\n";
+  } else {
+    for (const AurocResult& a : r.aurocs) {
+      const std::string value = std::isnan(a.auroc) ? std::string("n/a") : [&] {
+        char v[32];
+        std::snprintf(v, sizeof v, "%.4f", a.auroc);
+        return std::string(v);
+      }();
+      std::snprintf(buf, sizeof buf, "AUROC of %s, %s vs N: %s (%lld vs %lld matched beats)\n",
+                    r.score_column.empty() ? "the score" : r.score_column.c_str(), a.positive.c_str(), value.c_str(),
+                    static_cast<long long>(a.positives), static_cast<long long>(a.negatives));
+      out += buf;
+    }
+  }
   return out;
 }
 
@@ -428,6 +627,12 @@ nlohmann::json eval_report_json(const EvalReport& r) {
     classes[std::string(1, c.aami)] = {{"reference", c.reference},
                                        {"detected", c.detected},
                                        {"se", num(ratio(c.detected, c.reference))}};
+  nlohmann::json episodes = nlohmann::json::array();
+  for (const Episode& e : r.excluded_episodes)
+    episodes.push_back({{"start", e.start}, {"end", e.end == kEpisodeToEnd ? nlohmann::json(nullptr) : nlohmann::json(e.end)}});
+  nlohmann::json aurocs = nlohmann::json::object();
+  for (const AurocResult& a : r.aurocs)
+    aurocs[a.positive] = {{"auroc", num(a.auroc)}, {"positives", a.positives}, {"negatives", a.negatives}};
   return {{"reference", r.reference_path},
           {"detections", r.detections_path},
           {"fs", r.fs},
@@ -442,7 +647,17 @@ nlohmann::json eval_report_json(const EvalReport& r) {
           {"se", num(m.sensitivity())},
           {"ppv", num(m.positive_predictivity())},
           {"f1", num(m.f1())},
-          {"classes", classes}};
+          {"classes", classes},
+          {"vf_exclusion",
+           {{"enabled", r.vf_exclusion},
+            {"reference_has_rhythm", r.reference_has_rhythm},
+            {"episodes", episodes.size()},
+            {"seconds", r.excluded_seconds},
+            {"episode_samples", episodes},
+            {"excluded_reference_beats", r.excluded_reference_beats},
+            {"excluded_detections", r.excluded_detections}}},
+          {"score_column", r.score_column.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.score_column)},
+          {"auroc", r.aurocs.empty() ? nlohmann::json(nullptr) : aurocs}};
 }
 
 }  // namespace ecgpipe

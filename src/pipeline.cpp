@@ -18,6 +18,7 @@
 #include "ecgpipe/error.hpp"
 #include "ecgpipe/peaks.hpp"
 #include "ecgpipe/report.hpp"
+#include "ecgpipe/wfdb.hpp"
 #include "output.hpp"
 #include "segment.hpp"
 
@@ -189,7 +190,7 @@ std::string run_report_json(const RunOptions& o, const RunResult& r) { return re
 Segmentation segment_cpu(const RunOptions& o) {
   Segmentation seg;
   auto t0 = Clock::now();
-  const std::vector<float> signal = read_csv_column(o.input, o.csv);
+  const std::vector<float> signal = read_signal(o.input, o.csv, o.fs);  // CSV or WFDB record
   seg.samples = signal.size();
   seg.seconds.csv = seconds_since(t0);
   seg.signal_excerpt.assign(signal.begin(), signal.begin() + static_cast<std::ptrdiff_t>(report_excerpt_samples(o.fs, signal.size())));

@@ -278,7 +278,7 @@ TEST_F(EvalFiles, DetectionErrors) {
 TEST_F(EvalFiles, EvaluateFilesReportsCountsPerClassAndJson) {
   const auto ref = write("ref.csv", "sample,symbol\n100,N\n300,V\n500,A\n700,N\n710,+\n");
   const auto det = write("det.csv", "sample\n101\n296\n702\n900\n");
-  const ecgpipe::EvalReport r = ecgpipe::evaluate_files(ref, det, 150, 250);
+  const ecgpipe::EvalReport r = ecgpipe::evaluate_files(ref, det, ecgpipe::EvalOptions{250, 150});
   EXPECT_EQ(r.tolerance_samples, kTol250);
   EXPECT_EQ(r.match.tp, 3);
   EXPECT_EQ(r.match.fn, 1);
@@ -306,9 +306,219 @@ TEST_F(EvalFiles, EvaluateFilesReportsCountsPerClassAndJson) {
 TEST_F(EvalFiles, EmptyReferenceGivesNullSensitivity) {
   const auto ref = write("ref.csv", "sample,symbol\n");
   const auto det = write("det.csv", "sample\n5\n");
-  const nlohmann::json j = ecgpipe::eval_report_json(ecgpipe::evaluate_files(ref, det, 150, 250));
+  const nlohmann::json j = ecgpipe::eval_report_json(ecgpipe::evaluate_files(ref, det, ecgpipe::EvalOptions{250, 150}));
   EXPECT_TRUE(j["se"].is_null());
   EXPECT_EQ(j["fp"], 1);
+}
+
+// --- VF episodes (EC57 exclusion) and AUROC of a score.
+
+ecgpipe::Annotation ann(std::int64_t sample, char symbol, const std::string& aux = "") {
+  ecgpipe::Annotation a;
+  a.sample = sample;
+  a.symbol = symbol;
+  a.aux = aux;
+  return a;
+}
+
+TEST(VfEpisodes, OnsetOffsetAndRhythmChanges) {
+  using ecgpipe::kEpisodeToEnd;
+  // MIT-BIH style: '[' then "(VFL", ']' then "(N": the episode is '[' .. ']'.
+  auto e = ecgpipe::vf_episodes({ann(5, 'N'), ann(100, '['), ann(110, '+', "(VFL"), ann(150, '!'), ann(200, ']'),
+                                 ann(210, '+', "(N"), ann(220, ']')});  // a stray ']' outside VF: ignored
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(e[0].start, 100);
+  EXPECT_EQ(e[0].end, 200);
+  // A "(VF" rhythm change alone opens an episode; the next other rhythm change closes it.
+  e = ecgpipe::vf_episodes({ann(50, '+', "(VF"), ann(80, '+', "(VT"), ann(90, '+', "(N")});
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(e[0].start, 50);
+  EXPECT_EQ(e[0].end, 80);
+  // An onset never closed runs to the end; a rhythm annotation without aux changes nothing.
+  e = ecgpipe::vf_episodes({ann(300, '['), ann(310, '+'), ann(400, 'N')});
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(e[0].start, 300);
+  EXPECT_EQ(e[0].end, kEpisodeToEnd);
+  EXPECT_TRUE(ecgpipe::vf_episodes({ann(1, 'N'), ann(2, '+', "(AFIB")}).empty());
+}
+
+// ref N50 N100 V150 N200 N350; episodes [100, 200) and [300, end).
+ecgpipe::ReferenceBeats vf_reference() {
+  return ecgpipe::reference_from_annotations({ann(50, 'N'), ann(100, '['), ann(100, 'N'), ann(150, 'V'), ann(200, ']'),
+                                              ann(200, 'N'), ann(300, '['), ann(350, 'N')});
+}
+
+TEST(EvaluateDetections, ExcludesVfEpisodesHalfOpenAndToTheEnd) {
+  const ecgpipe::ReferenceBeats ref = vf_reference();
+  EXPECT_EQ(ref.samples, (V{50, 100, 150, 200, 350}));
+  EXPECT_EQ(ref.skipped_non_beats, 3u);
+  const V det{52, 101, 160, 205, 330, 352};
+  const ecgpipe::EvalReport r = ecgpipe::evaluate_detections(ref, det, {}, ecgpipe::EvalOptions{250, 150});
+  // Beats at the onset sample are inside, at the offset sample outside.
+  EXPECT_EQ(r.excluded_reference_beats, 3);  // 100, 150, 350
+  EXPECT_EQ(r.excluded_detections, 4);       // 101, 160, 330, 352
+  EXPECT_EQ(r.match.tp, 2);
+  EXPECT_EQ(r.match.fn, 0);
+  EXPECT_EQ(r.match.fp, 0);
+  ASSERT_EQ(r.excluded_episodes.size(), 2u);
+  // 100 samples + (last event 352, +1) - 300 = 53 samples, at 250 Hz.
+  EXPECT_DOUBLE_EQ(r.excluded_seconds, 100.0 / 250 + 53.0 / 250);
+  EXPECT_EQ(r.classes[2].reference, 0);  // the V beat was inside the episode
+  const nlohmann::json j = ecgpipe::eval_report_json(r);
+  EXPECT_EQ(j["vf_exclusion"]["episodes"], 2);
+  EXPECT_EQ(j["vf_exclusion"]["excluded_reference_beats"], 3);
+  EXPECT_EQ(j["vf_exclusion"]["excluded_detections"], 4);
+  EXPECT_TRUE(j["vf_exclusion"]["episode_samples"][1]["end"].is_null());
+  EXPECT_EQ(j["vf_exclusion"]["episode_samples"][0]["end"], 200);
+  const std::string text = ecgpipe::eval_report_text(r);
+  EXPECT_NE(text.find("VF episodes: 2 excluded (0.6 s): 3 reference beats and 4 detections not counted"),
+            std::string::npos)
+      << text;
+}
+
+TEST(EvaluateDetections, DetectionJustBeforeOffsetIsExcluded) {
+  // Detection 199 is inside [100, 200): the reference beat at 200 is then missed.
+  const ecgpipe::EvalReport r = ecgpipe::evaluate_detections(vf_reference(), {50, 199}, {}, ecgpipe::EvalOptions{250, 150});
+  EXPECT_EQ(r.excluded_detections, 1);
+  EXPECT_EQ(r.match.tp, 1);
+  EXPECT_EQ(r.match.fn, 1);
+  EXPECT_EQ(r.match.fp, 0);
+}
+
+TEST(EvaluateDetections, NoVfExclusionComparesEverything) {
+  ecgpipe::EvalOptions o{250, 150};
+  o.vf_exclusion = false;
+  const ecgpipe::EvalReport r = ecgpipe::evaluate_detections(vf_reference(), {52, 101, 160, 205, 330, 352}, {}, o);
+  EXPECT_EQ(r.match.tp, 5);
+  EXPECT_EQ(r.match.fp, 1);
+  EXPECT_EQ(r.excluded_reference_beats, 0);
+  EXPECT_TRUE(r.excluded_episodes.empty());
+  EXPECT_NE(ecgpipe::eval_report_text(r).find("not excluded (--no-vf-exclusion)"), std::string::npos);
+}
+
+// ref N100 N200 V300 A400 F500, all detected; an unmatched detection at 2000.
+ecgpipe::EvalReport scored(const std::vector<float>& scores) {
+  ecgpipe::ReferenceBeats ref;
+  ref.samples = {100, 200, 300, 400, 500};
+  ref.symbols = {'N', 'N', 'V', 'A', 'F'};
+  return ecgpipe::evaluate_detections(ref, {100, 200, 300, 400, 500, 2000}, scores, ecgpipe::EvalOptions{250, 150});
+}
+
+TEST(EvaluateDetections, AurocPerfectReversedAndTied) {
+  const auto value = [](const ecgpipe::EvalReport& r, const std::string& cls) {
+    for (const auto& a : r.aurocs)
+      if (a.positive == cls) return a.auroc;
+    ADD_FAILURE() << "no AUROC for " << cls;
+    return 0.0;
+  };
+  // The unmatched detection's score (last) plays no part.
+  const ecgpipe::EvalReport perfect = scored({0.1f, 0.2f, 0.9f, 0.8f, 0.7f, 100.0f});
+  ASSERT_EQ(perfect.aurocs.size(), 5u);
+  EXPECT_EQ(perfect.aurocs[0].positive, "abnormal");
+  EXPECT_EQ(perfect.aurocs[0].positives, 3);
+  EXPECT_EQ(perfect.aurocs[0].negatives, 2);
+  EXPECT_EQ(value(perfect, "abnormal"), 1.0);
+  EXPECT_EQ(value(perfect, "V"), 1.0);
+  EXPECT_EQ(value(perfect, "S"), 1.0);
+  EXPECT_EQ(value(perfect, "F"), 1.0);
+  EXPECT_TRUE(std::isnan(value(perfect, "Q")));  // no Q beats
+  const ecgpipe::EvalReport reversed = scored({0.9f, 0.8f, 0.1f, 0.2f, 0.3f, -5.0f});
+  EXPECT_EQ(value(reversed, "abnormal"), 0.0);
+  const ecgpipe::EvalReport tied = scored({1, 1, 1, 1, 1, 1});
+  EXPECT_EQ(value(tied, "abnormal"), 0.5);
+  // Mixed: V above both N (2 of 2 pairs), A between them (1 of 2), F below both (0 of 2): 3 / 6.
+  const ecgpipe::EvalReport mixed = scored({0.2f, 0.4f, 0.9f, 0.3f, 0.1f, 0});
+  EXPECT_EQ(value(mixed, "abnormal"), 0.5);
+  EXPECT_EQ(value(mixed, "F"), 0.0);
+  EXPECT_EQ(value(mixed, "S"), 0.5);
+  const nlohmann::json j = ecgpipe::eval_report_json(mixed);
+  EXPECT_EQ(j["auroc"]["abnormal"]["auroc"].get<double>(), 0.5);
+  EXPECT_EQ(j["auroc"]["V"]["positives"], 1);
+  EXPECT_TRUE(j["auroc"]["Q"]["auroc"].is_null());
+  EXPECT_NE(ecgpipe::eval_report_text(mixed).find("S vs N: 0.5000 (1 vs 2 matched beats)"), std::string::npos)
+      << ecgpipe::eval_report_text(mixed);
+  EXPECT_THROW(scored({1, 2}), ecgpipe::InternalError);  // one score per detection
+  EXPECT_TRUE(scored({}).aurocs.empty());
+}
+
+TEST(EvaluateDetections, ScoresOfExcludedDetectionsAreDropped) {
+  // Detections 101 (inside VF) and 205: only 205 matches; one N, no abnormal -> NaN.
+  const auto r = ecgpipe::evaluate_detections(vf_reference(), {101, 205}, {5.0f, 1.0f}, ecgpipe::EvalOptions{250, 150});
+  ASSERT_FALSE(r.aurocs.empty());
+  EXPECT_EQ(r.aurocs[0].negatives, 1);
+  EXPECT_EQ(r.aurocs[0].positives, 0);
+  EXPECT_TRUE(std::isnan(r.aurocs[0].auroc));
+}
+
+TEST_F(EvalFiles, ScoreColumnChoice) {
+  const auto ref = write("ref.csv", "sample,symbol\n100,N\n200,V\n");
+  const ecgpipe::EvalOptions o{250, 150};
+  // Default: `score`, else `recon_error`, else none.
+  auto r = ecgpipe::evaluate_files(ref, write("a.csv", "r_peak,recon_error,score\n100,9,1\n200,0,2\n"), o);
+  EXPECT_EQ(r.score_column, "score");
+  EXPECT_EQ(r.aurocs.at(0).auroc, 1.0);
+  r = ecgpipe::evaluate_files(ref, write("b.csv", "index,r_peak,recon_error,neg_elbo\n0,100,9,1\n1,200,0,2\n"), o);
+  EXPECT_EQ(r.score_column, "recon_error");
+  EXPECT_EQ(r.aurocs.at(0).auroc, 0.0);
+  r = ecgpipe::evaluate_files(ref, write("c.csv", "index,r_peak\n0,100\n1,200\n"), o);
+  EXPECT_TRUE(r.score_column.empty());
+  EXPECT_TRUE(r.aurocs.empty());
+  EXPECT_NE(ecgpipe::eval_report_text(r).find("AUROC: n/a (no score column"), std::string::npos);
+  EXPECT_TRUE(ecgpipe::eval_report_json(r)["auroc"].is_null());
+  // Asked for by name (case-insensitive header).
+  r = ecgpipe::evaluate_files(ref, write("d.csv", "r_peak,Neg_ELBO,recon_error\n100,1,9\n200,2,0\n"), o, "neg_elbo");
+  EXPECT_EQ(r.aurocs.at(0).auroc, 1.0);
+  EXPECT_THROW(ecgpipe::evaluate_files(ref, write("e.csv", "r_peak\n100\n"), o, "score"), ecgpipe::InputError);
+  try {
+    ecgpipe::evaluate_files(ref, write("f.csv", "r_peak,score\n100,1\n200,nan\n"), o);
+    ADD_FAILURE() << "no error for a NaN score";
+  } catch (const ecgpipe::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("f.csv:3: score 'nan' is not a finite number"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(EvalFiles, CsvReferenceHasNoRhythmSoNoExclusion) {
+  const auto ref = write("ref.csv", "sample,symbol\n100,N\n");
+  const auto r = ecgpipe::evaluate_files(ref, write("d.csv", "sample\n100\n"), ecgpipe::EvalOptions{250, 150});
+  EXPECT_FALSE(r.reference_has_rhythm);
+  EXPECT_NE(ecgpipe::eval_report_text(r).find("a sample,symbol CSV reference has no rhythm annotations"),
+            std::string::npos);
+  EXPECT_FALSE(ecgpipe::eval_report_json(r)["vf_exclusion"]["reference_has_rhythm"].get<bool>());
+}
+
+// A WFDB .atr reference written by hand: N 100, '[' 150, V 160, ']' 300, N 400 (at 250 Hz).
+TEST_F(EvalFiles, AtrReferenceThroughTheCli) {
+  std::string atr;
+  const auto word = [&](int code, unsigned value) {
+    const unsigned w = (static_cast<unsigned>(code) << 10) | value;
+    atr += static_cast<char>(w & 0xFF);
+    atr += static_cast<char>(w >> 8);
+  };
+  word(1, 100);
+  word(32, 50);
+  word(5, 10);
+  word(33, 140);
+  word(1, 100);
+  word(0, 0);
+  const auto ref = write("ref.atr", atr);
+  const auto det = write("det.csv", "r_peak,score\n100,0.5\n160,3\n400,0.25\n");
+  auto r = testutil::run_ecgpipe("eval --reference '" + ref + "' '" + det + "' --json", dir_);
+  ASSERT_EQ(r.code, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["tp"], 2);
+  EXPECT_EQ(j["fp"], 0);
+  EXPECT_EQ(j["vf_exclusion"]["excluded_reference_beats"], 1);
+  EXPECT_EQ(j["vf_exclusion"]["excluded_detections"], 1);
+  EXPECT_DOUBLE_EQ(j["vf_exclusion"]["seconds"].get<double>(), 150.0 / 250);
+  EXPECT_EQ(j["auroc"]["abnormal"]["positives"], 0);
+  r = testutil::run_ecgpipe("eval --reference '" + ref + "' '" + det + "' --json --no-vf-exclusion", dir_);
+  ASSERT_EQ(r.code, 0) << r.err;
+  j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["tp"], 3);
+  EXPECT_EQ(j["auroc"]["V"]["auroc"].get<double>(), 1.0);
+  r = testutil::run_ecgpipe("eval --reference '" + ref + "' '" + det + "' --score-column nope", dir_);
+  EXPECT_EQ(r.code, 3) << r.err;
+  EXPECT_NE(r.err.find("no score column 'nope'"), std::string::npos) << r.err;
 }
 
 }  // namespace

@@ -15,10 +15,13 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "ecgpipe/wfdb.hpp"
 
 namespace ecgpipe {
 
@@ -59,15 +62,43 @@ double auroc(const std::vector<float>& scores, const std::vector<int>& labels);
 char aami_class(char symbol);
 inline bool is_beat_symbol(char symbol) { return aami_class(symbol) != 0; }
 
-// Reference annotations read from a CSV with columns `sample` and `symbol` (any order, other
-// columns ignored; fields may be quoted). Non-beat annotations are dropped.
+// A ventricular flutter/fibrillation episode of the reference: samples [start, end).
+struct Episode {
+  std::int64_t start = 0;
+  std::int64_t end = 0;  // kEpisodeToEnd: runs to the end of the record
+};
+inline constexpr std::int64_t kEpisodeToEnd = std::numeric_limits<std::int64_t>::max();
+
+// Reference beat annotations, from a CSV with columns `sample` and `symbol` (any order, other
+// columns ignored; fields may be quoted) or from a WFDB MIT-format annotation file (.atr).
+// Non-beat annotations are dropped (counted in skipped_non_beats).
 struct ReferenceBeats {
   std::vector<std::int64_t> samples;
   std::vector<char> symbols;
   std::size_t skipped_non_beats = 0;
+  // Whether the source carries rhythm information (a .atr does, a sample,symbol CSV does not),
+  // and the VF episodes found in it (vf_episodes).
+  bool has_rhythm = false;
+  std::vector<Episode> vf_episodes;
 };
 // InputError for a missing file, no header, a missing column or a bad sample value.
 ReferenceBeats read_reference_csv(const std::string& path);
+
+// VF episodes of an annotation list (in file order), by WFDB's convention (the amap() of bxb /
+// epicmp, after ANSI/AAMI EC57): an episode begins at a VF onset '[' or at a rhythm change '+'
+// whose aux starts with "(VF" (e.g. "(VFL"), whichever comes first, and ends at the next VF
+// offset ']' or at the next rhythm change to anything else ("(N", "(VT", ...), whichever comes
+// first. An episode still open at the end runs to the end of the record (kEpisodeToEnd).
+// MIT-BIH marks each episode as '[' then "(VFL" some samples later, and ']' then "(N", so the
+// episode is '[' .. ']' (record 207: six episodes).
+std::vector<Episode> vf_episodes(const std::vector<Annotation>& annotations);
+
+// Beats (is_beat_symbol) and VF episodes of an annotation list; has_rhythm = true.
+ReferenceBeats reference_from_annotations(const std::vector<Annotation>& annotations);
+
+// The reference file by its extension: ".atr" (any case) -> MIT-format annotations
+// (read_wfdb_annotations), anything else -> read_reference_csv.
+ReferenceBeats read_reference(const std::string& path);
 
 // Detected R-peak samples: the column `r_peak` (ecgpipe's beats.csv) if the header has it, else
 // `sample`, else the first column. A value must be a non-negative integer (written as such or
@@ -82,22 +113,68 @@ struct ClassCounts {
 };
 std::vector<ClassCounts> per_class_counts(const ReferenceBeats& reference, const MatchResult& match);
 
+// Detections with their outlier scores: detection CSV plus (when chosen) one score column.
+struct Detections {
+  std::vector<std::int64_t> r_peaks;
+  std::vector<float> scores;  // one per r_peak, or empty when there is no score column
+  std::string score_column;   // the column read, or empty
+};
+// Reads the detections (read_detections_csv's column choice) and a score column: `score_column`
+// if given (InputError if the header lacks it), else `score` if present, else `recon_error`
+// (ecgpipe's beats.csv), else none. A score must be a finite number (InputError with the line).
+Detections read_detections_with_scores(const std::string& path, const std::string& score_column = "");
+
+// AUROC of an outlier score: `positive` ("abnormal" = S, V, F and Q together, or one class) vs
+// N, among matched beats. auroc is NaN when either side is empty.
+struct AurocResult {
+  std::string positive;
+  std::int64_t positives = 0;
+  std::int64_t negatives = 0;
+  double auroc = 0.0;
+};
+
 struct EvalReport {
   std::string reference_path, detections_path;
   double fs = 250.0;
   double tolerance_ms = 150.0;
   std::int64_t tolerance_samples = 37;
   std::size_t skipped_non_beats = 0;
-  MatchResult match;
+  MatchResult match;  // after the exclusion below (indices refer to the kept events)
   std::vector<ClassCounts> classes;
+  // VF exclusion (EC57): asked for, possible (the reference has rhythm information), and what
+  // it removed before matching.
+  bool vf_exclusion = true;
+  bool reference_has_rhythm = false;
+  std::vector<Episode> excluded_episodes;
+  double excluded_seconds = 0.0;  // an episode to the end counts up to the last annotation/detection
+  std::int64_t excluded_reference_beats = 0;
+  std::int64_t excluded_detections = 0;
+  // AUROC of the detections' scores (empty when there are none): abnormal, then S, V, F, Q.
+  std::string score_column;
+  std::vector<AurocResult> aurocs;
 };
 
-// Reads both files, matches, counts. Errors as the readers and tolerance_samples.
+struct EvalOptions {
+  double fs = 250.0;
+  double tolerance_ms = 150.0;
+  bool vf_exclusion = true;  // skip reference beats and detections inside reference VF episodes
+};
+
+// The in-memory evaluation (no files): drops reference beats and detections inside the
+// reference's VF episodes (when asked and known), matches (match_beats), counts per class and,
+// when `scores` is not empty (one per detection, finite), computes the AUROCs over matched
+// beats. UsageError for a bad fs / tolerance, InternalError if scores and r_peaks differ in size,
+// InputError if a score is not finite.
+// The paths and score_column of the report are left empty for the caller.
+EvalReport evaluate_detections(const ReferenceBeats& reference, const std::vector<std::int64_t>& r_peaks,
+                               const std::vector<float>& scores, const EvalOptions& options);
+
+// Reads both files (read_reference, read_detections_with_scores), then evaluate_detections.
 EvalReport evaluate_files(const std::string& reference_path, const std::string& detections_path,
-                          double tolerance_ms, double fs);
+                          const EvalOptions& options, const std::string& score_column = "");
 
 // Human-readable report (several lines) and the JSON object `eval --json` prints
-// (Se/+P/F1 are null when undefined).
+// (Se/+P/F1/AUROC are null when undefined).
 std::string eval_report_text(const EvalReport& report);
 nlohmann::json eval_report_json(const EvalReport& report);
 

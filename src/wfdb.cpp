@@ -1,0 +1,387 @@
+// WFDB readers: see include/ecgpipe/wfdb.hpp.
+#include "ecgpipe/wfdb.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+
+#include "ecgpipe/error.hpp"
+
+namespace ecgpipe {
+namespace {
+
+// MIT annotation format: each 16-bit little-endian word holds a code (top 6 bits) and a value
+// (low 10 bits). Codes above ACMAX (49) are pseudo-annotations modifying the stream.
+constexpr int kCodeShift = 10;
+constexpr unsigned kDataMask = 0x3FF;
+constexpr int kSkip = 59;  // next 4 bytes: a 32-bit time increment (PDP-11 word order)
+constexpr int kNum = 60;   // num field of this and the following annotations
+constexpr int kSub = 61;   // subtype of the annotation just read
+constexpr int kChn = 62;   // chan field of this and the following annotations
+constexpr int kAux = 63;   // value = byte count of an aux string that follows, padded to even
+
+// WFDB's ecgcodes.h mnemonics, indexed by code (0..41); ' ' marks codes without one.
+constexpr std::array<char, 42> kMnemonics{
+    ' ', 'N', 'L', 'R', 'a', 'V', 'F', 'J', 'A', 'S', 'E', 'j', '/', 'Q', '~', ' ',
+    '|', ' ', 's', 'T', '*', 'D', '"', '=', 'p', 'B', '^', 't', '+', 'u', '?', '!',
+    '[', ']', 'e', 'n', '@', 'x', 'f', '(', ')', 'r'};
+constexpr int kUnusedCode15 = 15;
+constexpr int kUnusedCode17 = 17;
+
+// Sample formats and the WFDB "invalid sample" marker of each (the most negative value).
+constexpr int kFormat212 = 212;
+constexpr int kFormat16 = 16;
+constexpr int kInvalid212 = -2048;
+constexpr int kInvalid16 = -32768;
+constexpr double kDefaultGain = 200.0;  // WFDB_DEFGAIN, ADC units per mV
+constexpr double kDefaultFs = 250.0;    // WFDB_DEFFREQ
+constexpr double kFsRelativeTolerance = 1e-9;
+
+std::vector<unsigned char> read_bytes(const std::string& path, const char* what) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(std::string("cannot open ") + what + " " + path);
+  std::vector<unsigned char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) throw InputError(std::string("cannot read ") + what + " " + path);
+  return bytes;
+}
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::string extension_lower(const std::string& path) {
+  return lower(std::filesystem::path(path).extension().string());
+}
+
+std::string header_error(const std::string& path, std::size_t line, const std::string& what) {
+  return path + ":" + std::to_string(line) + ": " + what;
+}
+
+// Whole-token parses; false on trailing junk.
+bool to_double(const std::string& s, double& out) {
+  if (s.empty()) return false;
+  char* end = nullptr;
+  out = std::strtod(s.c_str(), &end);
+  return end == s.c_str() + s.size() && std::isfinite(out);
+}
+bool to_long(const std::string& s, long long& out) {
+  if (s.empty()) return false;
+  char* end = nullptr;
+  out = std::strtoll(s.c_str(), &end, 10);
+  return end == s.c_str() + s.size();
+}
+
+// "360", "360/1", "360/1(0)": the sampling frequency is the part before '/' or '('.
+double parse_fs(const std::string& token, const std::string& path, std::size_t line) {
+  const std::string head = token.substr(0, token.find_first_of("/("));
+  double fs = 0.0;
+  if (!to_double(head, fs) || fs < 0.0)
+    throw InputError(header_error(path, line, "bad sampling frequency '" + token + "'"));
+  return fs > 0.0 ? fs : kDefaultFs;
+}
+
+// "212", "212+512" (byte offset); sample multiples ("212x2") and skew ("212:3") are refused.
+void parse_format(const std::string& token, WfdbSignalSpec& s, const std::string& path, std::size_t line) {
+  const std::size_t plus = token.find('+');
+  const std::string fmt = token.substr(0, plus);
+  long long v = 0;
+  if (!to_long(fmt, v)) {
+    throw InputError(header_error(path, line, "unsupported signal format '" + token +
+                                                  "' (only plain 212 or 16, with an optional +offset)"));
+  }
+  s.format = static_cast<int>(v);
+  if (plus != std::string::npos) {
+    long long off = 0;
+    if (!to_long(token.substr(plus + 1), off) || off < 0)
+      throw InputError(header_error(path, line, "bad byte offset in '" + token + "'"));
+    s.byte_offset = off;
+  }
+}
+
+// "200", "200(0)", "200/mV", "200(-12)/uV": gain, optional baseline, optional units.
+void parse_gain(const std::string& token, WfdbSignalSpec& s, bool& has_baseline, const std::string& path,
+                std::size_t line) {
+  std::string t = token;
+  const std::size_t slash = t.find('/');
+  if (slash != std::string::npos) {
+    s.units = t.substr(slash + 1);
+    t = t.substr(0, slash);
+  }
+  const std::size_t open = t.find('(');
+  if (open != std::string::npos) {
+    const std::size_t close = t.find(')', open);
+    long long b = 0;
+    if (close == std::string::npos || !to_long(t.substr(open + 1, close - open - 1), b))
+      throw InputError(header_error(path, line, "bad baseline in gain '" + token + "'"));
+    s.baseline = static_cast<int>(b);
+    has_baseline = true;
+    t = t.substr(0, open);
+  }
+  double g = 0.0;
+  if (!to_double(t, g) || g < 0.0) throw InputError(header_error(path, line, "bad gain '" + token + "'"));
+  s.gain = g > 0.0 ? g : kDefaultGain;  // 0 means "uncalibrated": WFDB uses its default gain
+}
+
+// Sign-extends the low `bits` bits.
+int sign_extend(unsigned v, int bits) {
+  const unsigned sign = 1u << (bits - 1);
+  return static_cast<int>((v ^ sign)) - static_cast<int>(sign);
+}
+
+}  // namespace
+
+char annotation_symbol(int code) {
+  if (code < 0 || code >= static_cast<int>(kMnemonics.size())) return 0;
+  if (code == kUnusedCode15 || code == kUnusedCode17) return 0;
+  const char c = kMnemonics[static_cast<std::size_t>(code)];
+  return c == ' ' && code != 0 ? 0 : c;
+}
+
+std::vector<Annotation> read_wfdb_annotations(const std::string& path) {
+  const std::vector<unsigned char> b = read_bytes(path, "annotation file");
+  const auto where = [&](std::size_t pos, const std::string& what) {
+    return path + ": byte " + std::to_string(pos) + ": " + what;
+  };
+  if (b.size() % 2 != 0) throw InputError(path + ": odd size " + std::to_string(b.size()) + " (not a MIT annotation file)");
+  const auto word = [&](std::size_t pos) { return static_cast<unsigned>(b[pos]) | (static_cast<unsigned>(b[pos + 1]) << 8); };
+
+  std::vector<Annotation> out;
+  std::int64_t time = 0;
+  int num = 0, chan = 0;  // sticky: the writer only records changes
+  std::size_t pos = 0;
+  while (pos + 2 <= b.size()) {
+    const unsigned w = word(pos);
+    const std::size_t at = pos;
+    pos += 2;
+    if (w == 0) break;  // end of file
+    const int code = static_cast<int>(w >> kCodeShift);
+    const unsigned data = w & kDataMask;
+    switch (code) {
+      case kSkip: {
+        if (pos + 4 > b.size()) throw InputError(where(at, "SKIP cut short"));
+        // PDP-11 long: high 16-bit word first, each word little-endian.
+        const std::uint32_t hi = word(pos), lo = word(pos + 2);
+        time += static_cast<std::int32_t>((hi << 16) | lo);
+        pos += 4;
+        break;
+      }
+      case kNum:
+        num = sign_extend(data, kCodeShift);
+        if (!out.empty()) out.back().num = num;
+        break;
+      case kSub:
+        if (out.empty()) throw InputError(where(at, "SUB before any annotation"));
+        out.back().subtype = sign_extend(data, kCodeShift);
+        break;
+      case kChn:
+        chan = static_cast<int>(data);
+        if (!out.empty()) out.back().channel = chan;
+        break;
+      case kAux: {
+        if (pos + data > b.size()) throw InputError(where(at, "AUX string cut short"));
+        if (out.empty()) throw InputError(where(at, "AUX before any annotation"));
+        out.back().aux.assign(reinterpret_cast<const char*>(b.data() + pos), data);
+        // Some writers count a trailing NUL: the string ends there.
+        const std::size_t nul = out.back().aux.find('\0');
+        if (nul != std::string::npos) out.back().aux.resize(nul);
+        pos += data + (data & 1u);  // padded to an even length
+        if (pos > b.size()) throw InputError(where(at, "AUX padding cut short"));
+        break;
+      }
+      default: {
+        time += data;
+        Annotation a;
+        a.sample = time;
+        a.code = code;
+        a.symbol = annotation_symbol(code);
+        a.num = num;
+        a.channel = chan;
+        out.push_back(std::move(a));
+      }
+    }
+  }
+  return out;
+}
+
+WfdbHeader read_wfdb_header(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError("cannot open WFDB header " + path);
+  WfdbHeader h;
+  h.path = path;
+  std::string line;
+  std::size_t line_no = 0;
+  long long nsig = -1;
+  std::vector<bool> has_baseline;
+  while (std::getline(in, line)) {
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    const std::size_t first = line.find_first_not_of(" \t");
+    if (first == std::string::npos || line[first] == '#') continue;
+    std::istringstream ss(line);
+    std::vector<std::string> tok{std::istream_iterator<std::string>(ss), std::istream_iterator<std::string>()};
+    if (nsig < 0) {  // the record line: name nsig [fs [nsamp ...]]
+      if (tok.size() < 2) throw InputError(header_error(path, line_no, "record line needs a name and a signal count"));
+      if (tok[0].find('/') != std::string::npos)
+        throw InputError(header_error(path, line_no, "multi-segment records are not supported"));
+      h.record = tok[0];
+      if (!to_long(tok[1], nsig) || nsig < 0)
+        throw InputError(header_error(path, line_no, "bad signal count '" + tok[1] + "'"));
+      if (tok.size() > 2) h.fs = parse_fs(tok[2], path, line_no);
+      if (tok.size() > 3) {
+        long long n = 0;
+        if (!to_long(tok[3], n) || n < 0)
+          throw InputError(header_error(path, line_no, "bad number of samples '" + tok[3] + "'"));
+        h.samples = n;
+      }
+      continue;
+    }
+    if (static_cast<long long>(h.signals.size()) == nsig) break;  // info strings may follow
+    // Signal line: file format [gain [adcres [adczero [initval [checksum [blocksize [desc...]]]]]]]
+    if (tok.size() < 2) throw InputError(header_error(path, line_no, "signal line needs a file name and a format"));
+    WfdbSignalSpec s;
+    s.file_name = tok[0];
+    parse_format(tok[1], s, path, line_no);
+    bool baseline_given = false;
+    if (tok.size() > 2) parse_gain(tok[2], s, baseline_given, path, line_no);
+    constexpr std::size_t kAdcZeroField = 4, kDescriptionField = 8;
+    if (tok.size() > kAdcZeroField) {
+      long long z = 0;
+      if (!to_long(tok[kAdcZeroField], z))
+        throw InputError(header_error(path, line_no, "bad ADC zero '" + tok[kAdcZeroField] + "'"));
+      s.adc_zero = static_cast<int>(z);
+    }
+    if (!baseline_given) s.baseline = s.adc_zero;  // header(5): baseline defaults to ADC zero
+    for (std::size_t i = kDescriptionField; i < tok.size(); ++i)
+      s.description += (i > kDescriptionField ? " " : "") + tok[i];
+    h.signals.push_back(std::move(s));
+  }
+  if (in.bad()) throw InputError("cannot read WFDB header " + path);
+  if (nsig < 0) throw InputError(path + ": no record line (not a WFDB header)");
+  if (static_cast<long long>(h.signals.size()) != nsig) {
+    throw InputError(path + ": announces " + std::to_string(nsig) + " signals but has " +
+                     std::to_string(h.signals.size()) + " signal lines");
+  }
+  return h;
+}
+
+std::string wfdb_header_path(const std::string& path) {
+  const std::string ext = extension_lower(path);
+  if (ext == ".hea") return path;
+  if (ext == ".dat") return std::filesystem::path(path).replace_extension(".hea").string();
+  return path + ".hea";
+}
+
+bool is_wfdb_record_path(const std::string& path) {
+  const std::string ext = extension_lower(path);
+  return ext == ".hea" || ext == ".dat";
+}
+
+WfdbSignal read_wfdb_signal(const std::string& path, const std::string& channel) {
+  const WfdbHeader h = read_wfdb_header(wfdb_header_path(path));
+  if (h.signals.empty()) throw InputError(h.path + ": the record has no signals");
+
+  // Which channel.
+  std::size_t ch = 0;
+  long long index = 0;
+  if (!channel.empty() && to_long(channel, index)) {
+    if (index < 0 || index >= static_cast<long long>(h.signals.size())) {
+      throw InputError(h.path + ": no channel " + channel + " (the record has " + std::to_string(h.signals.size()) +
+                       ")");
+    }
+    ch = static_cast<std::size_t>(index);
+  } else if (!channel.empty()) {
+    auto it = std::find_if(h.signals.begin(), h.signals.end(), [&](const auto& s) { return s.description == channel; });
+    if (it == h.signals.end()) {
+      it = std::find_if(h.signals.begin(), h.signals.end(),
+                        [&](const auto& s) { return lower(s.description) == lower(channel); });
+    }
+    if (it == h.signals.end()) {
+      std::string names;
+      for (const auto& s : h.signals) names += (names.empty() ? "" : ", ") + s.description;
+      throw InputError(h.path + ": no channel '" + channel + "' (channels: " + names + ")");
+    }
+    ch = static_cast<std::size_t>(it - h.signals.begin());
+  }
+  const WfdbSignalSpec& spec = h.signals[ch];
+  if (spec.format != kFormat212 && spec.format != kFormat16) {
+    throw InputError(h.path + ": signal format " + std::to_string(spec.format) + " of channel " + std::to_string(ch) +
+                     " is not supported (only 212 and 16)");
+  }
+
+  // Signals stored in the same file are interleaved frame by frame, in header order.
+  std::size_t group = 0, position = 0;
+  for (std::size_t i = 0; i < h.signals.size(); ++i) {
+    if (h.signals[i].file_name != spec.file_name) continue;
+    if (h.signals[i].format != spec.format)
+      throw InputError(h.path + ": signals in " + spec.file_name + " mix formats (not supported)");
+    if (i == ch) position = group;
+    ++group;
+  }
+  const std::string dat = (std::filesystem::path(h.path).parent_path() / spec.file_name).string();
+  const std::vector<unsigned char> bytes = read_bytes(dat, "WFDB signal file");
+  if (static_cast<std::size_t>(spec.byte_offset) > bytes.size()) throw InputError(dat + ": shorter than its byte offset");
+  const unsigned char* data = bytes.data() + spec.byte_offset;
+  const std::size_t size = bytes.size() - static_cast<std::size_t>(spec.byte_offset);
+
+  // Total stored values (all signals of the file) that fit in the file.
+  const std::size_t stored = spec.format == kFormat16 ? size / 2 : (size / 3) * 2 + (size % 3 >= 2 ? 1 : 0);
+  const std::size_t available = stored / group;
+  std::size_t n = available;
+  if (h.samples > 0) {
+    if (static_cast<std::size_t>(h.samples) > available) {
+      throw InputError(dat + ": truncated: " + std::to_string(h.samples) + " samples announced by " + h.path +
+                       ", " + std::to_string(available) + " stored");
+    }
+    n = static_cast<std::size_t>(h.samples);
+  }
+
+  WfdbSignal out;
+  out.fs = h.fs;
+  out.channel = ch;
+  out.description = spec.description;
+  out.values.resize(n);
+  const double gain = spec.gain, baseline = spec.baseline;
+  for (std::size_t t = 0; t < n; ++t) {
+    const std::size_t k = t * group + position;  // index in the file's value stream
+    int v = 0;
+    if (spec.format == kFormat16) {
+      v = sign_extend(static_cast<unsigned>(data[2 * k]) | (static_cast<unsigned>(data[2 * k + 1]) << 8), 16);
+      if (v == kInvalid16) throw InputError(dat + ": sample " + std::to_string(t) + " of channel " + std::to_string(ch) + " is marked invalid (-32768)");
+    } else {
+      // 212: two 12-bit values in 3 bytes; the middle byte holds the high nibbles (second value's on top).
+      const unsigned char* p = data + 3 * (k / 2);
+      const unsigned raw = (k % 2 == 0) ? (p[0] | ((p[1] & 0x0Fu) << 8)) : (p[2] | ((p[1] & 0xF0u) << 4));
+      v = sign_extend(raw, 12);
+      if (v == kInvalid212) throw InputError(dat + ": sample " + std::to_string(t) + " of channel " + std::to_string(ch) + " is marked invalid (-2048)");
+    }
+    out.values[t] = static_cast<float>((v - baseline) / gain);
+  }
+  return out;
+}
+
+std::optional<double> signal_file_fs(const std::string& path) {
+  if (!is_wfdb_record_path(path)) return std::nullopt;
+  return read_wfdb_header(wfdb_header_path(path)).fs;
+}
+
+std::vector<float> read_signal(const std::string& path, const CsvOptions& csv, double fs) {
+  if (!is_wfdb_record_path(path)) return read_csv_column(path, csv);
+  WfdbSignal s = read_wfdb_signal(path, csv.column);
+  if (std::abs(s.fs - fs) > kFsRelativeTolerance * s.fs) {
+    char buf[256];
+    std::snprintf(buf, sizeof buf, "--fs %g does not match the %g Hz of %s: leave --fs out or pass --fs %g", fs, s.fs,
+                  wfdb_header_path(path).c_str(), s.fs);
+    throw UsageError(buf);
+  }
+  return std::move(s.values);
+}
+
+}  // namespace ecgpipe
