@@ -2,12 +2,14 @@
 // EC57's VF-episode exclusion for a WFDB .atr reference and the AUROC of an outlier score.
 #include <CLI/CLI.hpp>
 
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <string>
 
 #include "commands.hpp"
 #include "ecgpipe/evaluate.hpp"
+#include "ecgpipe/wfdb.hpp"
 
 namespace ecgpipe::cli {
 
@@ -19,6 +21,7 @@ struct EvalArgs {
   EvalOptions options;  // tolerance 150 ms: the ANSI/AAMI EC57 match window
   bool no_vf_exclusion = false;
   bool json = false;
+  CLI::Option* fs_option = nullptr;
 };
 constexpr int kJsonIndent = 2;
 }  // namespace
@@ -40,7 +43,9 @@ void add_eval_command(CLI::App& app) {
   cmd->add_option("--tolerance-ms", args->options.tolerance_ms,
                   "match window, ms (a distance equal to it matches)")
       ->capture_default_str();
-  cmd->add_option("--fs", args->options.fs, "sampling rate of both files, Hz")->capture_default_str();
+  args->fs_option = cmd->add_option("--fs", args->options.fs,
+                                    "sampling rate of both files, Hz [default: the rate in the .hea beside a .atr "
+                                    "reference (REC.hea for REC.atr), else 250]");
   cmd->add_flag("--no-vf-exclusion", args->no_vf_exclusion,
                 "compare beats inside the reference's ventricular flutter/fibrillation episodes too "
                 "(EC57 and bxb leave them out)");
@@ -50,6 +55,12 @@ void add_eval_command(CLI::App& app) {
   cmd->add_flag("--json", args->json, "print a JSON object instead of text");
   cmd->callback([args]() {
     EvalOptions options = args->options;
+    // A .atr holds sample numbers only; its record's header (same name, .hea) holds the rate.
+    const std::filesystem::path reference(args->reference);
+    if (args->fs_option->count() == 0 && reference.extension() == ".atr") {
+      const std::filesystem::path header = std::filesystem::path(reference).replace_extension(".hea");
+      if (std::filesystem::exists(header)) options.fs = read_wfdb_header(header.string()).fs;
+    }
     options.vf_exclusion = !args->no_vf_exclusion;
     const EvalReport report = evaluate_files(args->reference, args->detections, options, args->score_column);
     if (args->json)

@@ -519,6 +519,13 @@ TEST_F(EvalFiles, AtrReferenceThroughTheCli) {
   r = testutil::run_ecgpipe("eval --reference '" + ref + "' '" + det + "' --score-column nope", dir_);
   EXPECT_EQ(r.code, 3) << r.err;
   EXPECT_NE(r.err.find("no score column 'nope'"), std::string::npos) << r.err;
+  // Without --fs, the rate comes from the record's header beside the .atr.
+  write("ref.hea", "ref 1 360 1000\nref.dat 212 200 11 1024 0 0 0 MLII\n");
+  r = testutil::run_ecgpipe("eval --reference '" + ref + "' '" + det + "' --json", dir_);
+  ASSERT_EQ(r.code, 0) << r.err;
+  j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["fs"], 360.0);
+  EXPECT_EQ(j["tolerance_samples"], 54);
 }
 
 }  // namespace
