@@ -8,6 +8,9 @@
 // 3. finish_count: rows = row_of[C-1] + keep(C-1), plus the out-of-bounds count, copied to the host
 //    in one transfer (the only synchronization): the matrix size must be known to allocate it.
 // 4. pad_beats_kernel: one warp per candidate, warp-strided zero-padded row copy.
+//
+// pad_table_cuda (the robust preset, whose rows come from beat_windows on the host): the table is
+// checked and uploaded, then pad_table_kernel writes a row per warp with the same row copy.
 #include <cub/device/device_scan.cuh>
 #include <cstdint>
 #include <string>
@@ -61,6 +64,14 @@ __global__ void finish_count(DeviceSpan<const std::int64_t> gates, int min_lengt
   selection->rows = row_of[last] + (is_kept(length, min_length, max_length) ? 1 : 0);
 }
 
+// One zero-padded row, written by a whole warp: lane `lane` writes columns lane, lane + 32, ... of
+// `out`, the beat's sample while the column is inside the beat and 0 after it (so the matrix needs
+// no prior memset). Shared by both padding kernels below.
+__device__ __forceinline__ void write_padded_row(int lane, const float* in, std::int64_t length, int max_length,
+                                                 float* out) {
+  for (int col = lane; col < max_length; col += kWarpSize) out[col] = col < length ? in[col] : 0.0f;
+}
+
 // Mapping: warp w handles candidates c = w, w + warps, ... (grid-stride by warps). `kept` and the
 // loop bounds are warp-uniform, so all 32 lanes reach the full-mask shuffle. For a kept candidate,
 // lane l writes columns l, l + 32, l + 64, ... of its row: the signal sample while the column is
@@ -90,9 +101,31 @@ __global__ void pad_beats_kernel(DeviceSpan<const float> signal, DeviceSpan<cons
       lengths[row] = static_cast<std::int32_t>(length);
     }
     row = __shfl_sync(kFullMask, row, 0);
-    float* out = matrix + row * static_cast<std::int64_t>(max_length);
-    const float* in = signal.data + start;
-    for (int col = lane; col < max_length; col += kWarpSize) out[col] = col < length ? in[col] : 0.0f;
+    write_padded_row(lane, signal.data + start, length, max_length, matrix + row * static_cast<std::int64_t>(max_length));
+  }
+}
+
+// Rows from an explicit table. Mapping: warp w handles rows r = w, w + warps, ... (grid-stride by
+// warps). Lane 0 reads the row's start and length and broadcasts them with __shfl_sync (as
+// pad_beats_kernel's leader broadcasts its row); the warp then writes row r with
+// write_padded_row. The loop bounds are warp-uniform, so all 32 lanes reach the full-mask
+// shuffles. The table was checked against the signal on the host (pad_table_cuda).
+__global__ void pad_table_kernel(DeviceSpan<const float> signal, DeviceSpan<const std::int64_t> starts,
+                                 const std::int32_t* lengths, int max_length, float* matrix) {
+  const auto rows = static_cast<std::int64_t>(starts.size);
+  const int lane = static_cast<int>(threadIdx.x % kWarpSize);
+  const std::int64_t warp = (static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / kWarpSize;
+  const std::int64_t warps = static_cast<std::int64_t>(gridDim.x) * blockDim.x / kWarpSize;
+  for (std::int64_t r = warp; r < rows; r += warps) {
+    std::int64_t start = 0;
+    std::int32_t length = 0;
+    if (lane == 0) {
+      start = starts.data[r];
+      length = lengths[r];
+    }
+    start = __shfl_sync(kFullMask, start, 0);
+    length = __shfl_sync(kFullMask, length, 0);
+    write_padded_row(lane, signal.data + start, length, max_length, matrix + r * static_cast<std::int64_t>(max_length));
   }
 }
 
@@ -151,6 +184,33 @@ DeviceBeats pad_beats_cuda(DeviceSpan<const float> signal, DeviceSpan<const std:
                         std::to_string(beats.rows));
   }
 #endif
+  return beats;
+}
+
+DeviceBeats pad_table_cuda(DeviceSpan<const float> signal, const BeatTable& table, int max_length, cudaStream_t stream) {
+  if (table.start.size() != table.length.size()) throw InternalError("beat table: starts and lengths differ in count");
+  const auto n = static_cast<std::int64_t>(signal.size);
+  // The checks of pad_beats_cpu, on the host where the table is (the kernel trusts them).
+  for (std::size_t r = 0; r < table.size(); ++r) {
+    const std::int64_t start = table.start[r], length = table.length[r];
+    if (start < 0 || length < 0 || length > max_length || start > n - length) {
+      throw InternalError("beat " + std::to_string(r) + " lies outside the signal");
+    }
+  }
+  DeviceBeats beats;
+  beats.rows = table.size();
+  if (beats.rows == 0) return beats;
+
+  const auto width = static_cast<std::size_t>(max_length);  // >= 0: some length lies in [0, max_length]
+  beats.start = DeviceBuffer<std::int64_t>(beats.rows, stream);
+  beats.length = DeviceBuffer<std::int32_t>(beats.rows, stream);
+  beats.matrix = DeviceBuffer<float>(beats.rows * width, stream);
+  copy_to_device(beats.start.span(), table.start.data(), beats.rows, stream);
+  copy_to_device(beats.length.span(), table.length.data(), beats.rows, stream);
+  if (width == 0) return beats;
+  pad_table_kernel<<<grid_for(static_cast<std::int64_t>(beats.rows) * kWarpSize), kBlockSize, 0, stream>>>(
+      signal, beats.start.cspan(), beats.length.data(), max_length, beats.matrix.data());
+  ECGPIPE_CUDA_CHECK_LAUNCH("pad_table_kernel");
   return beats;
 }
 

@@ -3,7 +3,8 @@
 #   scripts/bench.sh [BUILD_DIR] [SAMPLES]
 # 1. generates a SAMPLES-long (default 20 M, ~470 MB) CSV in the seed's format (17 significant
 #    digits per line) with `ecgpipe synth`, unless $BENCH_FILE exists;
-# 2. `ecgpipe bench`: per-stage times (median of 5 after a warm-up) and CSV GB/s;
+# 2. `ecgpipe bench`: per-stage times (median of 5 after a warm-up) and CSV GB/s, for the robust
+#    preset (run's default) and the seed's;
 # 3. the whole process `ecgpipe run FILE --epochs 30`: wall time, peak host RSS, peak GPU memory
 #    (nvidia-smi sampled every 20 ms);
 # 4. the peer (the seed in Python, $PEER_DIR/seed_baseline.py) on the same file, if present
@@ -22,8 +23,10 @@ fi
 ls -l "$FILE"
 cat "$FILE" >/dev/null  # into the page cache: the target is parse speed, not disk speed
 
-echo "== ecgpipe bench (stages 1-4)"
-"$EXE" bench "$FILE" --repeat 5
+for preset in robust seed; do
+  echo "== ecgpipe bench (stages 1-4), --preset $preset"
+  "$EXE" bench "$FILE" --repeat 5 --preset "$preset"
+done
 
 # Runs a command, prints wall seconds and peak RSS of the process tree; samples GPU memory.
 measure() {

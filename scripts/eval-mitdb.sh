@@ -5,18 +5,20 @@
 # over the records): against wfdb/NNN.atr with EC57's VF-episode exclusion (xref / xdet: reference
 # beats and detections inside VF episodes, not counted), and raw against NNN_beats.csv.
 #
-#   scripts/eval-mitdb.sh DIR [--preset robust|seed] [--fs HZ] [--exe PATH]
-# Defaults: --preset robust, --fs 360, --exe build/ecgpipe (or $ECGPIPE).
+#   scripts/eval-mitdb.sh DIR [--preset robust|seed] [--fs HZ] [--device cpu|cuda|auto] [--exe PATH]
+# Defaults: --preset robust, --fs 360, --device cpu, --exe build/ecgpipe (or $ECGPIPE).
+# The detections are the same on either device (the GPU reproduces the CPU's arithmetic).
 set -euo pipefail
 
-usage() { echo "usage: $0 DIR [--preset robust|seed] [--fs HZ] [--exe PATH]" >&2; exit 2; }
+usage() { echo "usage: $0 DIR [--preset robust|seed] [--fs HZ] [--device cpu|cuda|auto] [--exe PATH]" >&2; exit 2; }
 [[ $# -ge 1 ]] || usage
 dir=$1; shift
-preset=robust; fs=360; exe=${ECGPIPE:-build/ecgpipe}
+preset=robust; fs=360; device=cpu; exe=${ECGPIPE:-build/ecgpipe}
 while [[ $# -gt 0 ]]; do
   case $1 in
     --preset) preset=$2; shift 2 ;;
     --fs) fs=$2; shift 2 ;;
+    --device) device=$2; shift 2 ;;
     --exe) exe=$2; shift 2 ;;
     *) usage ;;
   esac
@@ -38,7 +40,7 @@ for ref in "$dir"/*_beats.csv; do
   rec=$(basename "$ref" _beats.csv)
   sig=$dir/$rec.csv
   [[ -f $sig ]] || continue
-  "$exe" detect "$sig" --fs "$fs" --preset "$preset" --out "$tmp/$rec.csv" -q
+  "$exe" detect "$sig" --fs "$fs" --preset "$preset" --device "$device" --out "$tmp/$rec.csv" -q
   # eval --json: pick the counts out with sed (no jq needed).
   get() { sed -n "s/.*\"$1\": *\([0-9]*\).*/\1/p" <<<"$json" | head -1; }
   json=$("$exe" eval --reference "$ref" "$tmp/$rec.csv" --fs "$fs" --json)
@@ -61,10 +63,10 @@ for ref in "$dir"/*_beats.csv; do
 done
 [[ $n -gt 0 ]] || { echo "$0: no NNN_beats.csv with its NNN.csv in $dir" >&2; exit 3; }
 awk -v n="$n" -v na="$n_atr" -v tp="${all[tp]}" -v fn="${all[fn]}" -v fp="${all[fp]}" -v xr="${all[xr]}" -v xd="${all[xd]}" \
-    -v rtp="${all[rtp]}" -v rfn="${all[rfn]}" -v rfp="${all[rfp]}" -v p="$preset" '
+    -v rtp="${all[rtp]}" -v rfn="${all[rfn]}" -v rfp="${all[rfp]}" -v p="$preset" -v d="$device" '
   function pct(a, b) { return b ? 100 * a / b : 0 }
   BEGIN {
-    printf "%-8s %8d %6d %6d %6d %8.2f %8.2f  %6d %6d  %8.2f %8.2f   (%d records, %d with .atr, preset %s)\n", "gross",
-           tp + fn, tp, fn, fp, pct(tp, tp + fn), pct(tp, tp + fp), xr, xd, pct(rtp, rtp + rfn), pct(rtp, rtp + rfp), n, na, p
+    printf "%-8s %8d %6d %6d %6d %8.2f %8.2f  %6d %6d  %8.2f %8.2f   (%d records, %d with .atr, preset %s, device %s)\n", "gross",
+           tp + fn, tp, fn, fp, pct(tp, tp + fn), pct(tp, tp + fp), xr, xd, pct(rtp, rtp + rfn), pct(rtp, rtp + rfp), n, na, p, d
     printf "%-8s %8d %6d %6d %6d %8.2f %8.2f   (raw: every beat of NNN_beats.csv, no VF exclusion)\n", "raw",
            rtp + rfn, rtp, rfn, rfp, pct(rtp, rtp + rfn), pct(rtp, rtp + rfp) }'

@@ -26,6 +26,7 @@ struct BenchArgs {
   int repeat = 5;
   bool json = false;
   std::string device = "auto";
+  std::string preset = "robust";
 };
 
 double median(std::vector<double> v) {
@@ -72,6 +73,8 @@ void bench(const BenchArgs& a) {
   constexpr double kMs = 1e3, kGB = 1e9, kMiB = 1024.0 * 1024.0;
   nlohmann::json j;
   j["device"] = device == Device::cuda ? "cuda" : "cpu";
+  j["preset"] = preset_name(o.preset);
+  j["fs"] = o.fs;
   j["file"] = o.input;
   j["bytes"] = bytes;
   j["samples"] = samples;
@@ -85,8 +88,9 @@ void bench(const BenchArgs& a) {
     std::cout << j.dump(2) << std::endl;
     return;
   }
-  std::printf("ecgpipe bench: %s, %.0f MB, %zu samples, %zu gates, %zu beats, device %s, %d runs after warm-up\n",
-              o.input.c_str(), bytes / 1e6, samples, gates, beats, j["device"].get<std::string>().c_str(), a.repeat);
+  std::printf("ecgpipe bench: %s, %.0f MB, %zu samples, preset %s, %zu candidates, %zu beats, device %s, %d runs after warm-up\n",
+              o.input.c_str(), bytes / 1e6, samples, preset_name(o.preset), gates, beats, j["device"].get<std::string>().c_str(),
+              a.repeat);
   std::printf("%-22s %12s %12s\n", "stage", "median ms", "min ms");
   for (auto& [stage, v] : t) std::printf("%-22s %12.3f %12.3f\n", stage.c_str(), median(v) * kMs, *std::min_element(v.begin(), v.end()) * kMs);
   std::printf("CSV throughput: %.2f GB/s (median)\n", j["csv_GB_per_s"].get<double>());
@@ -101,10 +105,19 @@ void add_bench_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("bench", "Time stages 1-4 (CSV to beat matrix), median of repeated runs");
   add_input_options(*cmd, o.input, o.csv);
   cmd->add_option("--repeat", args->repeat, "Timed runs after one warm-up")->capture_default_str()->check(CLI::Range(1, 1000));
+  cmd->add_option("--preset", args->preset, "robust or seed, as for run")
+      ->check(CLI::IsMember({"robust", "seed"}, CLI::ignore_case))
+      ->capture_default_str();
+  cmd->add_option("--fs", o.fs, "Sampling rate, Hz (the windows scale with it, as for run)")->capture_default_str();
   add_device_option(*cmd, args->device);
   cmd->add_flag("--json", args->json, "Print the numbers as JSON");
   cmd->callback([args] {
     args->options.device = parse_device(args->device);
+    args->options.preset = parse_preset(args->preset);
+    const SampleWindows w = seed_windows(args->options.fs);
+    args->options.ricker_width = w.ricker_width;
+    args->options.nms_window = w.nms_window;
+    args->options.limits = BeatLimits{w.min_length, w.max_length};
     bench(*args);
   });
 }

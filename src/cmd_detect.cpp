@@ -14,17 +14,38 @@
 #include "ecgpipe/error.hpp"
 #include "ecgpipe/peaks.hpp"
 #include "ecgpipe/wfdb.hpp"
+#include "segment.hpp"
 
 namespace ecgpipe::cli {
 
 namespace {
 struct DetectArgs {
-  std::string input, out = "beats.csv", preset = "robust";
+  std::string input, out = "beats.csv", preset = "robust", device = "auto";
   CsvOptions csv;
   double fs = kSeedFs;
   SampleWindows windows;
   CLI::Option *fs_option = nullptr, *ricker = nullptr, *nms = nullptr, *min_length = nullptr, *max_length = nullptr;
 };
+
+// The CPU path: band-pass, then the robust detector or the seed's gates and beat selection.
+PeakDetection detect_cpu(const std::vector<float>& signal, Preset preset, double fs, const SampleWindows& w) {
+  PeakDetection d;
+  d.samples = signal.size();
+  const std::vector<double> y = bandpass_cpu(signal, w.ricker_width);
+  if (preset == Preset::robust) {
+    Detection det = detect_beats_cpu(signal, y, DetectOptions{fs, w.ricker_width});
+    d.r_peaks = std::move(det.r_peaks);
+    d.candidates = det.candidates;
+    return d;
+  }
+  const auto gates = detect_gates_cpu(y, w.nms_window);
+  d.candidates = gates.size();
+  const BeatTable beats = select_beats(gates, BeatLimits{w.min_length, w.max_length});
+  const std::int64_t offset = seed_r_offset(w.nms_window, w.ricker_width);
+  for (auto s : beats.start) d.r_peaks.push_back(s + offset);
+  return d;
+}
+
 }  // namespace
 
 void add_detect_command(CLI::App& app) {
@@ -40,6 +61,7 @@ void add_detect_command(CLI::App& app) {
   a->min_length = cmd->add_option("--min-length", a->windows.min_length, "seed: shortest beat, samples [default: 0.4 s]");
   a->max_length = cmd->add_option("--max-length", a->windows.max_length, "seed: longest beat, samples [default: 1.024 s]");
   cmd->add_option("--out", a->out, "Output CSV (index,r_peak)")->capture_default_str();
+  add_device_option(*cmd, a->device);
   cmd->callback([a] {
     if (a->fs_option->count() == 0)  // a WFDB header knows its rate; a CSV does not
       if (const auto header_fs = signal_file_fs(a->input)) a->fs = *header_fs;
@@ -52,28 +74,24 @@ void add_detect_command(CLI::App& app) {
     const Preset preset = parse_preset(a->preset);
 
     const std::vector<float> signal = read_signal(a->input, a->csv, a->fs);
-    const std::vector<double> y = bandpass_cpu(signal, w.ricker_width);
-    std::vector<std::int64_t> peaks;
-    std::size_t candidates = 0;
-    if (preset == Preset::robust) {
-      Detection d = detect_beats_cpu(signal, y, DetectOptions{a->fs, w.ricker_width});
-      peaks = std::move(d.r_peaks);
-      candidates = d.candidates;
-    } else {
-      const auto gates = detect_gates_cpu(y, w.nms_window);
-      candidates = gates.size();
-      const BeatTable beats = select_beats(gates, BeatLimits{w.min_length, w.max_length});
-      const std::int64_t offset = seed_r_offset(w.nms_window, w.ricker_width);
-      for (auto s : beats.start) peaks.push_back(s + offset);
-    }
+    // The same detections on either device (the GPU's kernels reproduce the CPU's arithmetic;
+    // only the band-pass FFTs differ, by round-off).
+    const Device device = resolve_device(parse_device(a->device));
+    PeakDetection found;
+#ifdef ECGPIPE_WITH_CUDA
+    if (device == Device::cuda) found = detect_peaks_cuda(signal, preset, a->fs, w);
+#endif
+    if (device == Device::cpu) found = detect_cpu(signal, preset, a->fs, w);
+    const std::vector<std::int64_t>& peaks = found.r_peaks;
+    const std::size_t candidates = found.candidates;
     std::ofstream out(a->out);
     if (!out) throw OutputError("cannot create " + a->out);
     out << "index,r_peak\n";
     for (std::size_t i = 0; i < peaks.size(); ++i) out << i << ',' << peaks[i] << '\n';
     out.flush();
     if (!out) throw OutputError("cannot write " + a->out);
-    spdlog::info("{}: {} samples at {} Hz, preset {}: {} candidates -> {} R peaks -> {}", a->input, signal.size(), a->fs,
-                 preset_name(preset), candidates, peaks.size(), a->out);
+    spdlog::info("{}: {} samples at {} Hz, preset {} on {}: {} candidates -> {} R peaks -> {}", a->input, signal.size(),
+                 a->fs, preset_name(preset), device == Device::cuda ? "cuda" : "cpu", candidates, peaks.size(), a->out);
   });
 }
 

@@ -19,7 +19,7 @@ struct RunArgs {
   RunOptions options;
   bool json = false;
   std::string device = "auto";
-  std::string preset = "seed";
+  std::string preset = "robust";
   // Window options given on the command line keep their value; the others follow --fs.
   CLI::Option *fs_option = nullptr, *ricker = nullptr, *nms = nullptr, *min_length = nullptr, *max_length = nullptr;
 };
@@ -41,8 +41,8 @@ void add_run_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("run", "Segment beats, train the VAE and score every beat");
   add_input_options(*cmd, o.input, o.csv);
   cmd->add_option("--preset", args->preset,
-                  "seed: the notebook's NMS gates (all stages on the GPU); robust: adaptive-threshold R-peak "
-                  "detector, far more accurate on real ECG (detection on the CPU for now)")
+                  "robust: adaptive-threshold R-peak detector, far more accurate on real ECG; seed: the notebook's "
+                  "NMS gates (bit-exact). Every stage runs on the GPU with either")
       ->check(CLI::IsMember({"robust", "seed"}, CLI::ignore_case))
       ->capture_default_str();
   args->fs_option = cmd->add_option("--fs", o.fs,

@@ -73,9 +73,21 @@ std::vector<double> sliding_max(const std::vector<double>& v, std::int64_t befor
 
 }  // namespace
 
-std::vector<Candidate> find_candidates(const std::vector<double>& bandpass, const DetectOptions& o) {
+DetectWindows detect_windows(const DetectOptions& o) {
   validate_fs(o.fs);
   if (o.ricker_width < 2) throw UsageError("--ricker-width must be at least 2 samples");
+  DetectWindows w;
+  w.delay = (o.ricker_width - 1) / 2;
+  w.wrapped = o.ricker_width - 1;
+  w.half = samples_for(kIntegrationS, o.fs) / 2;
+  w.candidate_half = samples_for(kCandidateHalfS, o.fs);
+  w.refine_half = samples_for(kRefineHalfS, o.fs);
+  w.baseline_half = samples_for(kBaselineHalfS, o.fs);
+  return w;
+}
+
+std::vector<Candidate> find_candidates(const std::vector<double>& bandpass, const DetectOptions& o) {
+  const DetectWindows w = detect_windows(o);
   const auto n = static_cast<std::int64_t>(bandpass.size());
   std::vector<Candidate> out;
   if (n == 0) return out;
@@ -83,29 +95,35 @@ std::vector<Candidate> find_candidates(const std::vector<double>& bandpass, cons
   // 1. Line the band-pass up with the signal: the wavelet's taps sit at the start of the circular
   // kernel, so its centre delays the output by (width-1)/2. The first width-1 outputs mix in the
   // end of the record (circular wrap-around) and are set to 0.
-  const std::int64_t delay = (o.ricker_width - 1) / 2, wrapped = o.ricker_width - 1;
+  const std::int64_t delay = w.delay, wrapped = w.wrapped;
   std::vector<double> y(static_cast<std::size_t>(n), 0.0);
   for (std::int64_t i = 0; i + delay < n; ++i)
     if (i + delay >= wrapped) y[static_cast<std::size_t>(i)] = bandpass[static_cast<std::size_t>(i + delay)];
 
   // 2-3. Energy y^2, centred moving average over kIntegrationS (a fixed divisor: the envelope
   // fades towards the record's ends instead of growing from few samples).
-  const std::int64_t half = samples_for(kIntegrationS, o.fs) / 2;
-  std::vector<double> prefix(static_cast<std::size_t>(n) + 1, 0.0);
+  // Each m[i] is its own sum of the window's energies, added in index order: a GPU thread per
+  // sample computes exactly this (kernels/detect.cu), so both give the same bits. A running
+  // prefix sum (O(1) per sample) cannot be reproduced bit for bit by a parallel scan, whose
+  // additions are grouped differently; the window is only ~2 x 0.075 s (55 samples at 360 Hz).
+  const std::int64_t half = w.half;
+  std::vector<double> e(static_cast<std::size_t>(n));
   for (std::int64_t i = 0; i < n; ++i) {
     const double v = y[static_cast<std::size_t>(i)];
-    prefix[static_cast<std::size_t>(i) + 1] = prefix[static_cast<std::size_t>(i)] + v * v;
+    e[static_cast<std::size_t>(i)] = v * v;
   }
   const double divisor = static_cast<double>(2 * half + 1);
   std::vector<double> m(static_cast<std::size_t>(n));
   for (std::int64_t i = 0; i < n; ++i) {
     const std::int64_t lo = std::max<std::int64_t>(0, i - half), hi = std::min(n, i + half + 1);
-    m[static_cast<std::size_t>(i)] = std::max(0.0, prefix[static_cast<std::size_t>(hi)] - prefix[static_cast<std::size_t>(lo)]) / divisor;
+    double sum = 0.0;
+    for (std::int64_t j = lo; j < hi; ++j) sum += e[static_cast<std::size_t>(j)];
+    m[static_cast<std::size_t>(i)] = sum / divisor;
   }
 
   // 4. Candidates: the maximum of m within +-h, the first of equal values (a symmetric QRS can
   // give two exactly equal humps). A flat zero stretch has no candidate (m = 0 there).
-  const std::int64_t h = samples_for(kCandidateHalfS, o.fs);
+  const std::int64_t h = w.candidate_half;
   const std::vector<double> left = sliding_max(m, h, -1);   // max m[i-h .. i-1]
   const std::vector<double> right = sliding_max(m, -1, h);  // max m[i+1 .. i+h]
   // A floor relative to the largest envelope (a reduction on a GPU): exact zeros band-pass to
@@ -236,6 +254,20 @@ Detection detect_beats_cpu(const std::vector<float>& signal, const std::vector<d
   d.r_peaks = refine_peaks(signal, classify_candidates(cands, o), o.fs);
   return d;
 }
+
+#ifdef ECGPIPE_WITH_CUDA
+Detection detect_beats_cuda(DeviceSpan<const float> signal, DeviceSpan<const double> bandpass, const DetectOptions& o,
+                            cudaStream_t stream) {
+  if (signal.size != bandpass.size) throw InternalError("signal and band-pass lengths differ");
+  const DetectWindows w = detect_windows(o);
+  Detection d;
+  const std::vector<Candidate> cands = find_candidates_cuda(bandpass, w, stream);
+  d.candidates = cands.size();
+  // Step 6 stays on the host: sequential logic over the compact list (a few entries per beat).
+  d.r_peaks = refine_peaks_cuda(signal, classify_candidates(cands, o), w, stream);
+  return d;
+}
+#endif
 
 BeatTable beat_windows(const std::vector<std::int64_t>& r_peaks, std::int64_t samples, std::int64_t r_offset, int max_length) {
   BeatTable t;

@@ -273,14 +273,7 @@ RunResult run_pipeline(const RunOptions& o) {
   std::shared_ptr<CudaContext> cuda;  // outlives training: LibTorch runs on its stream
   if (device == Device::cuda) {
     cuda = make_cuda_context();
-    if (o.preset == Preset::robust) {
-      // The robust detector has no GPU kernels yet: detect on the CPU, then train on the GPU.
-      spdlog::info("--preset robust: detection on the CPU, training on the GPU");
-      seg = segment_cpu(o);
-      upload_matrix(seg, *cuda);
-    } else {
-      seg = segment_cuda(o, *cuda);
-    }
+    seg = segment_cuda(o, *cuda);
     matrix.data = seg.device_matrix;
     matrix.on_cuda = true;
     matrix.release = seg.release;

@@ -1,6 +1,7 @@
 // Stages 1-4 on the GPU: every buffer stays on the device; the host sees counts and the kept
-// beats' starts/lengths (final outputs). Stage times come from CUDA events read at the end, so
-// timing adds no synchronization.
+// beats' starts/lengths (final outputs) and, for the robust preset, the compact candidate list
+// and the R peaks (its step 6 runs on the host, see detect.hpp). Stage times come from CUDA
+// events read at the end, so timing adds no synchronization.
 #include <cuda_runtime_api.h>
 
 #include <array>
@@ -10,6 +11,7 @@
 #include "ecgpipe/beats.hpp"
 #include "ecgpipe/csv.hpp"
 #include "ecgpipe/cuda.hpp"
+#include "ecgpipe/detect.hpp"
 #include "ecgpipe/peaks.hpp"
 #include "segment.hpp"
 
@@ -37,16 +39,6 @@ struct CudaContext {
 };
 
 std::shared_ptr<CudaContext> make_cuda_context() { return std::make_shared<CudaContext>(); }
-
-void upload_matrix(Segmentation& seg, CudaContext& ctx) {
-  DeviceBuffer<float> matrix(seg.host_matrix.size(), ctx.stream);
-  if (!matrix.empty()) copy_to_device(matrix.span(), seg.host_matrix.data(), seg.host_matrix.size(), ctx.stream);
-  ECGPIPE_CUDA_CHECK(cudaStreamSynchronize(ctx.stream));  // the host buffer is freed next
-  seg.host_matrix = {};
-  seg.stream = ctx.stream;
-  seg.device_matrix = matrix.release();
-  seg.release = stream_free(ctx.stream);
-}
 
 std::size_t device_pool_peak_bytes() {
   int device = 0;
@@ -100,13 +92,31 @@ Segmentation segment_cuda(const RunOptions& o, CudaContext& ctx) {
   }
   ECGPIPE_CUDA_CHECK(cudaEventRecord(ev.e[kBandpass], stream));
 
-  std::size_t count = 0;
-  DeviceBuffer<std::int64_t> gates = detect_gates_cuda(curvature.cspan(), o.nms_window, count, stream);
-  seg.candidates = count;
-  ECGPIPE_CUDA_CHECK(cudaEventRecord(ev.e[kPeaks], stream));
-
-  DeviceBeats beats = pad_beats_cuda(signal.cspan(), DeviceSpan<const std::int64_t>{gates.data(), count}, o.limits, stream);
-  ECGPIPE_CUDA_CHECK(cudaEventRecord(ev.e[kBeats], stream));
+  DeviceBeats beats;
+  if (o.preset == Preset::robust) {
+    // R peaks (kernels/detect.cu; the adaptive thresholds on the host over the candidate list),
+    // then rows laid out like the seed's (detect.hpp), padded on the device from the signal.
+    const Detection det = detect_beats_cuda(signal.cspan(), curvature.cspan(), DetectOptions{o.fs, o.ricker_width}, stream);
+    seg.candidates = det.candidates;
+    ECGPIPE_CUDA_CHECK(cudaEventRecord(ev.e[kPeaks], stream));
+    seg.beats = beat_windows(det.r_peaks, static_cast<std::int64_t>(signal.size()),
+                             seed_r_offset(o.nms_window, o.ricker_width), o.limits.max_length);
+    beats = pad_table_cuda(signal.cspan(), seg.beats, o.limits.max_length, stream);
+    ECGPIPE_CUDA_CHECK(cudaEventRecord(ev.e[kBeats], stream));
+  } else {
+    std::size_t count = 0;
+    DeviceBuffer<std::int64_t> gates = detect_gates_cuda(curvature.cspan(), o.nms_window, count, stream);
+    seg.candidates = count;
+    ECGPIPE_CUDA_CHECK(cudaEventRecord(ev.e[kPeaks], stream));
+    beats = pad_beats_cuda(signal.cspan(), DeviceSpan<const std::int64_t>{gates.data(), count}, o.limits, stream);
+    ECGPIPE_CUDA_CHECK(cudaEventRecord(ev.e[kBeats], stream));
+    seg.beats.start.resize(beats.rows);
+    seg.beats.length.resize(beats.rows);
+    if (beats.rows > 0) {
+      copy_to_host(seg.beats.start.data(), beats.start.cspan(), beats.rows, stream);
+      copy_to_host(seg.beats.length.data(), beats.length.cspan(), beats.rows, stream);
+    }
+  }
 
   // Final outputs only: the kept beats' positions for beats.csv, and report.html's excerpt.
   const std::size_t excerpt = report_excerpt_samples(o.fs, signal.size());
@@ -115,12 +125,6 @@ Segmentation segment_cuda(const RunOptions& o, CudaContext& ctx) {
   if (excerpt > 0) {
     copy_to_host(seg.signal_excerpt.data(), signal.cspan(), excerpt, stream);
     copy_to_host(seg.curvature_excerpt.data(), curvature.cspan(), excerpt, stream);
-  }
-  seg.beats.start.resize(beats.rows);
-  seg.beats.length.resize(beats.rows);
-  if (beats.rows > 0) {
-    copy_to_host(seg.beats.start.data(), beats.start.cspan(), beats.rows, stream);
-    copy_to_host(seg.beats.length.data(), beats.length.cspan(), beats.rows, stream);
   }
   ECGPIPE_CUDA_CHECK(cudaStreamSynchronize(stream));  // host needs the positions and the times
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -133,6 +137,37 @@ Segmentation segment_cuda(const RunOptions& o, CudaContext& ctx) {
   seg.device_matrix = beats.matrix.release();
   seg.release = stream_free(stream);
   return seg;
+}
+
+PeakDetection detect_peaks_cuda(const std::vector<float>& host_signal, Preset preset, double fs, const SampleWindows& w) {
+  CudaContext ctx;  // declared first: it outlives (and its destructor waits for) the buffers below
+  cudaStream_t stream = ctx.stream;
+  PeakDetection out;
+  out.samples = host_signal.size();
+  DeviceBuffer<float> signal(host_signal.size(), stream);
+  if (!signal.empty()) copy_to_device(signal.span(), host_signal.data(), host_signal.size(), stream);
+  DeviceBuffer<double> curvature(signal.size(), stream);
+  if (!signal.empty()) {
+    BandpassPlan plan(signal.size(), w.ricker_width, stream);
+    plan.run(signal.cspan(), curvature.span(), stream);
+  }
+  if (preset == Preset::robust) {
+    Detection det = detect_beats_cuda(signal.cspan(), curvature.cspan(), DetectOptions{fs, w.ricker_width}, stream);
+    out.candidates = det.candidates;
+    out.r_peaks = std::move(det.r_peaks);
+    return out;
+  }
+  // The seed's gates on the device; the beat selection over them on the host, as the CPU path.
+  std::size_t count = 0;
+  DeviceBuffer<std::int64_t> gates = detect_gates_cuda(curvature.cspan(), w.nms_window, count, stream);
+  std::vector<std::int64_t> host_gates(count);
+  if (count > 0) copy_to_host(host_gates.data(), gates.cspan(), count, stream);
+  ECGPIPE_CUDA_CHECK(cudaStreamSynchronize(stream));
+  out.candidates = count;
+  const BeatTable beats = select_beats(host_gates, BeatLimits{w.min_length, w.max_length});
+  const std::int64_t offset = seed_r_offset(w.nms_window, w.ricker_width);
+  for (auto s : beats.start) out.r_peaks.push_back(s + offset);
+  return out;
 }
 
 }  // namespace ecgpipe

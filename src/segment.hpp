@@ -35,15 +35,32 @@ inline std::size_t report_excerpt_samples(double fs, std::size_t signal_samples)
 
 Segmentation segment_cpu(const RunOptions& options);
 
+// The VAE's rows for detected R peaks (ascending), on either device: the rr model's centred
+// windows, or for the seed model the robust preset's seed-like layout (beat_windows).
+BeatTable beat_rows(const RunOptions& options, const std::vector<std::int64_t>& r_peaks, std::int64_t samples);
+// The R peaks of the seed preset's kept beats (start + the seed's offset).
+std::vector<std::int64_t> seed_r_peaks(const RunOptions& options, const BeatTable& seed_beats);
+
+// What `ecgpipe detect` writes: R peaks (ascending) and the counts it logs.
+struct PeakDetection {
+  std::size_t samples = 0;
+  std::size_t candidates = 0;
+  std::vector<std::int64_t> r_peaks;
+};
+
 #ifdef ECGPIPE_WITH_CUDA
 // Owns the CUDA stream the GPU stages and LibTorch share; destroyed after training.
 struct CudaContext;
 std::shared_ptr<CudaContext> make_cuda_context();
 Segmentation segment_cuda(const RunOptions& options, CudaContext& context);
-// Moves a CPU segmentation's matrix to the device (for training there); frees the host copy.
-void upload_matrix(Segmentation& seg, CudaContext& context);
 // High-water mark of the device's default stream-ordered memory pool (bytes), then reset.
 std::size_t device_pool_peak_bytes();
+
+// `ecgpipe detect --device cuda`: the signal (read on the host, any input format) uploaded, then
+// band-pass and detection on the GPU (its own stream); the R peaks (ascending) and counts on the
+// host. Robust: detect_beats_cuda; seed: the gates on the device, then select_beats and the R
+// offset on the host, as the CPU path of `detect`.
+PeakDetection detect_peaks_cuda(const std::vector<float>& signal, Preset preset, double fs, const SampleWindows& windows);
 #endif
 
 }  // namespace ecgpipe

@@ -5,9 +5,11 @@
 
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ecgpipe/beats.hpp"
+#include "ecgpipe/detect.hpp"
 #include "ecgpipe/error.hpp"
 #include "gpu_test_util.hpp"
 
@@ -173,6 +175,84 @@ TEST(BeatsGpu, BeatOutsideTheSignalThrows) {
   // Not kept (too short): never read, so no error, as on the CPU.
   const auto d_short = upload(std::vector<std::int64_t>{90, 150}, stream);
   EXPECT_EQ(pad_beats_cuda(d_signal.cspan(), d_short.cspan(), {}, stream).rows, 0u);
+}
+
+// --- Rows from an explicit table (the robust preset's beat_windows): pad_table_cuda against
+// pad_beats_cpu, exactly.
+
+void expect_table_same_as_cpu(const std::vector<float>& signal, const ecgpipe::BeatTable& table, int max_length,
+                              const std::string& what) {
+  TestStream stream;
+  const auto d_signal = upload(signal, stream);
+  const auto beats = ecgpipe::pad_table_cuda(d_signal.cspan(), table, max_length, stream);
+  const auto matrix = pad_beats_cpu(signal, table, max_length);
+  ASSERT_EQ(beats.rows, table.size()) << what;
+  EXPECT_EQ(beats.matrix.size(), matrix.size()) << what;
+  EXPECT_EQ(download(beats.start.data(), beats.rows, stream), table.start) << what;
+  EXPECT_EQ(download(beats.length.data(), beats.rows, stream), table.length) << what;
+  EXPECT_EQ(download(beats.matrix.data(), matrix.size(), stream), matrix) << what;
+}
+
+// `rows` rows with lengths cycling through `lengths`, each starting `step` after the previous one.
+ecgpipe::BeatTable table_of(std::size_t rows, std::int64_t first, std::int64_t step, const std::vector<std::int32_t>& lengths) {
+  ecgpipe::BeatTable t;
+  for (std::size_t r = 0; r < rows; ++r) {
+    t.start.push_back(first + static_cast<std::int64_t>(r) * step);
+    t.length.push_back(lengths[r % lengths.size()]);
+  }
+  return t;
+}
+
+TEST(BeatsGpu, TableOfZeroOneAndAroundAWarpOfBeats) {
+  if (!ecgpipe::cuda_device_available()) GTEST_SKIP() << "no CUDA device";
+  const auto x = ramp_signal(20000);
+  for (std::size_t rows : {0, 1, 31, 32, 33, 64, 65}) {
+    expect_table_same_as_cpu(x, table_of(rows, 5, 200, {256, 1, 100, 255, 31, 32, 33}), 256,
+                             std::to_string(rows) + " rows");
+    // Overlapping rows (the robust layout: a row runs to the next beat's start, or max_length).
+    expect_table_same_as_cpu(x, table_of(rows, 0, 90, {368, 90, 200}), 368, std::to_string(rows) + " overlapping rows");
+  }
+}
+
+TEST(BeatsGpu, TableRowWidthsAroundAWarp) {
+  if (!ecgpipe::cuda_device_available()) GTEST_SKIP() << "no CUDA device";
+  const auto x = ramp_signal(3000);
+  for (int max_length : {1, 8, 31, 32, 33, 64, 65})
+    expect_table_same_as_cpu(x, table_of(40, 3, 50, {1, max_length, (max_length + 1) / 2}), max_length,
+                             "max_length=" + std::to_string(max_length));
+}
+
+TEST(BeatsGpu, TableFromBeatWindowsCutAtTheSignalEnd) {
+  if (!ecgpipe::cuda_device_available()) GTEST_SKIP() << "no CUDA device";
+  const std::size_t n = 5000;
+  const auto x = ramp_signal(n);
+  // R peaks up to the last sample: the last rows are cut by the end of the signal.
+  std::vector<std::int64_t> peaks;
+  for (std::int64_t r = 80; r < static_cast<std::int64_t>(n); r += 170) peaks.push_back(r);
+  peaks.push_back(static_cast<std::int64_t>(n) - 1);
+  const auto table = ecgpipe::beat_windows(peaks, static_cast<std::int64_t>(n), 76, 256);
+  ASSERT_GT(table.size(), 2u);
+  EXPECT_EQ(table.start.back() + table.length.back(), static_cast<std::int64_t>(n)) << "the last row ends at the end";
+  expect_table_same_as_cpu(x, table, 256, "beat_windows");
+  // A row ending exactly at the last sample, and one of a single sample there.
+  ecgpipe::BeatTable end;
+  end.start = {static_cast<std::int64_t>(n) - 256, static_cast<std::int64_t>(n) - 1};
+  end.length = {256, 1};
+  expect_table_same_as_cpu(x, end, 256, "rows at the very end");
+}
+
+TEST(BeatsGpu, TableRowOutsideTheSignalThrows) {
+  if (!ecgpipe::cuda_device_available()) GTEST_SKIP() << "no CUDA device";
+  TestStream stream;
+  const auto x = ramp_signal(100);
+  const auto d_signal = upload(x, stream);
+  for (const auto& [start, length] : std::vector<std::pair<std::int64_t, std::int32_t>>{{0, 150}, {-1, 10}, {95, 6}, {0, 300}}) {
+    ecgpipe::BeatTable t;
+    t.start = {start};
+    t.length = {length};
+    EXPECT_THROW(ecgpipe::pad_table_cuda(d_signal.cspan(), t, 256, stream), ecgpipe::InternalError) << start << "+" << length;
+    EXPECT_THROW(pad_beats_cpu(x, t, 256), ecgpipe::InternalError) << "as the CPU reference does";
+  }
 }
 #endif  // ECGPIPE_WITH_CUDA
 

@@ -47,6 +47,14 @@ struct DeviceBeats {
 };
 DeviceBeats pad_beats_cuda(DeviceSpan<const float> signal, DeviceSpan<const std::int64_t> gates,
                            const BeatLimits& limits, cudaStream_t stream);
+
+// GPU path for rows given as a table (the robust preset's beat_windows): the table is checked on
+// the host like pad_beats_cpu (InternalError for a row outside the signal or longer than
+// max_length), uploaded (start/length of the result), and padded by a warp per row whose lane 0
+// broadcasts the row's start and length with __shfl_sync. The matrix equals
+// pad_beats_cpu(signal, table, max_length). Asynchronous: no synchronization.
+DeviceBeats pad_table_cuda(DeviceSpan<const float> signal, const BeatTable& table, int max_length,
+                           cudaStream_t stream);
 #endif
 
 }  // namespace ecgpipe

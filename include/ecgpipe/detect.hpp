@@ -18,7 +18,10 @@
 //      exceeds kSearchBackRr x the recent mean RR.
 //   7. each accepted candidate is refined to the largest |x - local mean| within +-kRefineHalfS.
 // The CPU and a GPU path therefore give identical detections whenever their candidate lists
-// (positions and feature values) are identical.
+// (positions and feature values) are identical. Every floating-point value of steps 1-5 and 7 is
+// defined as a fixed sequence of correctly rounded IEEE operations (sums in index order, no fused
+// multiply-add), so the GPU kernels (kernels/detect.cu) reproduce the CPU's bit for bit on the
+// same band-pass input.
 #pragma once
 
 #include <cstdint>
@@ -26,6 +29,11 @@
 #include <vector>
 
 #include "ecgpipe/beats.hpp"
+#include "ecgpipe/config.hpp"
+
+#ifdef ECGPIPE_WITH_CUDA
+#include "ecgpipe/cuda.hpp"
+#endif
 
 namespace ecgpipe {
 
@@ -91,6 +99,18 @@ struct DetectOptions {
   int ricker_width = 30;  // band-pass taps (samples), as --ricker-width
 };
 
+// The detector's windows in samples at options.fs, computed once (validated: UsageError for a bad
+// fs or ricker_width < 2) and shared by the CPU and GPU paths, so both use the same counts.
+struct DetectWindows {
+  std::int64_t delay = 0;           // band-pass delay: (ricker_width - 1) / 2
+  std::int64_t wrapped = 0;         // leading band-pass outputs touched by the circular wrap: ricker_width - 1
+  std::int64_t half = 0;            // moving-average / slope half window: samples_for(kIntegrationS) / 2
+  std::int64_t candidate_half = 0;  // candidate neighbourhood: samples_for(kCandidateHalfS)
+  std::int64_t refine_half = 0;     // samples_for(kRefineHalfS)
+  std::int64_t baseline_half = 0;   // samples_for(kBaselineHalfS)
+};
+DetectWindows detect_windows(const DetectOptions& options);
+
 // One candidate peak: position (sample) and its features.
 struct Candidate {
   std::int64_t position = 0;
@@ -99,6 +119,9 @@ struct Candidate {
 };
 
 // Per-sample stage (steps 1-5): the band-pass output `bandpass` is bandpass_cpu(x, ricker_width).
+// The envelope m[i] is (sum of y[j]^2 for j = max(0, i-half) .. min(n-1, i+half), added in index
+// order from 0.0) / (2 half + 1): a definition a parallel GPU reproduces exactly (a running prefix
+// sum, cheaper on one core, rounds differently at every sample).
 std::vector<Candidate> find_candidates(const std::vector<double>& bandpass, const DetectOptions& options);
 
 // Host stage (step 6): the accepted candidates' positions (ascending), from the candidate list
@@ -124,5 +147,27 @@ Detection detect_beats_cpu(const std::vector<float>& signal, const std::vector<d
 // before sample 0 is left out. So start + r_offset is the beat's R peak.
 BeatTable beat_windows(const std::vector<std::int64_t>& r_peaks, std::int64_t samples, std::int64_t r_offset,
                        int max_length);
+
+#ifdef ECGPIPE_WITH_CUDA
+// --- GPU path (kernels/detect.cu). Same results as the CPU functions above, bit for bit, on the
+// same inputs; each synchronizes `stream` only where the host needs a value.
+
+// Steps 1-5 from the device band-pass: shift, energy, moving average (a thread per sample), the
+// floor from an exact max reduction (CUB), the candidate test inside a CUB DeviceSelect over the
+// positions, then the features (a thread per candidate). Returns the compact list on the host,
+// equal to find_candidates(bandpass copied to the host, options).
+std::vector<Candidate> find_candidates_cuda(DeviceSpan<const double> bandpass, const DetectWindows& windows,
+                                            cudaStream_t stream);
+
+// Step 7 for host positions (a thread per peak): equal to refine_peaks(signal on the host,
+// positions, fs), sorted and unique. InternalError for a position outside the signal.
+std::vector<std::int64_t> refine_peaks_cuda(DeviceSpan<const float> signal, const std::vector<std::int64_t>& positions,
+                                            const DetectWindows& windows, cudaStream_t stream);
+
+// Steps 1-7: find_candidates_cuda, classify_candidates on the host (the compact list only),
+// refine_peaks_cuda. Equal to detect_beats_cpu on the same signal and band-pass.
+Detection detect_beats_cuda(DeviceSpan<const float> signal, DeviceSpan<const double> bandpass,
+                            const DetectOptions& options, cudaStream_t stream);
+#endif
 
 }  // namespace ecgpipe

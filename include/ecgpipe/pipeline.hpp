@@ -20,9 +20,9 @@ Device parse_device(const std::string& name);
 struct RunOptions {
   std::string input;
   CsvOptions csv;
-  // The seed's gates (default: every stage runs on the GPU) or the robust detector (detect.hpp;
-  // its detection runs on the CPU for now, training still on the GPU).
-  Preset preset = Preset::seed;
+  // The robust detector (default, detect.hpp) or the seed's gates; every stage runs on the GPU
+  // with either.
+  Preset preset = Preset::robust;
   double fs = kSeedFs;     // Hz; the windows below are seed_windows(fs) unless given
   int ricker_width = 30;   // samples (seed)
   int nms_window = 180;    // samples (seed)
