@@ -20,4 +20,10 @@ void add_device_option(CLI::App& cmd, std::string& device) {
       ->capture_default_str();
 }
 
+void add_reference_option(CLI::App& cmd, std::string& reference) {
+  cmd.add_option("--reference", reference,
+                 "Reference beats (sample,symbol CSV or WFDB .atr): adds Se/+P and the score's AUROC per AAMI class "
+                 "to report.json, and colours report.html's latent plot by class");
+}
+
 }  // namespace ecgpipe::cli

@@ -20,6 +20,7 @@ struct RunArgs {
   bool json = false;
   std::string device = "auto";
   std::string preset = "robust";
+  std::string model = "rr";
   // Window options given on the command line keep their value; the others follow --fs.
   CLI::Option *fs_option = nullptr, *ricker = nullptr, *nms = nullptr, *min_length = nullptr, *max_length = nullptr;
 };
@@ -57,7 +58,10 @@ void add_run_command(CLI::App& app) {
                                      "Longest beat kept, samples (1.024 s; the VAE input length; multiple of 8)")
       ->capture_default_str();
   cmd->add_option("--epochs", o.train.epochs, "Training epochs")->capture_default_str();
-  cmd->add_option("--batch-size", o.train.batch_size, "Training batch size")->capture_default_str();
+  cmd->add_option("--batch-size", o.train.batch_size,
+                  "Training batch size; 0 = automatic: the seed's 1024 with --model seed, else about 32 steps an "
+                  "epoch (64..1024)")
+      ->capture_default_str();
   cmd->add_option("--learning-rate", o.train.learning_rate, "Adam learning rate")->capture_default_str();
   cmd->add_option("--seed", o.train.seed, "Seed for the shuffle, split, initialisation and sampling")->capture_default_str();
   add_device_option(*cmd, args->device);
@@ -66,11 +70,19 @@ void add_run_command(CLI::App& app) {
                   "Flag beats whose reconstruction error is above this quantile of all beats' errors")
       ->capture_default_str();
   cmd->add_option("--top", o.top_outliers, "Beats listed in outliers.csv, highest score first")->capture_default_str();
+  cmd->add_option("--model", args->model,
+                  "rr: R-centred, normalised beats scored by shape and rhythm (finds premature beats); seed: the "
+                  "notebook's rows and reconstruction error")
+      ->check(CLI::IsMember({"rr", "seed"}, CLI::ignore_case))
+      ->capture_default_str();
+  add_reference_option(*cmd, o.reference);
   cmd->add_flag("--json", args->json, "Print report.json to stdout");
   cmd->callback([args] {
     auto& opts = args->options;
     opts.device = parse_device(args->device);
     opts.preset = parse_preset(args->preset);
+    opts.model = parse_model(args->model);
+    if (opts.model == Model::seed && opts.train.batch_size == 0) opts.train.batch_size = kSeedBatch;
     if (args->fs_option->count() == 0)  // a WFDB header knows its rate; a CSV does not
       if (const auto header_fs = signal_file_fs(opts.input)) opts.fs = *header_fs;
     const SampleWindows scaled = seed_windows(opts.fs);  // = the defaults at 250 Hz

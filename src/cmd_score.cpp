@@ -34,6 +34,7 @@ void add_score_command(CLI::App& app) {
   cmd->add_option("--outlier-quantile", o.outlier_quantile, "Flag beats scoring above this quantile")->capture_default_str();
   cmd->add_option("--top", o.top_outliers, "Beats listed in outliers.csv")->capture_default_str();
   cmd->add_option("--out", o.out_dir, "Output directory (created if missing)")->capture_default_str();
+  add_reference_option(*cmd, o.reference);
   cmd->add_flag("--json", args->json, "Print report.json to stdout");
   cmd->callback([args] {
     auto& opts = args->options;

@@ -42,9 +42,6 @@ bool cuda_usable() {
 #endif
 }
 
-// Where the R peak sits relative to a beat's start: the NMS compares the window's centre, and
-// the causal wavelet (taps at the start of the kernel) delays the curvature by half its width.
-std::int64_t r_peak_offset(const RunOptions& o) { return seed_r_offset(o.nms_window, o.ricker_width); }
 
 // Seconds of signal at sample `i`, and as h:mm:ss.s for people.
 double seconds_at(std::int64_t i, double fs) { return static_cast<double>(i) / fs; }
@@ -65,7 +62,8 @@ double rr_seconds(const RunOptions& o, const RunResult& r, std::size_t a, std::s
 }
 
 void write_beats_csv(std::ostream& out, const RunOptions& o, const RunResult& r) {
-  out << "index,start,r_peak,time_s,length,rr_before_s,rr_after_s,split,recon_error,neg_elbo,outlier";
+  out << "index,start,r_peak,time_s,length,rr_before_s,rr_after_s,split,recon_error,neg_elbo,template_distance,"
+         "prematurity,score,outlier";
   for (int k = 0; k < kLatentDim; ++k) out << ",latent_mu" << k;
   out << '\n' << std::setprecision(9);
   for (std::size_t i = 0; i < r.beats.size(); ++i) {
@@ -73,38 +71,84 @@ void write_beats_csv(std::ostream& out, const RunOptions& o, const RunResult& r)
     out << i << ',' << r.beats.start[i] << ',' << r_peak << ',' << seconds_at(r_peak, o.fs) << ',' << r.beats.length[i] << ','
         << rr_seconds(o, r, i - 1, i) << ',' << rr_seconds(o, r, i, i + 1) << ','
         << (!o.model_in.empty() ? "scored" : r.model.in_train[i] ? "train" : "test") << ',' << r.model.recon_error[i] << ',' << r.model.neg_elbo[i] << ','
-        << static_cast<int>(r.outlier[i]);
+        << r.model.template_distance[i] << ',' << r.prematurity[i] << ',' << r.model.score[i] << ',' << static_cast<int>(r.outlier[i]);
     for (int k = 0; k < kLatentDim; ++k) out << ',' << r.model.latent_mean[i * kLatentDim + static_cast<std::size_t>(k)];
     out << '\n';
   }
 }
 
 void write_outliers_csv(std::ostream& out, const RunOptions& o, const RunResult& r) {
-  out << "rank,index,r_peak,time_s,time,rr_before_s,rr_after_s,recon_error,neg_elbo,outlier\n" << std::setprecision(9);
-  const auto ranked = top_scores(r.model.recon_error.data(), r.model.recon_error.size(), static_cast<std::size_t>(o.top_outliers));
+  out << "rank,index,r_peak,time_s,time,rr_before_s,rr_after_s,recon_error,neg_elbo,template_distance,prematurity,score,outlier\n"
+      << std::setprecision(9);
+  const auto ranked = top_scores(r.model.score.data(), r.model.score.size(), static_cast<std::size_t>(o.top_outliers));
   for (std::size_t k = 0; k < ranked.size(); ++k) {
     const std::size_t i = ranked[k];
     const std::int64_t r_peak = r.beats.start[i] + r_peak_offset(o);
     out << k + 1 << ',' << i << ',' << r_peak << ',' << seconds_at(r_peak, o.fs) << ',' << clock_time(seconds_at(r_peak, o.fs)) << ','
         << rr_seconds(o, r, i - 1, i) << ',' << rr_seconds(o, r, i, i + 1) << ',' << r.model.recon_error[i] << ','
-        << r.model.neg_elbo[i] << ',' << static_cast<int>(r.outlier[i]) << '\n';
+        << r.model.neg_elbo[i] << ',' << r.model.template_distance[i] << ',' << r.prematurity[i] << ',' << r.model.score[i] << ','
+        << static_cast<int>(r.outlier[i]) << '\n';
   }
 }
 
-// The `quantile` of the beats' recon_error (linear interpolation between order statistics, as
+// The `quantile` of the beats' scores (linear interpolation between order statistics, as
 // numpy.quantile's default) and the per-beat flags above it.
 void flag_outliers(const RunOptions& o, RunResult& r) {
-  std::vector<float> sorted = r.model.recon_error;
+  std::vector<float> sorted = r.model.score;
   std::sort(sorted.begin(), sorted.end());
   const double pos = o.outlier_quantile * static_cast<double>(sorted.size() - 1);
   const auto lo = static_cast<std::size_t>(pos);
   const std::size_t hi = std::min(lo + 1, sorted.size() - 1);
   r.outlier_threshold = sorted[lo] + (pos - static_cast<double>(lo)) * (sorted[hi] - sorted[lo]);
-  r.outlier.resize(r.model.recon_error.size());
-  for (std::size_t i = 0; i < r.outlier.size(); ++i) r.outlier[i] = r.model.recon_error[i] > r.outlier_threshold;
+  r.outlier.resize(r.model.score.size());
+  for (std::size_t i = 0; i < r.outlier.size(); ++i) r.outlier[i] = r.model.score[i] > r.outlier_threshold;
+}
+
+// Detection accuracy and score AUROCs against the reference (evaluate.hpp, EC57 conventions), and
+// each beat's reference class for the report.
+void evaluate_run(const RunOptions& o, const ReferenceBeats& ref, const std::vector<std::int64_t>& peaks, RunResult& r) {
+  EvalOptions eo;
+  eo.fs = o.fs;
+  r.evaluation = evaluate_detections(ref, peaks, r.model.score, eo);
+  r.evaluation.reference_path = o.reference;
+  r.evaluation.detections_path = o.input;
+  r.evaluation.score_column = "score";
+  r.evaluated = true;
+  const MatchResult m = match_beats(ref.samples, peaks, tolerance_samples(eo.tolerance_ms, o.fs));
+  r.classes.assign(peaks.size(), '-');
+  for (std::size_t i = 0; i < peaks.size(); ++i) {
+    const std::int64_t k = m.matched_reference[i];
+    if (k >= 0) r.classes[i] = aami_class(ref.symbols[static_cast<std::size_t>(k)]);
+  }
+  const MatchResult& e = r.evaluation.match;
+  spdlog::info("against {}: Se {:.2f} %, +P {:.2f} % (TP {}, FN {}, FP {})", o.reference, 100 * e.sensitivity(),
+               100 * e.positive_predictivity(), e.tp, e.fn, e.fp);
+  for (const auto& a : r.evaluation.aurocs) {
+    spdlog::info("AUROC {} vs N: {:.4f} ({} vs {} beats)", a.positive, a.auroc, a.positives, a.negatives);
+  }
 }
 
 }  // namespace
+
+// Seed model: the NMS compares the window's centre, and the causal wavelet (taps at the start of
+// the kernel) delays the curvature by half its width. rr model: the window's `before`.
+std::int64_t r_peak_offset(const RunOptions& o) {
+  return o.model == Model::rr ? centred_window(o.fs).before : seed_r_offset(o.nms_window, o.ricker_width);
+}
+
+int row_length(const RunOptions& o) { return o.model == Model::rr ? centred_window(o.fs).length : o.limits.max_length; }
+
+std::vector<std::int64_t> seed_r_peaks(const RunOptions& o, const BeatTable& seed_beats) {
+  std::vector<std::int64_t> peaks;
+  peaks.reserve(seed_beats.size());
+  for (const auto start : seed_beats.start) peaks.push_back(start + seed_r_offset(o.nms_window, o.ricker_width));
+  return peaks;
+}
+
+BeatTable beat_rows(const RunOptions& o, const std::vector<std::int64_t>& r_peaks, std::int64_t samples) {
+  if (o.model == Model::rr) return centred_windows(r_peaks, samples, centred_window(o.fs));
+  return beat_windows(r_peaks, samples, r_peak_offset(o), o.limits.max_length);
+}
 
 nlohmann::json report_json(const RunOptions& o, const RunResult& r) {
   using nlohmann::json;
@@ -117,9 +161,9 @@ nlohmann::json report_json(const RunOptions& o, const RunResult& r) {
   j["input"] = {{"path", o.input}, {"bytes", bytes}, {"samples", r.samples},
                 {"column", o.csv.column}, {"header", o.csv.has_header}};
   j["device"] = r.device;
-  j["parameters"] = {{"preset", preset_name(o.preset)}, {"fs", o.fs}, {"ricker_width", o.ricker_width}, {"nms_window", o.nms_window},
+  j["parameters"] = {{"preset", preset_name(o.preset)}, {"model", model_name(o.model)}, {"fs", o.fs}, {"ricker_width", o.ricker_width}, {"nms_window", o.nms_window},
                      {"min_length", o.limits.min_length}, {"max_length", o.limits.max_length},
-                     {"epochs", o.train.epochs}, {"batch_size", o.train.batch_size},
+                     {"row_length", row_length(o)}, {"epochs", o.train.epochs}, {"batch_size", r.model.batch_size},
                      {"seed", o.train.seed}, {"learning_rate", o.train.learning_rate},
                      {"train_fraction", o.train.train_fraction}};
   j["counts"] = {{"candidates", r.candidates}, {"beats", r.beats.size()},
@@ -133,8 +177,9 @@ nlohmann::json report_json(const RunOptions& o, const RunResult& r) {
   if (!o.model_in.empty()) j["model"] = o.model_in;
   std::size_t flagged = 0;
   for (auto f : r.outlier) flagged += f;
-  j["outliers"] = {{"score", "recon_error"}, {"quantile", o.outlier_quantile}, {"threshold", r.outlier_threshold},
+  j["outliers"] = {{"score", o.model == Model::rr ? "ln(recon/median) + ln(template/median) + 10 prematurity" : "recon_error"}, {"quantile", o.outlier_quantile}, {"threshold", r.outlier_threshold},
                    {"flagged", flagged}};
+  if (r.evaluated) j["evaluation"] = eval_report_json(r.evaluation);
   j["versions"] = {{"ecgpipe", ECGPIPE_VERSION}, {"libtorch", torch_version()}};
   return j;
 }
@@ -153,8 +198,10 @@ std::string model_meta_json(const RunOptions& o) {
   j["ricker_width"] = o.ricker_width;
   j["nms_window"] = o.nms_window;
   j["min_length"] = o.limits.min_length;
-  j["max_length"] = o.limits.max_length;  // the beat length the model takes
-  j["normalisation"] = "none";            // beats are raw samples, as in the seed
+  j["max_length"] = o.limits.max_length;
+  j["beats"] = model_name(o.model);       // how rows are made and scored (score.hpp)
+  j["row_length"] = row_length(o);        // the beat length the model takes
+  j["normalisation"] = o.model == Model::rr ? "per-beat median, per-recording median-beat RMS" : "none";
   j["trained_on"] = o.input;
   return j.dump();
 }
@@ -177,6 +224,8 @@ void apply_model_meta(const std::string& meta_json, const std::string& model_pat
     o.nms_window = j.at("nms_window").get<int>();
     o.limits.min_length = j.at("min_length").get<int>();
     o.limits.max_length = j.at("max_length").get<int>();
+    // Models written before the rr model existed have no "beats" record: they are seed models.
+    o.model = parse_model(j.value("beats", std::string("seed")));
   } catch (const nlohmann::json::exception& e) {
     throw InputError("model " + model_path + " has a damaged ecgpipe record: " + e.what());
   } catch (const UsageError& e) {
@@ -201,23 +250,22 @@ Segmentation segment_cpu(const RunOptions& o) {
   seg.curvature_excerpt.assign(curvature.begin(), curvature.begin() + static_cast<std::ptrdiff_t>(report_excerpt_samples(o.fs, curvature.size())));
 
   t0 = Clock::now();
-  if (o.preset == Preset::robust) {  // R peaks, then rows laid out like the seed's (detect.hpp)
+  const auto samples = static_cast<std::int64_t>(signal.size());
+  if (o.preset == Preset::robust) {  // R peaks, then the model's rows around them
     const Detection det = detect_beats_cpu(signal, curvature, DetectOptions{o.fs, o.ricker_width});
     seg.candidates = det.candidates;
     seg.seconds.peaks = seconds_since(t0);
     t0 = Clock::now();
-    seg.beats = beat_windows(det.r_peaks, static_cast<std::int64_t>(signal.size()), r_peak_offset(o), o.limits.max_length);
-    seg.host_matrix = pad_beats_cpu(signal, seg.beats, o.limits.max_length);
-    seg.seconds.beats = seconds_since(t0);
-    return seg;
+    seg.beats = beat_rows(o, det.r_peaks, samples);
+  } else {
+    const std::vector<std::int64_t> gates = detect_gates_cpu(curvature, o.nms_window);
+    seg.candidates = gates.size();
+    seg.seconds.peaks = seconds_since(t0);
+    t0 = Clock::now();
+    seg.beats = select_beats(gates, o.limits);
+    if (o.model == Model::rr) seg.beats = beat_rows(o, seed_r_peaks(o, seg.beats), samples);
   }
-  const std::vector<std::int64_t> gates = detect_gates_cpu(curvature, o.nms_window);
-  seg.candidates = gates.size();
-  seg.seconds.peaks = seconds_since(t0);
-
-  t0 = Clock::now();
-  seg.beats = select_beats(gates, o.limits);
-  seg.host_matrix = pad_beats_cpu(signal, seg.beats, o.limits.max_length);
+  seg.host_matrix = pad_beats_cpu(signal, seg.beats, row_length(o));
   seg.seconds.beats = seconds_since(t0);
   return seg;
 }
@@ -233,7 +281,7 @@ void validate(const RunOptions& o) {
                      " (the VAE halves it three times)");
   }
   if (o.train.epochs < 1) throw UsageError("--epochs must be at least 1");
-  if (o.train.batch_size < 1) throw UsageError("--batch-size must be at least 1");
+  if (o.train.batch_size < 0) throw UsageError("--batch-size must be at least 1 (or 0: automatic)");
   if (!(o.outlier_quantile > 0.0 && o.outlier_quantile < 1.0)) throw UsageError("--outlier-quantile must lie in (0, 1)");
   if (o.top_outliers < 1) throw UsageError("--top must be at least 1");
 }
@@ -263,6 +311,9 @@ Device resolve_device(Device requested) {
 RunResult run_pipeline(const RunOptions& o) {
   validate(o);
   const auto t_all = Clock::now();
+  // Read first: a bad reference file fails the run before any work.
+  std::optional<ReferenceBeats> reference;
+  if (!o.reference.empty()) reference = read_reference(o.reference);
   const Device device = resolve_device(o.device);
   prepare_output_dir(o.out_dir);
   spdlog::info("reading {} on {}", o.input, device_name(device));
@@ -285,7 +336,8 @@ RunResult run_pipeline(const RunOptions& o) {
     matrix.data = seg.host_matrix.data();
   }
   matrix.rows = static_cast<std::int64_t>(seg.beats.size());
-  matrix.cols = o.limits.max_length;
+  matrix.cols = row_length(o);
+  matrix.normalise = o.model == Model::rr;
   spdlog::info("{} samples, {} gates, {} beats of {}..{} samples", seg.samples, seg.candidates, seg.beats.size(),
                o.limits.min_length, o.limits.max_length);
 
@@ -296,19 +348,29 @@ RunResult run_pipeline(const RunOptions& o) {
   r.beats = std::move(seg.beats);
   r.seconds = seg.seconds;
 
+  // The rhythm term over the compact R-peak list (host), then the model's score (score.hpp).
+  std::vector<std::int64_t> peaks(r.beats.start);
+  for (auto& p : peaks) p += r_peak_offset(o);
+  r.prematurity = prematurity(peaks);
+  ScoreFunction score;
+  if (o.model == Model::rr) {
+    score = [&r](const TrainResult& t) { return score_rr(t.recon_error, t.template_distance, r.prematurity); };
+  }
   const bool training = o.model_in.empty();
   std::optional<AtomicFile> model_file;
   if (training) {
     model_file.emplace(o.out_dir, "model.pt");
-    r.model = train_and_score(std::move(matrix), o.train, model_file->temp_path(), model_meta_json(o));
+    r.model = train_and_score(std::move(matrix), o.train, model_file->temp_path(), model_meta_json(o), score);
   } else {
-    r.model = score_with_model(std::move(matrix), o.model_in);
+    r.model = score_with_model(std::move(matrix), o.model_in, score);
   }
   r.seconds.train = r.model.train_seconds;
   if (device == Device::cuda) {
     spdlog::debug("training steps {} a captured CUDA graph", r.model.cuda_graph ? "replayed" : "did not use");
   }
   r.seconds.score = r.model.score_seconds;
+
+  if (reference) evaluate_run(o, *reference, peaks, r);
 
   const auto t_write = Clock::now();
   flag_outliers(o, r);

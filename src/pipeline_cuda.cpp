@@ -95,13 +95,25 @@ Segmentation segment_cuda(const RunOptions& o, CudaContext& ctx) {
   DeviceBeats beats;
   if (o.preset == Preset::robust) {
     // R peaks (kernels/detect.cu; the adaptive thresholds on the host over the candidate list),
-    // then rows laid out like the seed's (detect.hpp), padded on the device from the signal.
+    // then the model's rows around them (beat_rows), padded on the device from the signal.
     const Detection det = detect_beats_cuda(signal.cspan(), curvature.cspan(), DetectOptions{o.fs, o.ricker_width}, stream);
     seg.candidates = det.candidates;
     ECGPIPE_CUDA_CHECK(cudaEventRecord(ev.e[kPeaks], stream));
-    seg.beats = beat_windows(det.r_peaks, static_cast<std::int64_t>(signal.size()),
-                             seed_r_offset(o.nms_window, o.ricker_width), o.limits.max_length);
-    beats = pad_table_cuda(signal.cspan(), seg.beats, o.limits.max_length, stream);
+    seg.beats = beat_rows(o, det.r_peaks, static_cast<std::int64_t>(signal.size()));
+    beats = pad_table_cuda(signal.cspan(), seg.beats, row_length(o), stream);
+    ECGPIPE_CUDA_CHECK(cudaEventRecord(ev.e[kBeats], stream));
+  } else if (o.model == Model::rr) {
+    // The seed's gates and beat selection give the R peaks (a compact list, selected on the host
+    // as in detect_peaks_cuda); the rr model's centred rows are padded on the device.
+    std::size_t count = 0;
+    DeviceBuffer<std::int64_t> gates = detect_gates_cuda(curvature.cspan(), o.nms_window, count, stream);
+    seg.candidates = count;
+    ECGPIPE_CUDA_CHECK(cudaEventRecord(ev.e[kPeaks], stream));
+    std::vector<std::int64_t> host_gates(count);
+    if (count > 0) copy_to_host(host_gates.data(), gates.cspan(), count, stream);
+    ECGPIPE_CUDA_CHECK(cudaStreamSynchronize(stream));  // the host selects beats from the gates
+    seg.beats = beat_rows(o, seed_r_peaks(o, select_beats(host_gates, o.limits)), static_cast<std::int64_t>(signal.size()));
+    beats = pad_table_cuda(signal.cspan(), seg.beats, row_length(o), stream);
     ECGPIPE_CUDA_CHECK(cudaEventRecord(ev.e[kBeats], stream));
   } else {
     std::size_t count = 0;

@@ -750,9 +750,9 @@ Panel latent_score_panel(const ReportData& d, const LatentView& v) {
            tick_label(t, step) + "</text>\n";
   }
   bar += "<text transform=\"translate(" + px(kHalfWidth - kBarTitleInset) + ' ' + px(bar_top + bar_h / 2) +
-         ") rotate(-90)\" text-anchor=\"middle\" font-size=\"12\">score (reconstruction error)</text>\n";
+         ") rotate(-90)\" text-anchor=\"middle\" font-size=\"12\">score (" + escape(d.score_name) + ")</text>\n";
   f.raw(bar);
-  return {f.str(), v.note + ". Colour: reconstruction error, clipped to its 1st..99th percentile (" + short_num(c.lo) +
+  return {f.str(), v.note + ". Colour: score (" + d.score_name + "), clipped to its 1st..99th percentile (" + short_num(c.lo) +
                        ".." + short_num(c.hi) + "); red rings: the " + std::to_string(v.top.size()) +
                        " highest scores."};
 }
@@ -855,7 +855,7 @@ Panel outliers_panel(const ReportData& d) {
     p.line(x, row_values(b.row.data(), b.row.size(), b.length), {kAccentColour, 1.5});
     f.add(p, static_cast<double>(k % kPerRow) * cell_w, static_cast<double>(k / kPerRow) * kCellHeight);
   }
-  return {f.str(), "The " + std::to_string(beats.size()) + " beats with the highest reconstruction error (red)" +
+  return {f.str(), "The " + std::to_string(beats.size()) + " beats with the highest score (" + d.score_name + ", red)" +
                        (has_median ? " over the median beat (dashed)" : "") +
                        "; time of the R peak in the recording, x in ms from the beat start."};
 }
@@ -909,9 +909,15 @@ ReportData report_data_from_run(const RunOptions& o, const RunResult& r, std::in
   d.file_name = o.input;
   d.device = r.device;
   d.sample_rate_hz = o.fs;
-  d.settings = {{"detector", preset_name(o.preset)},
-                {"beat length limits", std::to_string(o.limits.min_length) + ".." + std::to_string(o.limits.max_length) +
-                                           " samples"}};
+  d.settings = {{"detector", preset_name(o.preset)}, {"model", model_name(o.model)}};
+  if (o.model == Model::rr) {
+    d.settings.emplace_back("beat window", "R - " + std::to_string(centred_window(o.fs).before) + " samples, " +
+                                               std::to_string(row_length(o)) + " samples");
+    d.score_name = "ln recon/median + ln template/median + 10 prematurity";
+  } else {
+    d.settings.emplace_back("beat length limits",
+                            std::to_string(o.limits.min_length) + ".." + std::to_string(o.limits.max_length) + " samples");
+  }
   d.samples = r.samples;
   d.candidates = r.candidates;
   d.beats = r.beats.size();
@@ -932,11 +938,11 @@ ReportData report_data_from_run(const RunOptions& o, const RunResult& r, std::in
     if (peak >= excerpt_end) break;  // beats are in signal order
     if (peak >= 0) d.excerpt_peaks.push_back(peak);
   }
-  // The curve's maximum is the NMS window's compared sample; the R peak is r_peak_offset after the start.
-  d.curve_delay = nms_center_offset(o.nms_window) - r_peak_offset;
+  // The causal wavelet (taps at the start of the kernel) delays the curve by half its width.
+  d.curve_delay = (o.ricker_width - 1) / 2;
 
   d.beat_lengths = r.beats.length;
-  d.beat_cols = o.limits.max_length;
+  d.beat_cols = row_length(o);
   d.overlay_rows = m.sample_rows;
   for (std::int64_t i : m.sample_index) {
     d.overlay_lengths.push_back(i >= 0 && static_cast<std::size_t>(i) < r.beats.size() ? r.beats.length[static_cast<std::size_t>(i)] : 0);
@@ -945,7 +951,8 @@ ReportData report_data_from_run(const RunOptions& o, const RunResult& r, std::in
   d.train_loss = m.epoch_loss;
   d.test_loss = m.test_loss;
   d.latent = m.latent_mean;
-  d.scores = m.recon_error;
+  d.scores = m.score;
+  d.classes = r.classes;
   d.grid_side = kGridSide;
   d.decoded_grid = m.decoded_grid;
   d.grid_latent = m.grid_latent;
@@ -958,7 +965,7 @@ ReportData report_data_from_run(const RunOptions& o, const RunResult& r, std::in
     ReportBeat b;
     b.index = i;
     b.time_s = static_cast<double>(r.beats.start[u] + r_peak_offset) / sample_rate(d);
-    b.score = u < m.recon_error.size() ? m.recon_error[u] : std::numeric_limits<double>::quiet_NaN();
+    b.score = u < m.score.size() ? m.score[u] : std::numeric_limits<double>::quiet_NaN();
     b.length = r.beats.length[u];
     b.row.assign(m.outlier_rows.begin() + static_cast<std::ptrdiff_t>(k * cols),
                  m.outlier_rows.begin() + static_cast<std::ptrdiff_t>((k + 1) * cols));
@@ -1005,8 +1012,8 @@ void write_report_html(std::ostream& out, const ReportData& d) {
   out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>ecgpipe report: "
       << escape(d.file_name) << "</title>\n<style>" << kStyle << "</style>\n</head>\n<body>\n";
   out << "<h1>ecgpipe report: " << escape(d.file_name) << "</h1>\n<p class=\"sub\">Heartbeats segmented from the "
-      << "recording, a 2-D variational autoencoder trained on them, every beat scored by its reconstruction error "
-      << "(higher = more unusual).</p>\n";
+      << "recording, a 2-D variational autoencoder trained on them, every beat scored (" << escape(d.score_name)
+      << "; higher = more unusual).</p>\n";
   out << summary_tables(d);
   figure(out, excerpt_panel(d), false);
   out << "<div class=\"row\">\n";

@@ -240,14 +240,15 @@ std::vector<float> rows_to_host(const torch::Tensor& data, const std::vector<std
 }
 
 // The report's extras: sample rows, top outliers, median beat, decoded latent grid.
-void fill_report_extras(LightVae& model, const torch::Tensor& data, const torch::Tensor& mu_all, TrainResult& r) {
+void fill_report_extras(LightVae& model, const torch::Tensor& data, const torch::Tensor& mu_all, const torch::Tensor& median_row,
+                        TrainResult& r) {
   const std::int64_t n = data.size(0);
   r.sample_index = evenly_spaced(n, kSampleRows);
   r.sample_rows = rows_to_host(data, r.sample_index);
-  const auto top = top_scores(r.recon_error.data(), r.recon_error.size(), kTopOutliers);
+  const auto top = top_scores(r.score.data(), r.score.size(), kTopOutliers);
   r.outlier_index.assign(top.begin(), top.end());
   r.outlier_rows = rows_to_host(data, r.outlier_index);
-  auto median = std::get<0>(data.median(0)).to(torch::kCPU).contiguous();
+  auto median = median_row.to(torch::kCPU).contiguous();
   r.median_beat.assign(median.data_ptr<float>(), median.data_ptr<float>() + median.numel());
   // The grid spans the latent means' range (1st..99th percentile per axis, robust to outliers).
   constexpr double kLowQuantile = 0.01, kHighQuantile = 0.99;
@@ -283,12 +284,24 @@ struct DeviceTensor {
     const auto opts = torch::TensorOptions().dtype(torch::kFloat32).device(device);
     data = beats.release ? torch::from_blob(beats.data, {beats.rows, beats.cols}, beats.release, opts)
                          : torch::from_blob(beats.data, {beats.rows, beats.cols}, opts);
+    if (beats.normalise && beats.rows > 0) normalise_rows(data);
+  }
+
+  // See BeatMatrix::normalise. In place: the matrix is ours (CPU: the pipeline's buffer, which
+  // it does not read again; GPU: owned through the deleter). A median, not a mean, for both the
+  // baseline and the template, so that a minority of odd beats moves neither.
+  static void normalise_rows(torch::Tensor& x) {
+    torch::NoGradGuard no_grad;
+    x.sub_(std::get<0>(x.median(1, /*keepdim=*/true)));
+    const auto rms = std::get<0>(x.median(0)).square().mean().sqrt();
+    // A flat recording (RMS 0) stays as it is rather than turning into NaN.
+    x.div_(torch::where(rms > 0, rms, torch::ones_like(rms)));
   }
 };
 
 // Every beat's scores in signal order (reconstruction error at the latent mean, and the seed's
 // loss per beat with z = mu: a deterministic negative ELBO), latent means, and the report extras.
-void score_all(LightVae& model, const torch::Tensor& data, bool on_cuda, TrainResult& result) {
+void score_all(LightVae& model, const torch::Tensor& data, bool on_cuda, const ScoreFunction& score, TrainResult& result) {
   torch::NoGradGuard no_grad;
   model->eval();
   const std::int64_t n = data.size(0);
@@ -303,13 +316,26 @@ void score_all(LightVae& model, const torch::Tensor& data, bool on_cuda, TrainRe
     means.push_back(mu);
   }
   auto mu_all = torch::cat(means);
+  // Distance from the dominant beat shape (the per-sample median row), relative to its energy;
+  // tiny floor: a flat median row (all-zero recording) gives distances, not division by zero.
+  constexpr double kMinTemplateEnergy = 1e-12;
+  auto median_row = std::get<0>(data.median(0));
+  const auto energy = median_row.square().mean().clamp_min(kMinTemplateEnergy);
+  std::vector<torch::Tensor> distances;
+  for (std::int64_t b = 0; b < n; b += score_batch) {
+    distances.push_back((data.slice(0, b, std::min(b + score_batch, n)) - median_row).square().mean(1) / energy);
+  }
+  auto dist = torch::cat(distances).to(torch::kCPU).contiguous();
+  result.template_distance.assign(dist.data_ptr<float>(), dist.data_ptr<float>() + n);
   auto err = torch::cat(errors).to(torch::kCPU).contiguous();
   auto elbo = torch::cat(elbos).to(torch::kCPU).contiguous();
   auto mu = mu_all.to(torch::kCPU).contiguous();
   result.recon_error.assign(err.data_ptr<float>(), err.data_ptr<float>() + n);
   result.neg_elbo.assign(elbo.data_ptr<float>(), elbo.data_ptr<float>() + n);
   result.latent_mean.assign(mu.data_ptr<float>(), mu.data_ptr<float>() + n * kLatentDim);
-  fill_report_extras(model, data, mu_all, result);
+  result.score = score ? score(result) : result.recon_error;
+  if (result.score.size() != static_cast<std::size_t>(n)) throw InternalError("score function returned the wrong count");
+  fill_report_extras(model, data, mu_all, median_row, result);
 }
 
 // Archive keys of the model file beside the module's own parameters and buffers.
@@ -318,7 +344,7 @@ constexpr const char* kMetaKey = "ecgpipe.meta";
 }  // namespace
 
 TrainResult train_and_score(BeatMatrix beats, const TrainOptions& options, const std::string& model_path,
-                            const std::string& meta_json) {
+                            const std::string& meta_json, const ScoreFunction& score) {
   const std::int64_t n = beats.rows;
   const std::int64_t dims = beats.cols;
   const auto n_train = static_cast<std::int64_t>(options.train_fraction * static_cast<double>(n));
@@ -349,7 +375,8 @@ TrainResult train_and_score(BeatMatrix beats, const TrainOptions& options, const
 
   auto t0 = std::chrono::steady_clock::now();
   model->train();
-  const std::int64_t batch = std::max(1, options.batch_size);
+  const std::int64_t batch = resolve_batch_size(options.batch_size, n_train);
+  result.batch_size = static_cast<int>(batch);
   [[maybe_unused]] const std::int64_t full_batches = n_train / batch, rest = n_train % batch;
   auto loss_sum = torch::zeros({}, opts);  // summed on the device; one host read per epoch
 #ifdef ECGPIPE_TORCH_CUDA
@@ -418,7 +445,7 @@ TrainResult train_and_score(BeatMatrix beats, const TrainOptions& options, const
     }
     result.test_loss = total.item<double>() / static_cast<double>(test.size(0));
   }
-  score_all(model, data, beats.on_cuda, result);
+  score_all(model, data, beats.on_cuda, score, result);
   result.score_seconds = seconds_since(t0);
 
   // The model file: parameters and buffers (torch::save archive) plus what is needed to use it.
@@ -459,7 +486,7 @@ std::string read_model_meta(const std::string& model_path) {
   return meta.toStringRef();
 }
 
-TrainResult score_with_model(BeatMatrix beats, const std::string& model_path) {
+TrainResult score_with_model(BeatMatrix beats, const std::string& model_path, const ScoreFunction& score) {
   if (beats.rows < 1) {
     if (beats.release) beats.release(beats.data);
     throw InputError("no beats to score (check the recording and the model's sampling rate)");
@@ -482,7 +509,7 @@ TrainResult score_with_model(BeatMatrix beats, const std::string& model_path) {
   const auto t0 = std::chrono::steady_clock::now();
   TrainResult result;
   result.in_train.assign(static_cast<std::size_t>(beats.rows), 0);
-  score_all(model, in.data, beats.on_cuda, result);
+  score_all(model, in.data, beats.on_cuda, score, result);
   result.score_seconds = seconds_since(t0);
   return result;
 }
@@ -496,6 +523,11 @@ std::vector<std::size_t> top_scores(const float* scores, std::size_t n, std::siz
                     [&](std::size_t a, std::size_t b) { return scores[a] > scores[b] || (scores[a] == scores[b] && a < b); });
   idx.resize(k);
   return idx;
+}
+
+int resolve_batch_size(int requested, std::int64_t n_train) {
+  if (requested > 0) return requested;
+  return static_cast<int>(std::clamp<std::int64_t>(n_train / kAutoBatchSteps, kMinAutoBatch, kSeedBatch));
 }
 
 std::string torch_version() {

@@ -11,6 +11,7 @@
 #include "ecgpipe/bandpass.hpp"
 #include "ecgpipe/peaks.hpp"
 #include "ecgpipe/pipeline.hpp"
+#include "ecgpipe/vae.hpp"
 #include "test_util.hpp"
 
 namespace {
@@ -45,9 +46,10 @@ TEST(Cli, RunHelpListsEveryOptionWithDefault) {
   const auto r = run_ecgpipe("run --help", dir);
   EXPECT_EQ(r.code, 0);
   for (const char* opt : {"--column", "--no-header", "--ricker-width", "--nms-window", "--min-length", "--max-length",
-                          "--epochs", "--batch-size", "--learning-rate", "--seed", "--device", "--out", "--json"})
+                          "--epochs", "--batch-size", "--learning-rate", "--seed", "--device", "--out", "--json", "--preset",
+                          "--model", "--reference"})
     EXPECT_NE(r.out.find(opt), std::string::npos) << opt;
-  for (const char* def : {"=30", "=180", "=100", "=256", "=1024", "=42", "auto", "ecgpipe-out"})
+  for (const char* def : {"=30", "=180", "=100", "=256", "=robust", "=rr", "=42", "auto", "ecgpipe-out"})
     EXPECT_NE(r.out.find(def), std::string::npos) << "default " << def << " in\n" << r.out;
 }
 
@@ -128,7 +130,7 @@ TEST(Cli, RunWritesConsistentOutputs) {
   const auto signal = testutil::synthetic_ecg(40, 200);
   testutil::write_signal_csv(dir / "in.csv", signal);
   const auto out = dir / "out";
-  const auto r = run_ecgpipe("run '" + (dir / "in.csv").string() + "' --preset seed --device cpu --epochs 2 --json --out '" + out.string() + "'", dir);
+  const auto r = run_ecgpipe("run '" + (dir / "in.csv").string() + "' --preset seed --model seed --device cpu --epochs 2 --json --out '" + out.string() + "'", dir);
   ASSERT_EQ(r.code, 0) << r.err;
   for (const char* f : kOutputs) EXPECT_TRUE(fs::exists(out / f)) << f;
 
@@ -146,8 +148,8 @@ TEST(Cli, RunWritesConsistentOutputs) {
   EXPECT_GE(beats.size(), 35u) << "one beat per synthetic QRS";
 
   const auto csv = testutil::read_text(out / "beats.csv");
-  EXPECT_EQ(csv.rfind("index,start,r_peak,time_s,length,rr_before_s,rr_after_s,split,recon_error,neg_elbo,outlier,"
-                     "latent_mu0,latent_mu1\n",
+  EXPECT_EQ(csv.rfind("index,start,r_peak,time_s,length,rr_before_s,rr_after_s,split,recon_error,neg_elbo,"
+                     "template_distance,prematurity,score,outlier,latent_mu0,latent_mu1\n",
                      0),
             0u)
       << csv.substr(0, 120);
@@ -175,15 +177,15 @@ TEST(Cli, NoHeaderAndColumnByName) {
   EXPECT_EQ(ra["input"]["samples"], signal.size());
 }
 
-// The bundled sample has 22 premature ventricular beats (V) among 704 (data/sample_beats.csv):
-// unsupervised, they must be the beats the model finds hardest to reconstruct.
-TEST(Cli, InjectedAbnormalBeatsRankOnTop) {
+// The bundled sample has 22 premature ventricular (V) and 15 premature atrial (A) beats among
+// 704 (data/sample_beats.csv): unsupervised, the default model must rank them on top: V by shape,
+// A (a normal QRS, early) by the rhythm term. The seed model finds the V beats only.
+std::string ranked_symbols(const fs::path& dir, const std::string& options) {
   const fs::path data = fs::path(ECGPIPE_SOURCE_DIR) / "data";
-  const auto dir = fresh_dir();
-  const auto r = run_ecgpipe("-q run '" + (data / "sample.csv").string() +
-                                 "' --preset robust --batch-size 64 --epochs 30 --device cpu --out '" + (dir / "o").string() + "'",
+  const auto r = run_ecgpipe("-q run '" + (data / "sample.csv").string() + "' " + options + " --epochs 30 --device cpu --out '" +
+                                 (dir / "o").string() + "'",
                              dir);
-  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.code, 0) << r.err;
   // Truth: sample,symbol; a ranked beat is a V when its R peak lies within 150 ms (37 samples).
   constexpr std::int64_t kTolerance = 37;
   std::vector<std::pair<std::int64_t, char>> truth;
@@ -198,7 +200,8 @@ TEST(Cli, InjectedAbnormalBeatsRankOnTop) {
   };
   std::istringstream oin(testutil::read_text(dir / "o" / "outliers.csv"));
   std::getline(oin, line);
-  EXPECT_EQ(line, "rank,index,r_peak,time_s,time,rr_before_s,rr_after_s,recon_error,neg_elbo,outlier");
+  EXPECT_EQ(line, "rank,index,r_peak,time_s,time,rr_before_s,rr_after_s,recon_error,neg_elbo,template_distance,prematurity,"
+                  "score,outlier");
   std::string ranked;
   while (std::getline(oin, line)) {
     std::istringstream f(line);
@@ -209,12 +212,78 @@ TEST(Cli, InjectedAbnormalBeatsRankOnTop) {
     ranked += symbol_at(std::stoll(r_peak));
   }
   EXPECT_EQ(ranked.size(), 100u) << "--top 100 by default";
-  constexpr std::size_t kVentricular = 22;
+  return ranked;
+}
+
+constexpr std::size_t kVentricular = 22, kAtrial = 15;
+
+TEST(Cli, InjectedAbnormalBeatsRankOnTop) {
+  const auto dir = fresh_dir();
+  const std::string ranked = ranked_symbols(dir, "");
+  const std::string top = ranked.substr(0, kVentricular + kAtrial);
+  // Measured (LibTorch 1.13, CPU): the top 37 hold all 22 V and 14 of the 15 A (the last A is
+  // rank 38). Margins for other LibTorch builds.
+  EXPECT_GE(std::count(top.begin(), top.end(), 'V'), 21) << "top of the ranking: " << top;
+  EXPECT_GE(std::count(top.begin(), top.end(), 'A'), 12) << "top of the ranking: " << top;
+  const auto report = nlohmann::json::parse(testutil::read_text(dir / "o" / "report.json"));
+  EXPECT_EQ(report["outliers"]["flagged"], 8u) << "above the 0.99 quantile of 704 beats";
+  EXPECT_EQ(report["parameters"]["model"], "rr");
+  EXPECT_EQ(report["parameters"]["batch_size"], 64) << "automatic: 528 training beats / 32 steps, at least 64";
+}
+
+TEST(Cli, SeedModelRanksVentricularBeatsOnTop) {
+  const auto dir = fresh_dir();
+  const std::string ranked = ranked_symbols(dir, "--model seed --batch-size 64");
   const auto v_on_top = std::count(ranked.begin(), ranked.begin() + kVentricular, 'V');
   // Measured: all 22 V beats rank 1..22 (LibTorch 1.13, CPU); a margin for other LibTorch builds.
   EXPECT_GE(v_on_top, 20) << "top of the ranking: " << ranked.substr(0, 40);
+}
+
+// --reference: the run evaluates its own detections and scores (EC57 matching, AUROC per AAMI
+// class) and the report colours the latent plot by class; a bad reference fails before any work.
+TEST(Cli, RunWithReferenceEvaluatesDetectionsAndScores) {
+  const fs::path data = fs::path(ECGPIPE_SOURCE_DIR) / "data";
+  const auto dir = fresh_dir();
+  const auto r = run_ecgpipe("-q run '" + (data / "sample.csv").string() + "' --reference '" + (data / "sample_beats.csv").string() +
+                                 "' --epochs 30 --device cpu --out '" + (dir / "o").string() + "'",
+                             dir);
+  ASSERT_EQ(r.code, 0) << r.err;
   const auto report = nlohmann::json::parse(testutil::read_text(dir / "o" / "report.json"));
-  EXPECT_EQ(report["outliers"]["flagged"], 8u) << "above the 0.99 quantile of 704 beats";
+  const auto& e = report["evaluation"];
+  EXPECT_EQ(e["reference_beats"], 704);
+  EXPECT_EQ(e["tp"].get<int>() + e["fn"].get<int>(), 704);
+  EXPECT_GE(e["se"].get<double>(), 0.99);
+  EXPECT_EQ(e["score_column"], "score");
+  EXPECT_EQ(e["auroc"]["V"]["positives"], 22);
+  EXPECT_EQ(e["auroc"]["S"]["positives"], 15);
+  // Measured (LibTorch 1.13, CPU): V 1.000, S 0.998; margins for other builds.
+  EXPECT_GE(e["auroc"]["V"]["auroc"].get<double>(), 0.99);
+  EXPECT_GE(e["auroc"]["S"]["auroc"].get<double>(), 0.95);
+  const auto html = testutil::read_text(dir / "o" / "report.html");
+  EXPECT_EQ(html.find("no reference classes given"), std::string::npos);
+  EXPECT_NE(html.find("V (22)"), std::string::npos) << "class legend with counts";
+
+  const auto bad = run_ecgpipe("-q run '" + (data / "sample.csv").string() + "' --reference '" + (dir / "missing.csv").string() +
+                                   "' --device cpu --out '" + (dir / "b").string() + "'",
+                               dir);
+  EXPECT_EQ(bad.code, kInput) << bad.err;
+  expect_one_line_error(bad, "missing.csv");
+  EXPECT_TRUE(testutil::list_dir(dir / "b").empty()) << "no output for a failed run";
+}
+
+// Determinism on the GPU: with the same --seed the same input gives the same beats.csv (scores,
+// latent means, splits) on the same device. Needs a GPU and a CUDA LibTorch.
+TEST(Cli, GpuRunsAreDeterministic) {
+  if (!ecgpipe::torch_cuda_available()) GTEST_SKIP() << "no CUDA device or a LibTorch without CUDA";
+  const fs::path data = fs::path(ECGPIPE_SOURCE_DIR) / "data";
+  const auto dir = fresh_dir();
+  for (const char* out : {"a", "b"}) {
+    const auto r = run_ecgpipe("-q run '" + (data / "sample.csv").string() + "' --device cuda --seed 7 --out '" + (dir / out).string() + "'", dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+  }
+  const auto a = testutil::read_text(dir / "a" / "beats.csv"), b = testutil::read_text(dir / "b" / "beats.csv");
+  EXPECT_GT(testutil::count_lines(a), 600u);
+  EXPECT_EQ(a, b);
 }
 
 // Train on one recording, score with the saved model: same beats, same scores (CPU); the model

@@ -99,6 +99,54 @@ TEST(Vae, SameSeedSameResult) {
   EXPECT_EQ(a.in_train, b.in_train);
 }
 
+// The rr model's normalisation (BeatMatrix::normalise): each row minus its median, all rows over
+// the RMS of the median row. So a recording's gain and a row's offset change nothing: the same
+// beats at 1000x the amplitude plus a per-row offset give the same template distances, up to
+// float rounding of the larger values (relative 1e-4: a few ulps of float accumulated over 64
+// samples and the medians).
+TEST(Vae, NormalisedRowsAreGainAndOffsetInvariant) {
+  const auto dir = testutil::fresh_dir();
+  auto m1 = beat_matrix(64, 4), m2 = m1;
+  for (std::size_t i = 0; i < m2.size(); ++i) m2[i] = 1000.0f * m2[i] + static_cast<float>(i / kDims);
+  BeatMatrix b1{m1.data(), 64, kDims}, b2{m2.data(), 64, kDims};
+  b1.normalise = b2.normalise = true;
+  const auto a = train_and_score(b1, small_options(1), (dir / "a.pt").string(), kMeta);
+  const auto b = train_and_score(b2, small_options(1), (dir / "b.pt").string(), kMeta);
+  ASSERT_EQ(a.template_distance.size(), 64u);
+  for (std::size_t i = 0; i < 64; ++i) EXPECT_NEAR(a.template_distance[i], b.template_distance[i], 1e-4 * (1 + a.template_distance[i])) << i;
+  // The median row has unit RMS after normalisation.
+  double ms = 0;
+  for (float v : a.median_beat) ms += static_cast<double>(v) * v;
+  EXPECT_NEAR(std::sqrt(ms / kDims), 1.0, 1e-5);
+  // The 4 rows of another shape are the 4 furthest from the median row.
+  for (std::size_t i = 0; i < 60; ++i)
+    for (std::size_t j = 60; j < 64; ++j) EXPECT_LT(a.template_distance[i], a.template_distance[j]) << i << " vs " << j;
+}
+
+// A ScoreFunction decides the score and so the report's outlier rows.
+TEST(Vae, ScoreFunctionRanksTheOutlierRows) {
+  const auto dir = testutil::fresh_dir();
+  auto m = beat_matrix(64, 0);
+  const ecgpipe::ScoreFunction by_index = [](const ecgpipe::TrainResult& t) {
+    std::vector<float> s(t.recon_error.size());
+    for (std::size_t i = 0; i < s.size(); ++i) s[i] = static_cast<float>(i);
+    return s;
+  };
+  const auto r = train_and_score(BeatMatrix{m.data(), 64, kDims}, small_options(1), (dir / "m.pt").string(), kMeta, by_index);
+  EXPECT_EQ(r.score[10], 10.0f);
+  ASSERT_FALSE(r.outlier_index.empty());
+  EXPECT_EQ(r.outlier_index.front(), 63);
+  const auto plain = train_and_score(BeatMatrix{m.data(), 64, kDims}, small_options(1), (dir / "p.pt").string(), kMeta);
+  EXPECT_EQ(plain.score, plain.recon_error) << "without a function the score is recon_error";
+}
+
+TEST(Vae, AutomaticBatchSize) {
+  EXPECT_EQ(ecgpipe::resolve_batch_size(32, 100000), 32) << "an explicit size is kept";
+  EXPECT_EQ(ecgpipe::resolve_batch_size(0, 1000), ecgpipe::kMinAutoBatch);
+  EXPECT_EQ(ecgpipe::resolve_batch_size(0, 3200), 100);
+  EXPECT_EQ(ecgpipe::resolve_batch_size(0, 1000000), ecgpipe::kSeedBatch);
+}
+
 TEST(Vae, TooFewBeatsForASplit) {
   const auto dir = testutil::fresh_dir();
   auto m = beat_matrix(1, 0);

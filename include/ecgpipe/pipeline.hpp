@@ -8,6 +8,8 @@
 #include "ecgpipe/beats.hpp"
 #include "ecgpipe/csv.hpp"
 #include "ecgpipe/detect.hpp"
+#include "ecgpipe/evaluate.hpp"
+#include "ecgpipe/score.hpp"
 #include "ecgpipe/vae.hpp"
 
 namespace ecgpipe {
@@ -27,16 +29,22 @@ struct RunOptions {
   int ricker_width = 30;   // samples (seed)
   int nms_window = 180;    // samples (seed)
   BeatLimits limits;       // 100 .. 256 samples (seed)
+  // What the VAE sees and how beats are scored (score.hpp): rr (default) or the seed's.
+  Model model = Model::rr;
   TrainOptions train;
   Device device = Device::automatic;
   std::string out_dir = "ecgpipe-out";
-  // Beats whose recon_error exceeds this quantile of all beats' errors are flagged as outliers
+  // Beats whose score exceeds this quantile of all beats' scores are flagged as outliers
   // (0.99: the top 1 %); outliers.csv lists the `top_outliers` highest scores.
   double outlier_quantile = 0.99;
   int top_outliers = 100;
   // Score with this saved model instead of training one (`ecgpipe score`); set by
   // apply_model_meta together with the beat parameters the model was trained with.
   std::string model_in;
+  // Reference annotations (sample,symbol CSV or WFDB .atr): when set, the run also reports
+  // detection accuracy and the score's AUROC per AAMI class (report.json "evaluation"), and
+  // report.html colours the latent space by reference class.
+  std::string reference;
 };
 
 struct StageSeconds {
@@ -50,8 +58,14 @@ struct RunResult {
   BeatTable beats;             // kept beats, in signal order
   TrainResult model;
   StageSeconds seconds;
-  double outlier_threshold = 0.0;  // recon_error at options.outlier_quantile
-  std::vector<std::uint8_t> outlier;  // per beat: recon_error > outlier_threshold
+  double outlier_threshold = 0.0;  // score at options.outlier_quantile
+  std::vector<std::uint8_t> outlier;  // per beat: score > outlier_threshold
+  std::vector<float> prematurity;     // per beat (score.hpp)
+  // With options.reference: the evaluation, and per beat the AAMI class of the reference beat
+  // matched to it (N S V F Q), '-' where none is within the tolerance.
+  bool evaluated = false;
+  EvalReport evaluation;
+  std::string classes;
 };
 
 // Picks the device: cpu; cuda (DeviceError if unusable); auto = cuda when usable.
@@ -70,6 +84,12 @@ void apply_model_meta(const std::string& meta_json, const std::string& model_pat
 
 // The report.json text (also what `run --json` prints).
 std::string run_report_json(const RunOptions& options, const RunResult& result);
+
+// Samples per beat row (the VAE input length): --max-length for the seed model, the centred
+// window's length for rr.
+int row_length(const RunOptions& options);
+// Column of a beat's row that holds its R peak (r_peak = start + this).
+std::int64_t r_peak_offset(const RunOptions& options);
 
 // Validates option values (UsageError on nonsense such as a negative window).
 void validate(const RunOptions& options);

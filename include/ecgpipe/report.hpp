@@ -23,7 +23,7 @@ inline constexpr std::size_t kMaxScatterPoints = 20000;
 struct ReportBeat {
   std::int64_t index = 0;    // row of beats.csv
   double time_s = 0.0;       // R-peak time in the recording
-  double score = 0.0;        // reconstruction error
+  double score = 0.0;        // outlier score (ReportData::score_name)
   std::int32_t length = 0;   // samples of `row` that are the beat (the rest is zero padding); 0 = all
   std::vector<float> row;
 };
@@ -33,6 +33,7 @@ struct ReportData {
   std::string device;                      // "cpu" / "cuda"
   double sample_rate_hz = kDefaultSampleRateHz;
   std::vector<std::pair<std::string, std::string>> settings;  // extra rows of the counts table
+  std::string score_name = "reconstruction error";            // what `scores` are, for captions
 
   // Counts and timings (the tables).
   std::size_t samples = 0, candidates = 0, beats = 0, train_beats = 0, test_beats = 0;

@@ -12,10 +12,16 @@ namespace ecgpipe {
 inline constexpr int kLatentDim = 2;           // the seed's 2-D latent
 inline constexpr double kKlWeight = 0.1;       // loss = MSE + 0.1 * KL (seed)
 inline constexpr int kModelLengthMultiple = 8; // three [1,2,1] stride-2 downsamplings
+inline constexpr int kSeedBatch = 1024;        // the seed's batch size
+inline constexpr int kMinAutoBatch = 64;
+inline constexpr int kAutoBatchSteps = 32;     // optimiser steps per epoch the automatic batch aims at
 
 struct TrainOptions {
   int epochs = 30;
-  int batch_size = 1024;
+  // 0 = automatic: n_train / kAutoBatchSteps rows, clamped to [kMinAutoBatch, kSeedBatch], so a
+  // short recording still gets enough optimiser steps per epoch (the seed's 1024 gives a 30-min
+  // record of ~2000 beats 2 steps an epoch) and a long one the seed's fast large batches.
+  int batch_size = 0;
   std::uint64_t seed = 42;
   double learning_rate = 1e-3;   // torch.optim.Adam's default, as in the seed
   double train_fraction = 0.75;  // the seed's 75/25 split
@@ -34,6 +40,10 @@ struct BeatMatrix {
   bool on_cuda = false;
   std::function<void(void*)> release;
   void* cuda_stream = nullptr;  // cudaStream_t the matrix was written on (GPU only)
+  // Normalise the rows before use (the `rr` model, in place on their device): each row minus its
+  // own median (baseline wander), then all rows divided by the RMS of the median beat (the
+  // recording's gain), so the model sees beats of unit scale from any lead or amplifier.
+  bool normalise = false;
 };
 
 struct TrainResult {
@@ -43,6 +53,11 @@ struct TrainResult {
   std::vector<float> recon_error;    // per beat: mean squared error of decode(mu) vs the beat
   std::vector<float> neg_elbo;       // per beat: recon_error + 0.1 KL(q(z|x) || N(0, I)), z = mu
   std::vector<float> latent_mean;    // per beat: kLatentDim values, row-major
+  // per beat: mean squared distance of the (normalised) row from the median row, relative to the
+  // median row's mean square: how far the beat is from the recording's dominant beat shape.
+  std::vector<float> template_distance;
+  std::vector<float> score;          // per beat: the outlier score (ScoreFunction; default recon_error)
+  int batch_size = 0;                // the batch size used (TrainOptions::batch_size resolved)
   double train_seconds = 0.0;
   double score_seconds = 0.0;
   bool cuda_graph = false;           // training steps replayed from a captured CUDA graph
@@ -52,7 +67,7 @@ struct TrainResult {
   std::vector<float> grid_latent;    // the grid's latent points, kLatentDim each (row-major)
   std::vector<std::int64_t> sample_index;  // evenly spaced beats (<= kSampleRows) ...
   std::vector<float> sample_rows;          // ... and their rows
-  std::vector<std::int64_t> outlier_index; // the kTopOutliers highest recon_error, descending ...
+  std::vector<std::int64_t> outlier_index; // the kTopOutliers highest scores, descending ...
   std::vector<float> outlier_rows;         // ... and their rows
   std::vector<float> median_beat;          // per-sample median over all beats (cols values)
 };
@@ -61,12 +76,17 @@ inline constexpr int kGridSide = 5;        // the notebook's 5x5 "fake heartbeat
 inline constexpr int kSampleRows = 200;    // beats kept for the overlay plot
 inline constexpr int kTopOutliers = 12;    // outliers kept with their rows
 
+// Turns a result's per-beat recon_error, neg_elbo and template_distance into its outlier scores
+// (one per beat; higher = more unusual). Empty function: the score is recon_error (the seed's).
+using ScoreFunction = std::function<std::vector<float>(const TrainResult&)>;
+
 // Shuffles (seeded), splits, trains with Adam, then scores every beat in eval mode. Saves the
 // trained model to `model_path` (a temporary file the caller renames): a LibTorch archive of the
 // parameters and buffers plus `meta_json`, the caller's description of how its beats were made
 // (read back by read_model_meta). Throws InputError if the split leaves a set empty.
 TrainResult train_and_score(BeatMatrix beats, const TrainOptions& options,
-                            const std::string& model_path, const std::string& meta_json);
+                            const std::string& model_path, const std::string& meta_json,
+                            const ScoreFunction& score = {});
 
 // The meta JSON text stored in a model file. InputError for a missing file, a file that is not a
 // LibTorch archive, or an archive without ecgpipe's record.
@@ -75,12 +95,15 @@ std::string read_model_meta(const std::string& model_path);
 // Scores beats (rows of beats.cols samples) with a saved model, without training: recon_error,
 // neg_elbo, latent means and the report extras; in_train all 0. InputError if the model's layers
 // do not fit that beat length or there are no beats.
-TrainResult score_with_model(BeatMatrix beats, const std::string& model_path);
+TrainResult score_with_model(BeatMatrix beats, const std::string& model_path, const ScoreFunction& score = {});
 
 // Indices of the `k` highest of scores[0..n) (higher = more unusual), highest first, ties in
 // index order, non-finite scores skipped: the one ranking outliers.csv, the report's outlier rows
 // and its scatter use.
 std::vector<std::size_t> top_scores(const float* scores, std::size_t n, std::size_t k);
+
+// TrainOptions::batch_size resolved for n_train training rows.
+int resolve_batch_size(int requested, std::int64_t n_train);
 
 // "LibTorch x.y.z" and whether it was built with CUDA and sees a device.
 std::string torch_version();

@@ -1,0 +1,61 @@
+// Outlier scoring (issue 5): which model a run trains, the `rr` model's beat windows, and how its
+// per-beat terms combine into one outlier score. Plain C++ (no LibTorch): the pipeline computes
+// the rhythm term on the host over the compact R-peak list and hands score_rr to the VAE stage.
+//
+// --model seed: the notebook's rows (a beat from gate to gate, zero-padded, raw millivolts) and
+//   score = reconstruction error at the latent mean.
+// --model rr (default): a fixed window centred on the R peak, baseline-subtracted per beat and
+//   scaled per recording (vae.hpp, BeatMatrix::normalise), and
+//     score = ln(recon_error / median)           shape, as the VAE sees it
+//           + ln(template_distance / median)     shape, distance from the recording's median beat
+//           + kPrematurityWeight * prematurity   rhythm: premature beats (S) look normal in shape
+//   Every term is relative to the same recording (a ratio to its median, or to its local RR), so
+//   scores of different recordings and gains are comparable, and no label is used anywhere.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ecgpipe/beats.hpp"
+
+namespace ecgpipe {
+
+enum class Model { seed, rr };
+
+// "seed" or "rr" (any case); UsageError otherwise.
+Model parse_model(const std::string& name);
+const char* model_name(Model model);
+
+// The rr model's window around each R peak: from kWindowBeforeS before it to kWindowAfterS after
+// it: the P wave, the QRS and the T wave of a beat at up to ~110 bpm, but not the next QRS (whose
+// position would vary with the RR interval and blur the shape).
+inline constexpr double kWindowBeforeS = 0.25;
+inline constexpr double kWindowAfterS = 0.45;
+
+struct CentredWindow {
+  int before = 0;  // samples before the R peak (column of the R peak in every row)
+  int length = 0;  // row length: before + after, rounded up to the VAE's multiple of 8
+};
+CentredWindow centred_window(double fs);
+
+// Rows [R - before, R - before + length), cut at the end of the signal (the rest zero-padded by
+// the padding stage); a beat whose window would start before sample 0 is left out.
+BeatTable centred_windows(const std::vector<std::int64_t>& r_peaks, std::int64_t samples, const CentredWindow& window);
+
+// The RR intervals of this many beats on each side give the local rhythm (a median of 21 RR
+// intervals, ~20 s: follows heart-rate changes, ignores a few premature beats).
+inline constexpr int kRrContext = 10;
+// Weight of the rhythm term: a beat 20 % premature (ln 1.25 = 0.22) adds 2.2, about as much as a
+// shape ten times further from the median beat than usual (ln 10 = 2.3).
+inline constexpr double kPrematurityWeight = 10.0;
+
+// Per beat: max(0, ln(local median RR / RR before the beat)); 0 for the first beat. r_peaks
+// ascending.
+std::vector<float> prematurity(const std::vector<std::int64_t>& r_peaks);
+
+// The rr model's score per beat from its terms (see above). All vectors have one value per beat.
+std::vector<float> score_rr(const std::vector<float>& recon_error, const std::vector<float>& template_distance,
+                            const std::vector<float>& prematurity);
+
+}  // namespace ecgpipe

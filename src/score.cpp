@@ -1,0 +1,89 @@
+// Outlier scoring: see include/ecgpipe/score.hpp.
+#include "ecgpipe/score.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+
+#include "ecgpipe/detect.hpp"
+#include "ecgpipe/error.hpp"
+#include "ecgpipe/vae.hpp"
+
+namespace ecgpipe {
+
+Model parse_model(const std::string& name) {
+  std::string lower(name);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (lower == "seed") return Model::seed;
+  if (lower == "rr") return Model::rr;
+  throw UsageError("--model must be seed or rr, got " + name);
+}
+
+const char* model_name(Model model) { return model == Model::rr ? "rr" : "seed"; }
+
+CentredWindow centred_window(double fs) {
+  CentredWindow w;
+  w.before = samples_for(kWindowBeforeS, fs);
+  const int span = w.before + samples_for(kWindowAfterS, fs);
+  w.length = (span + kModelLengthMultiple - 1) / kModelLengthMultiple * kModelLengthMultiple;
+  return w;
+}
+
+BeatTable centred_windows(const std::vector<std::int64_t>& r_peaks, std::int64_t samples, const CentredWindow& w) {
+  BeatTable t;
+  for (const std::int64_t r : r_peaks) {
+    const std::int64_t start = r - w.before;
+    if (start < 0 || start >= samples) continue;
+    t.start.push_back(start);
+    t.length.push_back(static_cast<std::int32_t>(std::min<std::int64_t>(w.length, samples - start)));
+  }
+  return t;
+}
+
+std::vector<float> prematurity(const std::vector<std::int64_t>& r_peaks) {
+  const std::size_t n = r_peaks.size();
+  std::vector<float> out(n, 0.0f);
+  if (n < 2) return out;
+  std::vector<double> rr(n);  // rr[i] = interval before beat i; rr[0] borrows rr[1]
+  for (std::size_t i = 1; i < n; ++i) rr[i] = static_cast<double>(r_peaks[i] - r_peaks[i - 1]);
+  rr[0] = rr[1];
+  std::vector<double> window;
+  for (std::size_t i = 1; i < n; ++i) {
+    const std::size_t lo = i > static_cast<std::size_t>(kRrContext) ? i - kRrContext : 0;
+    const std::size_t hi = std::min(n, i + kRrContext + 1);
+    window.assign(rr.begin() + static_cast<std::ptrdiff_t>(lo), rr.begin() + static_cast<std::ptrdiff_t>(hi));
+    const auto mid = window.begin() + static_cast<std::ptrdiff_t>(window.size() / 2);
+    std::nth_element(window.begin(), mid, window.end());
+    if (rr[i] > 0.0) out[i] = static_cast<float>(std::max(0.0, std::log(*mid / rr[i])));
+  }
+  return out;
+}
+
+namespace {
+
+// ln(v / median(v)) per value; a floor keeps an exactly-zero value or median finite.
+std::vector<double> log_ratio_to_median(const std::vector<float>& v) {
+  constexpr double kFloor = 1e-12;
+  std::vector<float> sorted(v);
+  const auto mid = sorted.begin() + static_cast<std::ptrdiff_t>(sorted.size() / 2);
+  std::nth_element(sorted.begin(), mid, sorted.end());
+  const double median = std::max(kFloor, static_cast<double>(*mid));
+  std::vector<double> out(v.size());
+  for (std::size_t i = 0; i < v.size(); ++i) out[i] = std::log(std::max(kFloor, static_cast<double>(v[i])) / median);
+  return out;
+}
+
+}  // namespace
+
+std::vector<float> score_rr(const std::vector<float>& recon_error, const std::vector<float>& template_distance,
+                            const std::vector<float>& prem) {
+  const std::size_t n = recon_error.size();
+  if (template_distance.size() != n || prem.size() != n) throw InternalError("score_rr: per-beat terms differ in length");
+  std::vector<float> out(n);
+  if (n == 0) return out;
+  const auto shape = log_ratio_to_median(recon_error), distance = log_ratio_to_median(template_distance);
+  for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<float>(shape[i] + distance[i] + kPrematurityWeight * prem[i]);
+  return out;
+}
+
+}  // namespace ecgpipe

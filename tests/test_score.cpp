@@ -1,0 +1,82 @@
+// Outlier scoring (score.hpp): model names, the rr model's centred windows, the rhythm term and
+// the combined score. Exact values throughout: integer windows, and scores from closed forms.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "ecgpipe/error.hpp"
+#include "ecgpipe/score.hpp"
+#include "ecgpipe/vae.hpp"
+
+namespace ecgpipe {
+namespace {
+
+TEST(Score, ParsesModelNames) {
+  EXPECT_EQ(parse_model("rr"), Model::rr);
+  EXPECT_EQ(parse_model("SEED"), Model::seed);
+  EXPECT_THROW(parse_model("lstm"), UsageError);
+  EXPECT_STREQ(model_name(Model::rr), "rr");
+  EXPECT_STREQ(model_name(Model::seed), "seed");
+}
+
+// 0.25 s before R and 0.45 s after, rounded to samples, the row rounded up to a multiple of 8.
+TEST(Score, CentredWindowScalesWithTheSamplingRate) {
+  const CentredWindow w360 = centred_window(360.0);
+  EXPECT_EQ(w360.before, 90);
+  EXPECT_EQ(w360.length, 256);  // 90 + 162 = 252 -> 256
+  const CentredWindow w250 = centred_window(250.0);
+  EXPECT_EQ(w250.before, 63);   // lround(62.5)
+  EXPECT_EQ(w250.length, 176);  // 63 + 113 = 176
+  EXPECT_EQ(w250.length % kModelLengthMultiple, 0);
+  const CentredWindow w1000 = centred_window(1000.0);
+  EXPECT_EQ(w1000.before, 250);
+  EXPECT_EQ(w1000.length, 704);  // 700 -> 704
+}
+
+TEST(Score, CentredWindowsDropEarlyBeatsAndCutAtTheEnd) {
+  const CentredWindow w{10, 32};
+  // R at 5 would start at -5: left out. R at 10 starts at 0. R at 90 in a 100-sample signal: cut.
+  const BeatTable t = centred_windows({5, 10, 50, 90}, 100, w);
+  EXPECT_EQ(t.start, (std::vector<std::int64_t>{0, 40, 80}));
+  EXPECT_EQ(t.length, (std::vector<std::int32_t>{32, 32, 20}));
+  EXPECT_EQ(centred_windows({}, 100, w).size(), 0u);
+  EXPECT_EQ(centred_windows({3}, 100, w).size(), 0u);
+}
+
+TEST(Score, PrematurityIsTheLogRatioToTheLocalMedianRr) {
+  EXPECT_TRUE(prematurity({}).empty());
+  EXPECT_EQ(prematurity({7}), std::vector<float>{0.0f});
+  // Regular RR of 100 samples, beat 12 comes 20 samples early, beat 13 after a 120-sample pause.
+  std::vector<std::int64_t> r;
+  for (int i = 0; i < 30; ++i) r.push_back(100 * i);
+  r[12] -= 20;
+  const auto p = prematurity(r);
+  ASSERT_EQ(p.size(), r.size());
+  EXPECT_EQ(p[0], 0.0f);
+  EXPECT_FLOAT_EQ(p[12], static_cast<float>(std::log(100.0 / 80.0)));
+  EXPECT_EQ(p[13], 0.0f) << "a late beat is not premature";
+  for (std::size_t i = 1; i < p.size(); ++i)
+    if (i != 12) EXPECT_EQ(p[i], 0.0f) << i;
+}
+
+TEST(Score, CombinesShapeTemplateAndRhythm) {
+  // Medians: recon 2, template 4. Beat 1: both at the median, 0.1 premature.
+  const std::vector<float> recon{1, 2, 8}, tmpl{4, 4, 16}, prem{0, 0.1f, 0};
+  const auto s = score_rr(recon, tmpl, prem);
+  ASSERT_EQ(s.size(), 3u);
+  EXPECT_FLOAT_EQ(s[0], static_cast<float>(std::log(0.5)));
+  EXPECT_FLOAT_EQ(s[1], static_cast<float>(kPrematurityWeight * 0.1f));
+  EXPECT_FLOAT_EQ(s[2], static_cast<float>(std::log(4.0) + std::log(4.0)));
+  EXPECT_TRUE(score_rr({}, {}, {}).empty());
+  EXPECT_THROW(score_rr({1}, {1, 2}, {0}), InternalError);
+}
+
+TEST(Score, ZeroTermsStayFinite) {
+  const auto s = score_rr({0, 0, 0}, {0, 1, 0}, {0, 0, 0});
+  for (float v : s) EXPECT_TRUE(std::isfinite(v));
+  EXPECT_GT(s[1], s[0]);
+}
+
+}  // namespace
+}  // namespace ecgpipe
