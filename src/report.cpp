@@ -913,7 +913,7 @@ ReportData report_data_from_run(const RunOptions& o, const RunResult& r, std::in
   if (o.model == Model::rr) {
     d.settings.emplace_back("beat window", "R - " + std::to_string(centred_window(o.fs).before) + " samples, " +
                                                std::to_string(row_length(o)) + " samples");
-    d.score_name = "ln recon/median + ln template/median + 10 prematurity";
+    d.score_name = "shape + rhythm";  // score.hpp has the formula
   } else {
     d.settings.emplace_back("beat length limits",
                             std::to_string(o.limits.min_length) + ".." + std::to_string(o.limits.max_length) + " samples");

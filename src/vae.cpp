@@ -316,14 +316,21 @@ void score_all(LightVae& model, const torch::Tensor& data, bool on_cuda, const S
     means.push_back(mu);
   }
   auto mu_all = torch::cat(means);
-  // Distance from the dominant beat shape (the per-sample median row), relative to its energy;
-  // tiny floor: a flat median row (all-zero recording) gives distances, not division by zero.
+  // Distance from the dominant beat shape around each beat: beats in blocks of kTemplateBlock,
+  // each block compared with the per-sample median of the kTemplateSpan beats centred on it,
+  // relative to that template's energy. Local, because a long recording (or several recordings
+  // in one file) drifts in morphology; wide, so that a minority of odd beats, even a stretch of
+  // bigeminy, cannot move the median. A tiny energy floor: a flat template (all-zero recording)
+  // gives distances, not a division by zero. The report keeps the whole recording's median.
   constexpr double kMinTemplateEnergy = 1e-12;
   auto median_row = std::get<0>(data.median(0));
-  const auto energy = median_row.square().mean().clamp_min(kMinTemplateEnergy);
   std::vector<torch::Tensor> distances;
-  for (std::int64_t b = 0; b < n; b += score_batch) {
-    distances.push_back((data.slice(0, b, std::min(b + score_batch, n)) - median_row).square().mean(1) / energy);
+  for (std::int64_t b = 0; b < n; b += kTemplateBlock) {
+    const std::int64_t lo = std::max<std::int64_t>(0, b - (kTemplateSpan - kTemplateBlock) / 2);
+    const std::int64_t hi = std::min(n, lo + kTemplateSpan);
+    const auto tmpl = std::get<0>(data.slice(0, lo, hi).median(0));
+    const auto energy = tmpl.square().mean().clamp_min(kMinTemplateEnergy);
+    distances.push_back((data.slice(0, b, std::min(b + kTemplateBlock, n)) - tmpl).square().mean(1) / energy);
   }
   auto dist = torch::cat(distances).to(torch::kCPU).contiguous();
   result.template_distance.assign(dist.data_ptr<float>(), dist.data_ptr<float>() + n);
@@ -336,6 +343,15 @@ void score_all(LightVae& model, const torch::Tensor& data, bool on_cuda, const S
   result.score = score ? score(result) : result.recon_error;
   if (result.score.size() != static_cast<std::size_t>(n)) throw InternalError("score function returned the wrong count");
   fill_report_extras(model, data, mu_all, median_row, result);
+}
+
+// Same seed, same scores on the same device: cuDNN may otherwise pick convolution algorithms
+// whose backward passes accumulate with atomics (run-to-run differences in the weights, seen on
+// an H100), or benchmark and pick different algorithms from run to run. The deterministic ones
+// cost little at these layer sizes. No effect on the CPU.
+void require_deterministic_kernels() {
+  at::globalContext().setDeterministicCuDNN(true);
+  at::globalContext().setBenchmarkCuDNN(false);
 }
 
 // Archive keys of the model file beside the module's own parameters and buffers.
@@ -357,6 +373,7 @@ TrainResult train_and_score(BeatMatrix beats, const TrainOptions& options, const
 
   DeviceTensor in(beats);
   const torch::Device device = in.device;
+  require_deterministic_kernels();
   const torch::Tensor& data = in.data;
   const auto opts = data.options();
 
@@ -493,6 +510,7 @@ TrainResult score_with_model(BeatMatrix beats, const std::string& model_path, co
   }
   auto archive = open_model(model_path);
   DeviceTensor in(beats);
+  require_deterministic_kernels();
   LightVae model(beats.cols);
   // Loading replaces the tensors whatever their shapes; the decoder's first layer tells the beat
   // length the model was trained on (restore: Linear(latent, beat length)).

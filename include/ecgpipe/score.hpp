@@ -7,7 +7,7 @@
 // --model rr (default): a fixed window centred on the R peak, baseline-subtracted per beat and
 //   scaled per recording (vae.hpp, BeatMatrix::normalise), and
 //     score = ln(recon_error / median)           shape, as the VAE sees it
-//           + ln(template_distance / median)     shape, distance from the recording's median beat
+//           + ln(template_distance / median)     shape, distance from the local median beat (vae.hpp)
 //           + kPrematurityWeight * prematurity   rhythm: premature beats (S) look normal in shape
 //   Every term is relative to the same recording (a ratio to its median, or to its local RR), so
 //   scores of different recordings and gains are comparable, and no label is used anywhere.

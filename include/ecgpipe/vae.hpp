@@ -15,6 +15,13 @@ inline constexpr int kModelLengthMultiple = 8; // three [1,2,1] stride-2 downsam
 inline constexpr int kSeedBatch = 1024;        // the seed's batch size
 inline constexpr int kMinAutoBatch = 64;
 inline constexpr int kAutoBatchSteps = 32;     // optimiser steps per epoch the automatic batch aims at
+// Local templates for template_distance: blocks of 512 beats (~7 min at 70 bpm), each compared
+// with the median of the 1024 beats centred on it. Measured on MIT-BIH DS1 (AUROC abnormal/V):
+// one template per file 0.923/0.951 with the 22 records in one file, 0.969/0.979 per record;
+// these blocks 0.969/0.983 and 0.965/0.974. Blocks of 256 in spans of 512 let 208's bigeminy
+// stretches pull the median towards its V beats (per record V 0.973).
+inline constexpr std::int64_t kTemplateBlock = 512;
+inline constexpr std::int64_t kTemplateSpan = 1024;
 
 struct TrainOptions {
   int epochs = 30;
@@ -53,8 +60,9 @@ struct TrainResult {
   std::vector<float> recon_error;    // per beat: mean squared error of decode(mu) vs the beat
   std::vector<float> neg_elbo;       // per beat: recon_error + 0.1 KL(q(z|x) || N(0, I)), z = mu
   std::vector<float> latent_mean;    // per beat: kLatentDim values, row-major
-  // per beat: mean squared distance of the (normalised) row from the median row, relative to the
-  // median row's mean square: how far the beat is from the recording's dominant beat shape.
+  // per beat: mean squared distance of the (normalised) row from the local template (the
+  // per-sample median row of the kTemplateSpan beats around it), relative to the template's mean
+  // square: how far the beat is from the dominant beat shape of its part of the recording.
   std::vector<float> template_distance;
   std::vector<float> score;          // per beat: the outlier score (ScoreFunction; default recon_error)
   int batch_size = 0;                // the batch size used (TrainOptions::batch_size resolved)
