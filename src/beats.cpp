@@ -24,6 +24,9 @@ std::vector<float> pad_beats_cpu(const std::vector<float>& signal, const BeatTab
   const auto width = static_cast<std::size_t>(max_length);
   std::vector<float> matrix(beats.size() * width, 0.0f);
   for (std::size_t r = 0; r < beats.size(); ++r) {
+    // Checked before the unsigned casts: a negative start or length would wrap around to a huge
+    // value and, added together, could pass the bounds test.
+    if (beats.start[r] < 0 || beats.length[r] < 0) throw InternalError("beat " + std::to_string(r) + " lies outside the signal");
     const auto start = static_cast<std::size_t>(beats.start[r]);
     const auto length = static_cast<std::size_t>(beats.length[r]);
     if (start + length > signal.size() || length > width) {

@@ -13,6 +13,7 @@
 #include "ecgpipe/cuda.hpp"
 #include "ecgpipe/detect.hpp"
 #include "ecgpipe/peaks.hpp"
+#include "ecgpipe/wfdb.hpp"
 #include "segment.hpp"
 
 namespace ecgpipe {
@@ -81,7 +82,17 @@ Segmentation segment_cuda(const RunOptions& o, CudaContext& ctx) {
   seg.stream = stream;
   const auto t0 = std::chrono::steady_clock::now();
   ECGPIPE_CUDA_CHECK(cudaEventRecord(ev.e[kStart], stream));
-  DeviceBuffer<float> signal = read_csv_column_cuda(o.input, o.csv, stream);
+  // CSV: parsed on the device. A WFDB record (binary samples) is read on the host (wfdb.hpp)
+  // and uploaded: the data still crosses PCIe once.
+  DeviceBuffer<float> signal;
+  if (is_wfdb_record_path(o.input)) {
+    const std::vector<float> host = read_signal(o.input, o.csv, o.fs);
+    signal = DeviceBuffer<float>(host.size(), stream);
+    if (!host.empty()) copy_to_device(signal.span(), host.data(), host.size(), stream);
+    ECGPIPE_CUDA_CHECK(cudaStreamSynchronize(stream));  // `host` is freed at the end of this block
+  } else {
+    signal = read_csv_column_cuda(o.input, o.csv, stream);
+  }
   ECGPIPE_CUDA_CHECK(cudaEventRecord(ev.e[kCsv], stream));
   seg.samples = signal.size();
 

@@ -55,6 +55,18 @@ TEST(Beats, PaddingIsExact) {
 
 TEST(Beats, EmptyTableGivesEmptyMatrix) { EXPECT_TRUE(pad_beats_cpu({1.0f}, {}, 256).empty()); }
 
+// A row outside the signal is a bug upstream: the CPU reference refuses it, negative starts and
+// lengths included (they would wrap around in unsigned arithmetic and could pass a bounds test).
+TEST(Beats, PadRefusesRowsOutsideTheSignal) {
+  const std::vector<float> x(100, 1.0f);
+  for (const auto& [start, length] : std::vector<std::pair<std::int64_t, std::int32_t>>{{0, 150}, {-1, 10}, {95, 6}, {0, 300}, {10, -5}}) {
+    ecgpipe::BeatTable t;
+    t.start = {start};
+    t.length = {length};
+    EXPECT_THROW(ecgpipe::pad_beats_cpu(x, t, 256), ecgpipe::InternalError) << start << "+" << length;
+  }
+}
+
 #ifdef ECGPIPE_WITH_CUDA
 // --- GPU path: pad_beats_cuda against select_beats + pad_beats_cpu, exactly (rows are in
 // candidate order by construction, values are copied floats and zeros).
@@ -251,8 +263,7 @@ TEST(BeatsGpu, TableRowOutsideTheSignalThrows) {
     t.start = {start};
     t.length = {length};
     EXPECT_THROW(ecgpipe::pad_table_cuda(d_signal.cspan(), t, 256, stream), ecgpipe::InternalError) << start << "+" << length;
-    // (pad_beats_cpu's size_t arithmetic misses a negative start, which beat_windows never makes.)
-    if (start >= 0) EXPECT_THROW(pad_beats_cpu(x, t, 256), ecgpipe::InternalError) << "as the CPU reference does";
+    EXPECT_THROW(pad_beats_cpu(x, t, 256), ecgpipe::InternalError) << "as the CPU reference does";
   }
 }
 #endif  // ECGPIPE_WITH_CUDA
