@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Beat-detection accuracy on a directory of MIT-BIH-style records (NNN.csv + NNN_beats.csv, and
-# wfdb/NNN.atr when present): runs `ecgpipe detect` on every record, scores it with `ecgpipe eval`
+# Beat-detection accuracy on a directory of MIT-BIH-style records (NNN_beats.csv with the signal as
+# NNN.csv or, without it, the WFDB record wfdb/NNN.hea; and wfdb/NNN.atr when present): runs
+# `ecgpipe detect` on every record, scores it with `ecgpipe eval`
 # (150 ms, one to one) and prints a per-record table and the gross Se / +P (TP, FN, FP summed
 # over the records): against wfdb/NNN.atr with EC57's VF-episode exclusion (xref / xdet: reference
 # beats and detections inside VF episodes, not counted), and raw against NNN_beats.csv.
@@ -39,6 +40,9 @@ add() { all[$1]=$(( ${all[$1]:-0} + $2 )); }
 for ref in "$dir"/*_beats.csv; do
   rec=$(basename "$ref" _beats.csv)
   sig=$dir/$rec.csv
+  # The WFDB record's MLII channel equals the CSV sample for sample (tests/test_wfdb.cpp); it is
+  # a third of the size, which matters where the data has to be copied to a GPU host.
+  [[ -f $sig ]] || sig=$dir/wfdb/$rec.hea
   [[ -f $sig ]] || continue
   "$exe" detect "$sig" --fs "$fs" --preset "$preset" --device "$device" --out "$tmp/$rec.csv" -q
   # eval --json: pick the counts out with sed (no jq needed).
@@ -61,7 +65,7 @@ for ref in "$dir"/*_beats.csv; do
     BEGIN { printf "%-8s %8d %6d %6d %6d %8.2f %8.2f  %6s %6s  %8.2f %8.2f\n", r, tp + fn, tp, fn, fp,
             pct(tp, tp + fn), pct(tp, tp + fp), xr, xd, pct(rtp, rtp + rfn), pct(rtp, rtp + rfp) }'
 done
-[[ $n -gt 0 ]] || { echo "$0: no NNN_beats.csv with its NNN.csv in $dir" >&2; exit 3; }
+[[ $n -gt 0 ]] || { echo "$0: no NNN_beats.csv with its NNN.csv or wfdb/NNN.hea in $dir" >&2; exit 3; }
 awk -v n="$n" -v na="$n_atr" -v tp="${all[tp]}" -v fn="${all[fn]}" -v fp="${all[fp]}" -v xr="${all[xr]}" -v xd="${all[xd]}" \
     -v rtp="${all[rtp]}" -v rfn="${all[rfn]}" -v rfp="${all[rfp]}" -v p="$preset" -v d="$device" '
   function pct(a, b) { return b ? 100 * a / b : 0 }
