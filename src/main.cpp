@@ -11,6 +11,7 @@
 #include "commands.hpp"
 #include "ecgpipe/config.hpp"
 #include "ecgpipe/error.hpp"
+#include "ecgpipe/vae.hpp"
 
 int main(int argc, char** argv) {
   using ecgpipe::ExitCode;
@@ -25,10 +26,17 @@ int main(int argc, char** argv) {
   app.fallthrough();  // -q/-v also after the subcommand: `ecgpipe run FILE -q`
   app.option_defaults()->always_capture_default();
   bool quiet = false, verbose = false;
+  int threads = 0;
   app.add_flag("-q,--quiet", quiet, "Only warnings and errors on stderr");
   app.add_flag("-v,--verbose", verbose, "Debug output on stderr");
+  app.add_option("--threads", threads,
+                 "CPU threads for training, scoring and the CPU band-pass (0: OMP_NUM_THREADS, else one per core); "
+                 "give each of N parallel jobs cores/N")
+      ->check(CLI::NonNegativeNumber);
+  // Runs after parsing, before the subcommand's callback does any work.
   app.parse_complete_callback([&] {
     spdlog::set_level(quiet ? spdlog::level::warn : verbose ? spdlog::level::debug : spdlog::level::info);
+    ecgpipe::set_cpu_threads(threads);
   });
   ecgpipe::cli::add_run_command(app);
   ecgpipe::cli::add_score_command(app);

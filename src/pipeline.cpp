@@ -172,7 +172,7 @@ nlohmann::json report_json(const RunOptions& o, const RunResult& r) {
   j["seconds"] = {{"csv", s.csv}, {"bandpass", s.bandpass}, {"peaks", s.peaks}, {"beats", s.beats},
                   {"train", s.train}, {"score", s.score}, {"write", s.write}, {"total", s.total}};
   j["loss"] = {{"train_per_epoch", r.model.epoch_loss}, {"test", r.model.test_loss}};
-  j["training"] = {{"cuda_graph", r.model.cuda_graph}};
+  j["training"] = {{"cuda_graph", r.model.cuda_graph}, {"cpu_threads", cpu_threads()}};
   j["mode"] = o.model_in.empty() ? "train" : "score";
   if (!o.model_in.empty()) j["model"] = o.model_in;
   std::size_t flagged = 0;

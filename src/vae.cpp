@@ -555,4 +555,10 @@ std::string torch_version() {
 
 bool torch_cuda_available() { return torch::cuda::is_available(); }
 
+void set_cpu_threads(int threads) {
+  if (threads > 0) at::set_num_threads(threads);
+}
+
+int cpu_threads() { return at::get_num_threads(); }
+
 }  // namespace ecgpipe

@@ -65,7 +65,8 @@ TEST(Cli, BadOptionValuesAreUsageErrors) {
   const auto dir = fresh_dir();
   testutil::write_signal_csv(dir / "in.csv", testutil::synthetic_ecg(20, 200));
   const auto in = (dir / "in.csv").string(), out = (dir / "out").string();
-  for (const char* bad : {"--max-length 250", "--epochs 0", "--min-length 300", "--nms-window 0", "--ricker-width 1"}) {
+  for (const char* bad : {"--max-length 250", "--epochs 0", "--min-length 300", "--nms-window 0", "--ricker-width 1",
+                          "--threads -1", "--threads two"}) {
     const auto r = run_ecgpipe("-q run '" + in + "' --out '" + out + "' " + bad, dir);
     EXPECT_EQ(r.code, kUsage) << bad << ": " << r.err;
     expect_one_line_error(r, "--");
@@ -130,7 +131,7 @@ TEST(Cli, RunWritesConsistentOutputs) {
   const auto signal = testutil::synthetic_ecg(40, 200);
   testutil::write_signal_csv(dir / "in.csv", signal);
   const auto out = dir / "out";
-  const auto r = run_ecgpipe("run '" + (dir / "in.csv").string() + "' --preset seed --model seed --device cpu --epochs 2 --json --out '" + out.string() + "'", dir);
+  const auto r = run_ecgpipe("run '" + (dir / "in.csv").string() + "' --preset seed --model seed --device cpu --epochs 2 --json --threads 1 --out '" + out.string() + "'", dir);
   ASSERT_EQ(r.code, 0) << r.err;
   for (const char* f : kOutputs) EXPECT_TRUE(fs::exists(out / f)) << f;
 
@@ -145,6 +146,7 @@ TEST(Cli, RunWritesConsistentOutputs) {
   EXPECT_EQ(report["input"]["samples"], signal.size());
   EXPECT_EQ(report["loss"]["train_per_epoch"].size(), 2u);
   EXPECT_EQ(report["device"], "cpu");
+  EXPECT_EQ(report["training"]["cpu_threads"], 1) << "--threads 1";
   EXPECT_GE(beats.size(), 35u) << "one beat per synthetic QRS";
 
   const auto csv = testutil::read_text(out / "beats.csv");

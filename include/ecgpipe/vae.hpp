@@ -113,6 +113,14 @@ std::vector<std::size_t> top_scores(const float* scores, std::size_t n, std::siz
 // TrainOptions::batch_size resolved for n_train training rows.
 int resolve_batch_size(int requested, std::int64_t n_train);
 
+// CPU threads for LibTorch's work (CPU training and scoring, the CPU band-pass); 0 keeps its
+// default (OMP_NUM_THREADS, else one per core). Several ecgpipe processes on one host (a batch
+// over many recordings) should share the cores out: each one taking every core oversubscribes
+// them, and LibTorch's spinning OpenMP threads then slow everything down many times.
+void set_cpu_threads(int threads);
+// The number LibTorch uses now (report.json: training.cpu_threads).
+int cpu_threads();
+
 // "LibTorch x.y.z" and whether it was built with CUDA and sees a device.
 std::string torch_version();
 bool torch_cuda_available();
