@@ -3,8 +3,8 @@
 #   scripts/bench.sh [BUILD_DIR] [SAMPLES]
 # 1. generates a SAMPLES-long (default 20 M, ~470 MB) CSV in the seed's format (17 significant
 #    digits per line) with `ecgpipe synth`, unless $BENCH_FILE exists;
-# 2. `ecgpipe bench`: per-stage times (median of 5 after a warm-up) and CSV GB/s, for the robust
-#    preset (run's default) and the seed's;
+# 2. `ecgpipe bench`: per-stage times (median of 5 after a warm-up) and CSV GB/s, for run's
+#    defaults (robust detector, rr rows) and the seed's pipeline (--preset seed --model seed);
 # 3. the whole process `ecgpipe run FILE --epochs 30`: wall time, peak host RSS, peak GPU memory
 #    (nvidia-smi sampled every 20 ms);
 # 4. the peer (the seed in Python, $PEER_DIR/seed_baseline.py) on the same file, if present
@@ -23,9 +23,11 @@ fi
 ls -l "$FILE"
 cat "$FILE" >/dev/null  # into the page cache: the target is parse speed, not disk speed
 
-for preset in robust seed; do
-  echo "== ecgpipe bench (stages 1-4), --preset $preset"
-  "$EXE" bench "$FILE" --repeat 5 --preset "$preset"
+# The default (robust detector, R-centred rows) and the seed's pipeline (NMS gates, gate-to-gate rows).
+for pm in "robust rr" "seed seed"; do
+  read -r preset model <<<"$pm"
+  echo "== ecgpipe bench (stages 1-4), --preset $preset --model $model"
+  "$EXE" bench "$FILE" --repeat 5 --preset "$preset" --model "$model"
 done
 
 # Runs a command, prints wall seconds and peak RSS of the process tree; samples GPU memory.
@@ -55,9 +57,14 @@ PY
   rm -f "$smi_log"
 }
 
-echo "== ecgpipe run, whole process, $EPOCHS epochs"
-measure "ecgpipe run" "$EXE" run "$FILE" --epochs "$EPOCHS" --out /tmp/ecgpipe-bench-out --json -q
-python3 -c "import json;r=json.load(open('/tmp/ecgpipe-bench-out/report.json'));print('ecgpipe stages (s):', json.dumps(r['seconds']));print('counts:', r['counts']);print('loss first/last/test:', r['loss']['train_per_epoch'][0], r['loss']['train_per_epoch'][-1], r['loss']['test'])"
+# run's defaults, then the seed's pipeline (what the peer computes).
+for pm in "robust rr" "seed seed"; do
+  read -r preset model <<<"$pm"
+  out=/tmp/ecgpipe-bench-out-$preset
+  echo "== ecgpipe run, whole process, $EPOCHS epochs, --preset $preset --model $model"
+  measure "ecgpipe run ($preset/$model)" "$EXE" run "$FILE" --epochs "$EPOCHS" --preset "$preset" --model "$model" --out "$out" -q
+  python3 -c "import json,sys;r=json.load(open(sys.argv[1]));print('ecgpipe stages (s):', json.dumps(r['seconds']));print('counts:', r['counts'], 'batch', r['parameters']['batch_size'], 'cuda graph', r['training']['cuda_graph']);print('loss first/last/test:', r['loss']['train_per_epoch'][0], r['loss']['train_per_epoch'][-1], r['loss']['test'])" "$out/report.json"
+done
 
 PEER_DIR=${PEER_DIR:-.gpu/peer}
 if [[ ${SKIP_PEER:-0} != 1 && -f $PEER_DIR/seed_baseline.py ]]; then

@@ -20,6 +20,14 @@ void add_device_option(CLI::App& cmd, std::string& device) {
       ->capture_default_str();
 }
 
+void add_model_option(CLI::App& cmd, std::string& model) {
+  cmd.add_option("--model", model,
+                 "rr: R-centred, normalised beats scored by shape and rhythm (finds premature beats); seed: the "
+                 "notebook's rows and reconstruction error")
+      ->check(CLI::IsMember({"rr", "seed"}, CLI::ignore_case))
+      ->capture_default_str();
+}
+
 void add_reference_option(CLI::App& cmd, std::string& reference) {
   cmd.add_option("--reference", reference,
                  "Reference beats (sample,symbol CSV or WFDB .atr): adds Se/+P and the score's AUROC per AAMI class "

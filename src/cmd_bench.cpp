@@ -27,6 +27,7 @@ struct BenchArgs {
   bool json = false;
   std::string device = "auto";
   std::string preset = "robust";
+  std::string model = "rr";
 };
 
 double median(std::vector<double> v) {
@@ -74,6 +75,7 @@ void bench(const BenchArgs& a) {
   nlohmann::json j;
   j["device"] = device == Device::cuda ? "cuda" : "cpu";
   j["preset"] = preset_name(o.preset);
+  j["model"] = model_name(o.model);
   j["fs"] = o.fs;
   j["file"] = o.input;
   j["bytes"] = bytes;
@@ -88,8 +90,8 @@ void bench(const BenchArgs& a) {
     std::cout << j.dump(2) << std::endl;
     return;
   }
-  std::printf("ecgpipe bench: %s, %.0f MB, %zu samples, preset %s, %zu candidates, %zu beats, device %s, %d runs after warm-up\n",
-              o.input.c_str(), bytes / 1e6, samples, preset_name(o.preset), gates, beats, j["device"].get<std::string>().c_str(),
+  std::printf("ecgpipe bench: %s, %.0f MB, %zu samples, preset %s, model %s, %zu candidates, %zu beats, device %s, %d runs after warm-up\n",
+              o.input.c_str(), bytes / 1e6, samples, preset_name(o.preset), model_name(o.model), gates, beats, j["device"].get<std::string>().c_str(),
               a.repeat);
   std::printf("%-22s %12s %12s\n", "stage", "median ms", "min ms");
   for (auto& [stage, v] : t) std::printf("%-22s %12.3f %12.3f\n", stage.c_str(), median(v) * kMs, *std::min_element(v.begin(), v.end()) * kMs);
@@ -108,12 +110,14 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--preset", args->preset, "robust or seed, as for run")
       ->check(CLI::IsMember({"robust", "seed"}, CLI::ignore_case))
       ->capture_default_str();
+  add_model_option(*cmd, args->model);  // the rows stage 4 lays out (rr: R-centred windows)
   cmd->add_option("--fs", o.fs, "Sampling rate, Hz (the windows scale with it, as for run)")->capture_default_str();
   add_device_option(*cmd, args->device);
   cmd->add_flag("--json", args->json, "Print the numbers as JSON");
   cmd->callback([args] {
     args->options.device = parse_device(args->device);
     args->options.preset = parse_preset(args->preset);
+    args->options.model = parse_model(args->model);
     const SampleWindows w = seed_windows(args->options.fs);
     args->options.ricker_width = w.ricker_width;
     args->options.nms_window = w.nms_window;

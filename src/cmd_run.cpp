@@ -70,11 +70,7 @@ void add_run_command(CLI::App& app) {
                   "Flag beats whose reconstruction error is above this quantile of all beats' errors")
       ->capture_default_str();
   cmd->add_option("--top", o.top_outliers, "Beats listed in outliers.csv, highest score first")->capture_default_str();
-  cmd->add_option("--model", args->model,
-                  "rr: R-centred, normalised beats scored by shape and rhythm (finds premature beats); seed: the "
-                  "notebook's rows and reconstruction error")
-      ->check(CLI::IsMember({"rr", "seed"}, CLI::ignore_case))
-      ->capture_default_str();
+  add_model_option(*cmd, args->model);
   add_reference_option(*cmd, o.reference);
   cmd->add_flag("--json", args->json, "Print report.json to stdout");
   cmd->callback([args] {

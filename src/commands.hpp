@@ -25,6 +25,8 @@ void add_score_command(CLI::App& app);
 void add_input_options(CLI::App& cmd, std::string& input, CsvOptions& csv);
 // --device cpu|cuda|auto into `device` (parse_device turns it into a Device).
 void add_device_option(CLI::App& cmd, std::string& device);
+// --model rr|seed into `model` (parse_model turns it into a Model).
+void add_model_option(CLI::App& cmd, std::string& model);
 // --reference FILE (run, score): reference beats to evaluate the detections and scores against.
 void add_reference_option(CLI::App& cmd, std::string& reference);
 void add_detect_command(CLI::App& app);
