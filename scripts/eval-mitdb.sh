@@ -44,7 +44,10 @@ for ref in "$dir"/*_beats.csv; do
   # a third of the size, which matters where the data has to be copied to a GPU host.
   [[ -f $sig ]] || sig=$dir/wfdb/$rec.hea
   [[ -f $sig ]] || continue
-  "$exe" detect "$sig" --fs "$fs" --preset "$preset" --device "$device" --out "$tmp/$rec.csv" -q
+  # The CSVs hold lead MLII, which is not always a record's first signal (114 lists V5 first).
+  lead=()
+  [[ $sig == *.hea ]] && grep -qE '[[:space:]]MLII[[:space:]]*$' "$sig" && lead=(--column MLII)
+  "$exe" detect "$sig" "${lead[@]}" --fs "$fs" --preset "$preset" --device "$device" --out "$tmp/$rec.csv" -q
   # eval --json: pick the counts out with sed (no jq needed).
   get() { sed -n "s/.*\"$1\": *\([0-9]*\).*/\1/p" <<<"$json" | head -1; }
   json=$("$exe" eval --reference "$ref" "$tmp/$rec.csv" --fs "$fs" --json)
