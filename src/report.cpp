@@ -574,14 +574,18 @@ Panel lengths_panel(const ReportData& d) {
   const double fs = sample_rate(d);
   svg::Figure f(kTitleLengths, kHalfWidth, kPlotHeight);
   svg::Plot p(kHalfWidth, kPlotHeight, {edges.front(), edges.back()}, {0.0, top * (1.0 + kYPad)});
-  p.labels("beat length (samples; " + fixed(kMillisecondsPerSecond / fs, 1) + " ms each)", "beats");
+  const std::string what = d.lengths_are_rr ? "RR interval to the next beat" : "beat length";
+  p.labels(what + " (samples; " + fixed(kMillisecondsPerSecond / fs, 1) + " ms each)", "beats");
   p.bars(edges, counts, kLineColour);
   f.add(p, 0, 0);
   std::vector<std::int32_t> sorted = d.beat_lengths;
   std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(sorted.size() / 2), sorted.end());
-  return {f.str(), thousands(d.beat_lengths.size()) + " beats, " + std::to_string(lo_i) + ".." + std::to_string(hi_i) +
-                       " samples, median " + std::to_string(sorted[sorted.size() / 2]) + " (bins of " +
-                       std::to_string(width) + ")."};
+  const std::int32_t median = sorted[sorted.size() / 2];
+  const std::string counted = d.lengths_are_rr ? " RR intervals between kept beats, " : " beats, ";
+  return {f.str(), thousands(d.beat_lengths.size()) + counted + std::to_string(lo_i) + ".." + std::to_string(hi_i) +
+                       " samples, median " + std::to_string(median) +
+                       (d.lengths_are_rr ? " (" + fixed(kMillisecondsPerSecond * median / fs, 0) + " ms)" : "") +
+                       " (bins of " + std::to_string(width) + ")."};
 }
 
 Panel overlay_panel(const ReportData& d) {
@@ -941,7 +945,14 @@ ReportData report_data_from_run(const RunOptions& o, const RunResult& r, std::in
   // The causal wavelet (taps at the start of the kernel) delays the curve by half its width.
   d.curve_delay = (o.ricker_width - 1) / 2;
 
-  d.beat_lengths = r.beats.length;
+  if (o.model == Model::rr) {
+    // Every row starts the same distance before its R peak, so row starts are R peaks + constant.
+    d.lengths_are_rr = true;
+    for (std::size_t i = 1; i < r.beats.size(); ++i)
+      d.beat_lengths.push_back(static_cast<std::int32_t>(r.beats.start[i] - r.beats.start[i - 1]));
+  } else {
+    d.beat_lengths = r.beats.length;
+  }
   d.beat_cols = row_length(o);
   d.overlay_rows = m.sample_rows;
   for (std::int64_t i : m.sample_index) {

@@ -128,6 +128,20 @@ TEST(Report, FullDataGivesEveryPlotAndItsNumbers) {
     EXPECT_NE(html.find(number), std::string::npos) << number;
 }
 
+// The histogram says what its values are: row lengths (seed rows) or RR intervals (rr rows).
+TEST(Report, LengthHistogramOfBeatsOrOfRrIntervals) {
+  auto d = sample_data();  // 250 Hz: 4 ms a sample; lengths 150..189 (150..169 eight times each, 170..189 seven), median 168
+  const std::string rows = ecgpipe::render_report_html(d);
+  EXPECT_NE(rows.find("beat length (samples; 4.0 ms each)"), std::string::npos);
+  EXPECT_NE(rows.find("beats, 150..189 samples, median 168 (bins of 1)."), std::string::npos);
+  d.lengths_are_rr = true;
+  const std::string rr = ecgpipe::render_report_html(d);
+  EXPECT_EQ(rr.find("beat length (samples"), std::string::npos);
+  EXPECT_NE(rr.find("RR interval to the next beat (samples; 4.0 ms each)"), std::string::npos);
+  EXPECT_NE(rr.find(" RR intervals between kept beats, 150..189 samples, median 168 (672 ms) (bins of 1)."),
+            std::string::npos);
+}
+
 TEST(Report, EmptyDataGivesNoDataPanels) {
   const ReportData empty;
   const std::string html = ecgpipe::render_report_html(empty);
@@ -228,7 +242,10 @@ TEST(Report, RunWritesReportHtmlWithEveryPlot) {
   ASSERT_FALSE(html.empty());
   expect_self_contained(html);
   expect_every_title(html);
-  for (const char* needle : {"sample.csv", "150,000", "no reference classes given"})
+  // The default (rr) model's rows all have one length: the histogram shows the RR intervals, 703
+  // between the sample's 704 beats.
+  for (const char* needle : {"sample.csv", "150,000", "no reference classes given", "RR interval to the next beat",
+                             "703 RR intervals between kept beats"})
     EXPECT_NE(html.find(needle), std::string::npos) << needle;
   // Everything the pipeline has is drawn: only the class scatter (no reference given) is empty.
   EXPECT_EQ(count_of(html, "no data:"), 1u);

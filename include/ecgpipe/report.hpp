@@ -50,6 +50,10 @@ struct ReportData {
   std::int64_t curve_delay = 0;
 
   std::vector<std::int32_t> beat_lengths;  // every kept beat, samples
+  // beat_lengths are RR intervals (each kept beat's R peak to the next one's, samples): with rows
+  // of one fixed length around the R peak (the rr model) the row length says nothing, and the
+  // spread of RR intervals is what the rhythm looks like (two humps: bigeminy, a long tail: pauses).
+  bool lengths_are_rr = false;
 
   // Beat rows have `beat_cols` samples each (the zero-padded beat matrix).
   int beat_cols = 0;
