@@ -23,8 +23,10 @@ fi
 ls -l "$FILE"
 cat "$FILE" >/dev/null  # into the page cache: the target is parse speed, not disk speed
 
-# The default (robust detector, R-centred rows) and the seed's pipeline (NMS gates, gate-to-gate rows).
-for pm in "robust rr" "seed seed"; do
+# "preset model": run's defaults (robust detector, R-centred rows) and the seed's pipeline (NMS
+# gates, gate-to-gate rows: what the peer computes).
+PIPELINES=("robust rr" "seed seed")
+for pm in "${PIPELINES[@]}"; do
   read -r preset model <<<"$pm"
   echo "== ecgpipe bench (stages 1-4), --preset $preset --model $model"
   "$EXE" bench "$FILE" --repeat 5 --preset "$preset" --model "$model"
@@ -57,8 +59,7 @@ PY
   rm -f "$smi_log"
 }
 
-# run's defaults, then the seed's pipeline (what the peer computes).
-for pm in "robust rr" "seed seed"; do
+for pm in "${PIPELINES[@]}"; do
   read -r preset model <<<"$pm"
   out=/tmp/ecgpipe-bench-out-$preset
   echo "== ecgpipe run, whole process, $EPOCHS epochs, --preset $preset --model $model"
