@@ -27,6 +27,7 @@ def timed(cmd):
 
 
 def main():
+    sys.stdout.reconfigure(line_buffering=True)
     ap = argparse.ArgumentParser()
     ap.add_argument("--exe", default="build/ecgpipe")
     ap.add_argument("--duration", type=int, default=72000, help="seconds of recording (72000 = 20 h)")
@@ -54,10 +55,14 @@ def main():
     start_s = time.perf_counter() - t
     log = ""
     while "serving" not in log:
-        log += proc.stderr.readline()
+        line = proc.stderr.readline()
+        if not line:
+            raise SystemExit("ecgpipe view did not start: " + log)
+        log += line
     m = re.search(r"(\d+) samples read in ([\d.]+) s, pyramid of (\d+) levels in ([\d.]+) s", log)
     samples, read_s, levels, pyramid_s = int(m.group(1)), float(m.group(2)), int(m.group(3)), float(m.group(4))
 
+    print("view: %s after %.2f s" % (url, start_s))
     driver = tv.make_driver(1400, 820)
     try:
         driver.get(url)

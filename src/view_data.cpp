@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -22,6 +23,21 @@ bool is_dir(const std::string& path) {
 }
 
 std::string in_dir(const std::string& dir, const std::string& name) { return dir + "/" + name; }
+
+bool exists(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0;
+}
+
+// `path` if it exists or is absolute, else the same relative path from the output folder's parent
+// if it exists there, else `path` (whose error then names it as report.json does).
+std::string beside_out_dir(const std::string& path, const std::string& out_dir) {
+  if (path.empty() || path.front() == '/' || exists(path)) return path;
+  std::filesystem::path dir = std::filesystem::path(out_dir).lexically_normal();
+  if (dir.filename().empty()) dir = dir.parent_path();  // "out/" -> "out"
+  const std::string candidate = (dir.parent_path() / path).string();
+  return exists(candidate) ? candidate : path;
+}
 
 nlohmann::json read_report(const std::string& dir) {
   const std::string path = in_dir(dir, "report.json");
@@ -101,6 +117,11 @@ ViewData load_view_data(const ViewOptions& o) {
     throw InputError(in_dir(o.out_dir, "report.json") + ": lacks the input or parameters record: " + e.what());
   }
   if (!o.reference.empty()) d.reference = o.reference;
+  // report.json holds the paths as `run` was given them, relative to where it ran; from
+  // elsewhere, try them beside the output folder (`ecgpipe run rec.csv --out out`, then
+  // `ecgpipe view some/where/out`).
+  if (o.recording.empty()) d.recording = beside_out_dir(d.recording, o.out_dir);
+  if (o.reference.empty() && !d.reference.empty()) d.reference = beside_out_dir(d.reference, o.out_dir);
   read_beats(o.out_dir, d);
   read_outliers(o.out_dir, d);
 

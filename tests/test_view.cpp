@@ -111,6 +111,24 @@ TEST(View, LoadsFolderRecordingAndReference) {
   EXPECT_EQ(d.match.fp, 1);
 }
 
+TEST(View, FindsARelativeRecordingBesideTheOutputFolder) {
+  // `ecgpipe run rec.csv --out out` in dir writes "rec.csv" into report.json; a viewer started
+  // elsewhere (the test's working directory) finds it from the folder's parent.
+  const auto dir = fresh_dir();
+  const auto out = make_out_dir(dir, false, true);
+  auto report = json::parse(read_text(out / "report.json"));
+  report["input"]["path"] = "rec.csv";
+  report["evaluation"]["reference"] = "ref.csv";
+  write_text(out / "report.json", report.dump());
+  ASSERT_FALSE(fs::exists("rec.csv"));
+  for (const std::string& given : {out.string(), out.string() + "/"}) {
+    const auto d = ecgpipe::load_view_data(options_for(given));
+    EXPECT_EQ(fs::path(d.recording), dir / "rec.csv") << given;
+    EXPECT_EQ(fs::path(d.reference), dir / "ref.csv") << given;
+    EXPECT_EQ(d.match.fn, 1);
+  }
+}
+
 TEST(View, MetaTilesBeatsHeartRateAndOutliers) {
   const auto out = make_out_dir(fresh_dir(), true, true);
   Served s(options_for(out));

@@ -320,15 +320,16 @@
       const x0 = xOf(hr.from + k * bw), x1 = xOf(hr.from + (k + 1) * bw);
       ctx.fillRect(x0, sy(hr.max[k]), Math.max(1, x1 - x0), Math.max(1, sy(hr.min[k]) - sy(hr.max[k])));
     }
-    ctx.strokeStyle = '#b71c1c'; ctx.lineWidth = 1.2; ctx.beginPath();
-    let pen = false;
+    // The mean joins the bins that hold beats (zoomed in, most bins hold none); a dot per bin
+    // while they are few enough to see.
+    ctx.strokeStyle = '#b71c1c'; ctx.fillStyle = '#b71c1c'; ctx.lineWidth = 1.2; ctx.beginPath();
+    const points = [];
     for (let k = 0; k < hr.bins; ++k) {
-      if (hr.mean[k] === null) { pen = false; continue; }
-      const x = xOf(hr.from + (k + 0.5) * bw), y = sy(hr.mean[k]);
-      if (pen) ctx.lineTo(x, y); else ctx.moveTo(x, y);
-      pen = true;
+      if (hr.mean[k] !== null) points.push([xOf(hr.from + (k + 0.5) * bw), sy(hr.mean[k])]);
     }
+    points.forEach(([x, y], i) => (i ? ctx.lineTo(x, y) : ctx.moveTo(x, y)));
     ctx.stroke();
+    if (points.length < 300) for (const [x, y] of points) { ctx.beginPath(); ctx.arc(x, y, 2.5, 0, 2 * Math.PI); ctx.fill(); }
     ctx.fillStyle = '#555'; ctx.textAlign = 'right';
     ctx.fillText(String(hi), W - 4, top - 12); ctx.fillText(String(lo), W - 4, bottom - 12);
     return hr.from === Math.max(0, Math.floor(S.t0)) && hr.to === Math.max(hr.from + 1, Math.ceil(S.t1));
