@@ -68,9 +68,11 @@ def main():
         driver.get(url)
         tv.wait_settled(driver, 60)
         first_paint_ms = driver.execute_script("return window.ecgview.firstPaintMs")
-        sent = driver.execute_script(
-            "const n = performance.getEntriesByType('navigation')[0];"
-            "return performance.getEntriesByType('resource').reduce((s, e) => s + e.transferSize, n.transferSize);")
+        # Bytes of every response so far (page, script, API), as the browser received them.
+        entries = driver.execute_script(
+            "return performance.getEntriesByType('navigation').concat(performance.getEntriesByType('resource'))"
+            ".map(e => [e.name, e.transferSize, e.encodedBodySize])")
+        sent = sum(max(e[1], e[2]) for e in entries)
         # Zoom and pan steps: in from 20 h towards 2 s around the middle, pans, then back out.
         steps = []
         for _ in range(16):
@@ -90,6 +92,9 @@ def main():
         proc.send_signal(2)
         proc.wait(timeout=10)
     ms = [s for _, s in steps]
+    print("responses for the first view: " + ", ".join("%s %d B" % (e[0].split("/", 3)[-1] or "/", max(e[1], e[2]))
+                                                       for e in entries))
+    print("steps (ms): " + " ".join("%s %.0f" % (k[0:4], v) for k, v in steps))
     worst = max(steps, key=lambda s: s[1])
     print("recording: %d samples (%.1f h at %g Hz), %d pyramid levels" % (samples, samples / rj["parameters"]["fs"] / 3600,
                                                                          rj["parameters"]["fs"], levels))

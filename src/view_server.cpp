@@ -196,6 +196,19 @@ ViewServer::ViewServer(std::shared_ptr<const ViewData> data) : impl_(std::make_u
     int yes = 1;
     ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
   });
+  // Debian's httplib answers a browser's "Accept-Encoding: br" with brotli at its highest quality,
+  // which took 140-270 ms for a 30 kB JSON reply here (gzip: 4-12 ms): browsers get gzip. The
+  // request is ours to edit: httplib hands the handler a const view of its own non-const object.
+  s.set_pre_routing_handler([](const httplib::Request& req, httplib::Response&) {
+    auto& headers = const_cast<httplib::Request&>(req).headers;
+    const auto it = headers.find("Accept-Encoding");
+    if (it != headers.end()) {
+      const bool gzip = it->second.find("gzip") != std::string::npos;
+      headers.erase("Accept-Encoding");
+      if (gzip) headers.emplace("Accept-Encoding", "gzip");
+    }
+    return httplib::Server::HandlerResponse::Unhandled;
+  });
   s.Get("/", [](const httplib::Request&, httplib::Response& res) { res.set_content(web::kViewHtml, "text/html; charset=utf-8"); });
   s.Get("/view.js", [](const httplib::Request&, httplib::Response& res) {
     res.set_content(web::kViewJs, "text/javascript; charset=utf-8");

@@ -3,22 +3,16 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <random>
 #include <vector>
 
 #include "ecgpipe/pyramid.hpp"
+#include "test_util.hpp"
 
 using ecgpipe::Pyramid;
 
 namespace {
 
-std::vector<float> random_signal(std::size_t n, unsigned seed) {
-  std::mt19937 gen(seed);
-  std::normal_distribution<float> d(0.f, 1.f);
-  std::vector<float> x(n);
-  for (auto& v : x) v = d(gen);
-  return x;
-}
+using testutil::normal_noise;
 
 // Checks every bin of every level against a brute-force min/max over its samples, through tiles.
 void expect_exact(const std::vector<float>& x) {
@@ -49,7 +43,7 @@ void expect_exact(const std::vector<float>& x) {
 TEST(Pyramid, BinsAreExactMinMaxAtEveryLevel) {
   for (std::size_t n : {1u, 2u, 3u, 4u, 5u, 16u, 17u, 1023u, 1024u, 1025u, 5000u, 70001u}) {
     SCOPED_TRACE(n);
-    expect_exact(random_signal(n, static_cast<unsigned>(n)));
+    expect_exact(normal_noise(n, static_cast<unsigned>(n)));
   }
 }
 
@@ -63,7 +57,7 @@ TEST(Pyramid, EmptySignalHasOnlyLevelZeroAndNoTiles) {
 }
 
 TEST(Pyramid, LevelsAndTileCounts) {
-  const Pyramid p(random_signal(4 * 4 * 4 + 1, 7));  // 65 samples: 17, 5, 2, 1 bins above level 0
+  const Pyramid p(normal_noise(4 * 4 * 4 + 1, 7));  // 65 samples: 17, 5, 2, 1 bins above level 0
   EXPECT_EQ(p.levels(), 5);
   EXPECT_EQ(p.bins(1), 17);
   EXPECT_EQ(p.bins(2), 5);
@@ -78,7 +72,7 @@ TEST(Pyramid, LevelsAndTileCounts) {
 }
 
 TEST(Pyramid, OutOfRangeLevelsAndTilesAreRefused) {
-  const Pyramid p(random_signal(3000, 3));
+  const Pyramid p(normal_noise(3000, 3));
   std::vector<float> tile;
   EXPECT_FALSE(p.tile(-1, 0, tile));
   EXPECT_FALSE(p.tile(p.levels(), 0, tile));
