@@ -12,6 +12,8 @@ PACKAGES=(
   libfccp-dev             # fast-cpp-csv-parser: CPU line reader
   libfast-float-dev       # fast_float: exact decimal -> float
   libgtest-dev            # GoogleTest
+  libcpp-httplib-dev      # cpp-httplib: the HTTP server of `ecgpipe view`
+  chromium chromium-driver python3-selenium  # the viewer's browser test (headless)
   python3-numpy           # optional: lets a test compare with the seed's NumPy segmentation
 )
 

@@ -12,7 +12,8 @@ DEPS_PREFIX=${DEPS_PREFIX:-/opt/ecgpipe-deps}
 BUILD_DIR=${BUILD_DIR:-build-gpu}
 # Header-only or small libraries the build needs beyond the CUDA toolkit and LibTorch.
 PACKAGES=(libcli11-dev libspdlog-dev libspdlog1.10 libfmt-dev libfmt9 libgtest-dev googletest
-          libfccp-dev libfast-float-dev nlohmann-json3-dev)
+          libfccp-dev libfast-float-dev nlohmann-json3-dev
+          libcpp-httplib-dev libcpp-httplib0.11 libssl-dev zlib1g-dev libbrotli-dev)
 
 case "${1:-}" in
   download)
@@ -23,6 +24,12 @@ case "${1:-}" in
   build)
     mkdir -p "$DEPS_PREFIX"
     for f in "$DEBS_DIR"/*.deb; do dpkg -x "$f" "$DEPS_PREFIX"; done
+    # cpp-httplib is found through pkg-config: point the unpacked .pc files at the prefix.
+    PC_DIR="$DEPS_PREFIX/usr/lib/x86_64-linux-gnu/pkgconfig"
+    if [[ -d "$PC_DIR" ]]; then
+      sed -i "s|^prefix=/usr\$|prefix=$DEPS_PREFIX/usr|" "$PC_DIR"/*.pc
+      export PKG_CONFIG_PATH="$PC_DIR${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
+    fi
     TORCH_PREFIX=$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)' 2>/dev/null || true)
     export TORCH_CUDA_ARCH_LIST=${TORCH_CUDA_ARCH_LIST:-9.0}
     cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release \

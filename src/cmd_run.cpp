@@ -10,6 +10,7 @@
 
 #include "commands.hpp"
 #include "ecgpipe/pipeline.hpp"
+#include "ecgpipe/view.hpp"
 #include "ecgpipe/wfdb.hpp"
 
 namespace ecgpipe::cli {
@@ -18,6 +19,8 @@ namespace {
 struct RunArgs {
   RunOptions options;
   bool json = false;
+  bool view = false;  // --view: serve the outputs in a browser afterwards (ecgpipe view)
+  ViewOptions view_options;
   std::string device = "auto";
   std::string preset = "robust";
   std::string model = "rr";
@@ -73,6 +76,8 @@ void add_run_command(CLI::App& app) {
   add_model_option(*cmd, args->model);
   add_reference_option(*cmd, o.reference);
   cmd->add_flag("--json", args->json, "Print report.json to stdout");
+  cmd->add_flag("--view", args->view, "Then serve the results in a browser until Ctrl-C, as `ecgpipe view OUT_DIR`");
+  add_view_server_options(*cmd, args->view_options, "--view-");
   cmd->callback([args] {
     auto& opts = args->options;
     opts.device = parse_device(args->device);
@@ -103,6 +108,10 @@ void add_run_command(CLI::App& app) {
     const RunResult result = run_pipeline(opts);
     print_summary(opts, result);
     if (args->json) std::cout << run_report_json(opts, result) << std::endl;
+    if (args->view) {
+      args->view_options.out_dir = opts.out_dir;
+      serve_view(args->view_options, std::cout);
+    }
   });
 }
 

@@ -10,6 +10,7 @@ class App;
 
 namespace ecgpipe {
 struct CsvOptions;
+struct ViewOptions;
 }
 
 namespace ecgpipe::cli {
@@ -30,5 +31,8 @@ void add_model_option(CLI::App& cmd, std::string& model);
 // --reference FILE (run, score): reference beats to evaluate the detections and scores against.
 void add_reference_option(CLI::App& cmd, std::string& reference);
 void add_detect_command(CLI::App& app);
+void add_view_command(CLI::App& app);
+// --port/--bind of the viewer (`view`), with a prefix for `run --view-port/--view-bind`.
+void add_view_server_options(CLI::App& cmd, ViewOptions& options, const std::string& prefix);
 
 }  // namespace ecgpipe::cli

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -74,6 +75,15 @@ inline std::vector<float> synthetic_ecg(int beats, int rr) {
                                  kTAmp * std::exp(-0.5 * (d - kTDelay) * (d - kTDelay) / (kTSigma * kTSigma)));
     }
   }
+  return x;
+}
+
+// n samples of white Gaussian noise (mean 0, sd 1), the same for the same seed.
+inline std::vector<float> normal_noise(std::size_t n, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::normal_distribution<float> d(0.f, 1.f);
+  std::vector<float> x(n);
+  for (auto& v : x) v = d(gen);
   return x;
 }
 
