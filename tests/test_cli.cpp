@@ -148,10 +148,14 @@ TEST(Cli, RunWritesConsistentOutputs) {
   EXPECT_EQ(report["device"], "cpu");
   EXPECT_EQ(report["training"]["cpu_threads"], 1) << "--threads 1";
   EXPECT_GE(beats.size(), 35u) << "one beat per synthetic QRS";
+  // Issue 10: the predicted AAMI classes, one per beat.
+  std::size_t classified = 0;
+  for (const char* c : {"N", "S", "V", "F", "Q"}) classified += report["classes"][c].get<std::size_t>();
+  EXPECT_EQ(classified, beats.size());
 
   const auto csv = testutil::read_text(out / "beats.csv");
   EXPECT_EQ(csv.rfind("index,start,r_peak,time_s,length,rr_before_s,rr_after_s,split,recon_error,neg_elbo,"
-                     "template_distance,prematurity,score,outlier,latent_mu0,latent_mu1\n",
+                     "template_distance,prematurity,score,outlier,latent_mu0,latent_mu1,class\n",
                      0),
             0u)
       << csv.substr(0, 120);
