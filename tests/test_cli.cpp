@@ -207,7 +207,7 @@ std::string ranked_symbols(const fs::path& dir, const std::string& options) {
   std::istringstream oin(testutil::read_text(dir / "o" / "outliers.csv"));
   std::getline(oin, line);
   EXPECT_EQ(line, "rank,index,r_peak,time_s,time,rr_before_s,rr_after_s,recon_error,neg_elbo,template_distance,prematurity,"
-                  "score,outlier");
+                  "score,outlier,class");
   std::string ranked;
   while (std::getline(oin, line)) {
     std::istringstream f(line);
