@@ -320,6 +320,8 @@ TEST(Cli, ScoreWithSavedModel) {
   const auto report = nlohmann::json::parse(testutil::read_text(dir / "s" / "report.json"));
   EXPECT_EQ(report["mode"], "score");
   EXPECT_EQ(report["parameters"]["preset"], "robust") << "taken from the model";
+  // Issue 10: the beats.csv rows above include the class column, so `score` labels as `run` did.
+  EXPECT_EQ(report["classes"], nlohmann::json::parse(testutil::read_text(dir / "t" / "report.json"))["classes"]);
 }
 
 TEST(Cli, ScoreRefusesWhatIsNotAModel) {
