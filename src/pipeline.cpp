@@ -60,9 +60,9 @@ RunResult run_pipeline(const RunOptions& o) {
   r.seconds = seg.seconds;
 
   // The rhythm term over the compact R-peak list (host), then the model's score (score.hpp).
-  std::vector<std::int64_t> peaks(r.beats.start);
-  for (auto& p : peaks) p += r_peak_offset(o);
-  r.prematurity = prematurity(peaks);
+  const std::vector<std::int64_t> peaks = kept_r_peaks(o, r.beats);
+  r.beat_class = std::move(seg.beat_class);
+  r.prematurity = o.model == Model::rr ? rhythm_term(peaks) : prematurity(peaks);
   ScoreFunction score;
   if (o.model == Model::rr) {
     score = [&r](const TrainResult& t) { return score_rr(t.recon_error, t.template_distance, r.prematurity); };

@@ -25,6 +25,11 @@ ReportData report_data_from_run(const RunOptions& o, const RunResult& r, std::in
     d.settings.emplace_back("beat length limits",
                             std::to_string(o.limits.min_length) + ".." + std::to_string(o.limits.max_length) + " samples");
   }
+  const auto n_class = class_counts(r.beat_class);
+  std::string counts;
+  for (int c = 0; c < kBeatClassCount; ++c)
+    counts += std::string(c ? ", " : "") + class_name(static_cast<BeatClass>(c)) + " " + std::to_string(n_class[static_cast<std::size_t>(c)]);
+  d.settings.emplace_back("beat classes (predicted)", counts);
   d.samples = r.samples;
   d.candidates = r.candidates;
   d.beats = r.beats.size();
@@ -33,7 +38,7 @@ ReportData report_data_from_run(const RunOptions& o, const RunResult& r, std::in
   d.epochs = o.train.epochs;
   const StageSeconds& s = r.seconds;
   d.stage_seconds = {{"read CSV", s.csv}, {"band-pass", s.bandpass}, {"R peaks", s.peaks},
-                     {"beat matrix", s.beats}, {"train", s.train},      {"score", s.score},
+                     {"beat matrix", s.beats}, {"beat classes", s.classify}, {"train", s.train},      {"score", s.score},
                      {"write outputs", s.write}, {"total", s.total}};
 
   d.excerpt_start = 0;
@@ -66,7 +71,12 @@ ReportData report_data_from_run(const RunOptions& o, const RunResult& r, std::in
   d.test_loss = m.test_loss;
   d.latent = m.latent_mean;
   d.scores = m.score;
-  d.classes = r.classes;
+  // The latent plot's colours: the reference classes when given, else the predicted ones.
+  if (!r.classes.empty()) {
+    d.classes = r.classes;
+  } else {
+    for (const BeatClass c : r.beat_class) d.classes += class_name(c)[0];
+  }
   d.grid_side = kGridSide;
   d.decoded_grid = m.decoded_grid;
   d.grid_latent = m.grid_latent;

@@ -31,6 +31,7 @@ void write_beats_csv(std::ostream& out, const RunOptions& o, const RunResult& r)
   out << "index,start,r_peak,time_s,length,rr_before_s,rr_after_s,split,recon_error,neg_elbo,template_distance,"
          "prematurity,score,outlier";
   for (int k = 0; k < kLatentDim; ++k) out << ",latent_mu" << k;
+  out << ",class";
   out << '\n' << std::setprecision(9);
   for (std::size_t i = 0; i < r.beats.size(); ++i) {
     const std::int64_t r_peak = r.beats.start[i] + r_peak_offset(o);
@@ -39,12 +40,13 @@ void write_beats_csv(std::ostream& out, const RunOptions& o, const RunResult& r)
         << (!o.model_in.empty() ? "scored" : r.model.in_train[i] ? "train" : "test") << ',' << r.model.recon_error[i] << ',' << r.model.neg_elbo[i] << ','
         << r.model.template_distance[i] << ',' << r.prematurity[i] << ',' << r.model.score[i] << ',' << static_cast<int>(r.outlier[i]);
     for (int k = 0; k < kLatentDim; ++k) out << ',' << r.model.latent_mean[i * kLatentDim + static_cast<std::size_t>(k)];
+    out << ',' << class_name(r.beat_class[i]);
     out << '\n';
   }
 }
 
 void write_outliers_csv(std::ostream& out, const RunOptions& o, const RunResult& r) {
-  out << "rank,index,r_peak,time_s,time,rr_before_s,rr_after_s,recon_error,neg_elbo,template_distance,prematurity,score,outlier\n"
+  out << "rank,index,r_peak,time_s,time,rr_before_s,rr_after_s,recon_error,neg_elbo,template_distance,prematurity,score,outlier,class\n"
       << std::setprecision(9);
   const auto ranked = top_scores(r.model.score.data(), r.model.score.size(), static_cast<std::size_t>(o.top_outliers));
   for (std::size_t k = 0; k < ranked.size(); ++k) {
@@ -53,7 +55,7 @@ void write_outliers_csv(std::ostream& out, const RunOptions& o, const RunResult&
     out << k + 1 << ',' << i << ',' << r_peak << ',' << seconds_at(r_peak, o.fs) << ',' << detail::clock_time_hms(seconds_at(r_peak, o.fs)) << ','
         << rr_seconds(o, r, i - 1, i) << ',' << rr_seconds(o, r, i, i + 1) << ',' << r.model.recon_error[i] << ','
         << r.model.neg_elbo[i] << ',' << r.model.template_distance[i] << ',' << r.prematurity[i] << ',' << r.model.score[i] << ','
-        << static_cast<int>(r.outlier[i]) << '\n';
+        << static_cast<int>(r.outlier[i]) << ',' << class_name(r.beat_class[i]) << '\n';
   }
 }
 
@@ -77,14 +79,17 @@ nlohmann::json report_json(const RunOptions& o, const RunResult& r) {
                  {"train", n_train}, {"test", r.beats.size() - n_train}};
   const auto& s = r.seconds;
   j["seconds"] = {{"csv", s.csv}, {"bandpass", s.bandpass}, {"peaks", s.peaks}, {"beats", s.beats},
-                  {"train", s.train}, {"score", s.score}, {"write", s.write}, {"total", s.total}};
+                  {"classify", s.classify}, {"train", s.train}, {"score", s.score}, {"write", s.write}, {"total", s.total}};
+  const auto n_class = class_counts(r.beat_class);
+  j["classes"] = json::object();
+  for (int c = 0; c < kBeatClassCount; ++c) j["classes"][class_name(static_cast<BeatClass>(c))] = n_class[static_cast<std::size_t>(c)];
   j["loss"] = {{"train_per_epoch", r.model.epoch_loss}, {"test", r.model.test_loss}};
   j["training"] = {{"cuda_graph", r.model.cuda_graph}, {"cpu_threads", cpu_threads()}};
   j["mode"] = o.model_in.empty() ? "train" : "score";
   if (!o.model_in.empty()) j["model"] = o.model_in;
   std::size_t flagged = 0;
   for (auto f : r.outlier) flagged += f;
-  j["outliers"] = {{"score", o.model == Model::rr ? "ln(recon/median) + ln(template/median) + 10 prematurity" : "recon_error"}, {"quantile", o.outlier_quantile}, {"threshold", r.outlier_threshold},
+  j["outliers"] = {{"score", o.model == Model::rr ? "ln(recon/median) + ln(template/median) + 10 rhythm" : "recon_error"}, {"quantile", o.outlier_quantile}, {"threshold", r.outlier_threshold},
                    {"flagged", flagged}};
   if (r.evaluated) j["evaluation"] = eval_report_json(r.evaluation);
   j["versions"] = {{"ecgpipe", ECGPIPE_VERSION}, {"libtorch", torch_version()}};

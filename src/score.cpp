@@ -40,7 +40,11 @@ BeatTable centred_windows(const std::vector<std::int64_t>& r_peaks, std::int64_t
   return t;
 }
 
-std::vector<float> prematurity(const std::vector<std::int64_t>& r_peaks) {
+namespace {
+
+// Per beat i >= 1: f(RR before, RR after or 0 for the last beat, the local RR window sorted).
+template <class Term>
+std::vector<float> per_beat_rr(const std::vector<std::int64_t>& r_peaks, Term term) {
   const std::size_t n = r_peaks.size();
   std::vector<float> out(n, 0.0f);
   if (n < 2) return out;
@@ -52,11 +56,29 @@ std::vector<float> prematurity(const std::vector<std::int64_t>& r_peaks) {
     const std::size_t lo = i > static_cast<std::size_t>(kRrContext) ? i - kRrContext : 0;
     const std::size_t hi = std::min(n, i + kRrContext + 1);
     window.assign(rr.begin() + static_cast<std::ptrdiff_t>(lo), rr.begin() + static_cast<std::ptrdiff_t>(hi));
-    const auto mid = window.begin() + static_cast<std::ptrdiff_t>(window.size() / 2);
-    std::nth_element(window.begin(), mid, window.end());
-    if (rr[i] > 0.0) out[i] = static_cast<float>(std::max(0.0, std::log(*mid / rr[i])));
+    std::sort(window.begin(), window.end());
+    if (rr[i] > 0.0) out[i] = static_cast<float>(term(rr[i], i + 1 < n ? rr[i + 1] : 0.0, window));
   }
   return out;
+}
+
+}  // namespace
+
+std::vector<float> rhythm_term(const std::vector<std::int64_t>& r_peaks) {
+  return per_beat_rr(r_peaks, [](double pre, double post, const std::vector<double>& sorted) {
+    const double median = sorted[sorted.size() / 2];
+    // 80th percentile, nearest rank below: the longer cycles of the ~20 s around the beat.
+    const double p80 = sorted[(sorted.size() - 1) * 4 / 5];
+    const double short_long = post > 0.0 ? std::max(0.0, std::log(post / pre)) : 0.0;
+    return std::max(0.0, std::log(median / pre)) + kShortLongWeight * short_long +
+           kSinusWeight * std::max(0.0, std::log(p80 / pre));
+  });
+}
+
+std::vector<float> prematurity(const std::vector<std::int64_t>& r_peaks) {
+  return per_beat_rr(r_peaks, [](double pre, double, const std::vector<double>& sorted) {
+    return std::max(0.0, std::log(sorted[sorted.size() / 2] / pre));
+  });
 }
 
 namespace {

@@ -40,6 +40,9 @@ Segmentation segment_cpu(const RunOptions& o) {
   }
   seg.host_matrix = pad_beats_cpu(signal, seg.beats, row_length(o));
   seg.seconds.beats = detail::seconds_since(t0);
+  t0 = detail::Clock::now();
+  seg.beat_class = classify_beats(signal, kept_r_peaks(o, seg.beats), o.fs);
+  seg.seconds.classify = detail::seconds_since(t0);
   return seg;
 }
 

@@ -148,10 +148,14 @@ TEST(Cli, RunWritesConsistentOutputs) {
   EXPECT_EQ(report["device"], "cpu");
   EXPECT_EQ(report["training"]["cpu_threads"], 1) << "--threads 1";
   EXPECT_GE(beats.size(), 35u) << "one beat per synthetic QRS";
+  // Issue 10: the predicted AAMI classes, one per beat.
+  std::size_t classified = 0;
+  for (const char* c : {"N", "S", "V", "F", "Q"}) classified += report["classes"][c].get<std::size_t>();
+  EXPECT_EQ(classified, beats.size());
 
   const auto csv = testutil::read_text(out / "beats.csv");
   EXPECT_EQ(csv.rfind("index,start,r_peak,time_s,length,rr_before_s,rr_after_s,split,recon_error,neg_elbo,"
-                     "template_distance,prematurity,score,outlier,latent_mu0,latent_mu1\n",
+                     "template_distance,prematurity,score,outlier,latent_mu0,latent_mu1,class\n",
                      0),
             0u)
       << csv.substr(0, 120);
@@ -203,7 +207,7 @@ std::string ranked_symbols(const fs::path& dir, const std::string& options) {
   std::istringstream oin(testutil::read_text(dir / "o" / "outliers.csv"));
   std::getline(oin, line);
   EXPECT_EQ(line, "rank,index,r_peak,time_s,time,rr_before_s,rr_after_s,recon_error,neg_elbo,template_distance,prematurity,"
-                  "score,outlier");
+                  "score,outlier,class");
   std::string ranked;
   while (std::getline(oin, line)) {
     std::istringstream f(line);
@@ -316,6 +320,8 @@ TEST(Cli, ScoreWithSavedModel) {
   const auto report = nlohmann::json::parse(testutil::read_text(dir / "s" / "report.json"));
   EXPECT_EQ(report["mode"], "score");
   EXPECT_EQ(report["parameters"]["preset"], "robust") << "taken from the model";
+  // Issue 10: the beats.csv rows above include the class column, so `score` labels as `run` did.
+  EXPECT_EQ(report["classes"], nlohmann::json::parse(testutil::read_text(dir / "t" / "report.json"))["classes"]);
 }
 
 TEST(Cli, ScoreRefusesWhatIsNotAModel) {

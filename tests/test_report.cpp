@@ -244,11 +244,12 @@ TEST(Report, RunWritesReportHtmlWithEveryPlot) {
   expect_every_title(html);
   // The default (rr) model's rows all have one length: the histogram shows the RR intervals, 703
   // between the sample's 704 beats.
-  for (const char* needle : {"sample.csv", "150,000", "no reference classes given", "RR interval to the next beat",
+  for (const char* needle : {"sample.csv", "150,000", "beat classes (predicted)", "RR interval to the next beat",
                              "703 RR intervals between kept beats"})
     EXPECT_NE(html.find(needle), std::string::npos) << needle;
-  // Everything the pipeline has is drawn: only the class scatter (no reference given) is empty.
-  EXPECT_EQ(count_of(html, "no data:"), 1u);
+  // Everything the pipeline has is drawn; without a reference the class scatter shows the
+  // predicted classes (issue 10).
+  EXPECT_EQ(count_of(html, "no data:"), 0u);
   EXPECT_EQ(html.find("not available"), std::string::npos);
 }
 

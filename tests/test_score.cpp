@@ -2,7 +2,9 @@
 // the combined score. Exact values throughout: integer windows, and scores from closed forms.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <utility>
 #include <vector>
 
 #include "ecgpipe/error.hpp"
@@ -76,6 +78,40 @@ TEST(Score, ZeroTermsStayFinite) {
   const auto s = score_rr({0, 0, 0}, {0, 1, 0}, {0, 0, 0});
   for (float v : s) EXPECT_TRUE(std::isfinite(v));
   EXPECT_GT(s[1], s[0]);
+}
+
+// Sinus bradycardia with an atrial premature beat in most cycles (N A A N A A ...: sinus beats end
+// 1.6 s pauses, the premature beats come 0.8 s apart): the premature beats are the local majority
+// at the local median RR, so prematurity is 0 for all of them (the inversion of issue 10), but the
+// rhythm term ranks every premature beat above every sinus beat, and is 0 for the sinus beats.
+TEST(Score, RhythmTermSurvivesDominantPrematureBeats) {
+  std::vector<std::int64_t> r{0};
+  std::vector<bool> premature{false};
+  for (int cycle = 0; cycle < 20; ++cycle)
+    for (const auto& [rr, apc] : {std::pair<int, bool>{288, true}, {288, true}, {576, false}}) {
+      r.push_back(r.back() + rr);  // 360 Hz: 0.8 s and 1.6 s
+      premature.push_back(apc);
+    }
+  const std::vector<float> prem = prematurity(r), rhythm = rhythm_term(r);
+  float lowest_apc = 1e9f, highest_sinus = -1e9f;
+  // Away from the ends, where the local window has its full 21 intervals.
+  for (std::size_t i = kRrContext; i + kRrContext < r.size(); ++i) {
+    EXPECT_EQ(prem[i], 0.0f) << i;
+    if (premature[i]) lowest_apc = std::min(lowest_apc, rhythm[i]);
+    else highest_sinus = std::max(highest_sinus, rhythm[i]);
+  }
+  EXPECT_EQ(highest_sinus, 0.0f);
+  EXPECT_NEAR(lowest_apc, kSinusWeight * std::log(2.0), 1e-6);  // the first APC of a pair: p80 = 1.6 s
+}
+
+TEST(Score, RhythmTermIsZeroForARegularRhythmAndShortInputs) {
+  std::vector<std::int64_t> r;
+  for (int i = 0; i < 40; ++i) r.push_back(300 * i);
+  for (const float v : rhythm_term(r)) EXPECT_EQ(v, 0.0f);
+  EXPECT_TRUE(rhythm_term({}).empty());
+  EXPECT_EQ(rhythm_term({5}), std::vector<float>{0.0f});
+  // Two beats: the second has an RR before and none after (short-long 0).
+  EXPECT_EQ(rhythm_term({0, 100}), (std::vector<float>{0.0f, 0.0f}));
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "ecgpipe/classify.hpp"
 #include "ecgpipe/beat_rows.hpp"
 #include "ecgpipe/beats.hpp"
 #include "ecgpipe/csv.hpp"
@@ -52,7 +53,7 @@ struct RunOptions {
 };
 
 struct StageSeconds {
-  double csv = 0, bandpass = 0, peaks = 0, beats = 0, train = 0, score = 0, write = 0, total = 0;
+  double csv = 0, bandpass = 0, peaks = 0, beats = 0, classify = 0, train = 0, score = 0, write = 0, total = 0;
 };
 
 struct RunResult {
@@ -64,7 +65,8 @@ struct RunResult {
   StageSeconds seconds;
   double outlier_threshold = 0.0;  // score at options.outlier_quantile
   std::vector<std::uint8_t> outlier;  // per beat: score > outlier_threshold
-  std::vector<float> prematurity;     // per beat (score.hpp)
+  std::vector<float> prematurity;     // per beat: the rr model's rhythm term (score.hpp, rhythm_term)
+  std::vector<BeatClass> beat_class;  // per beat: the predicted AAMI class (classify.hpp)
   // With options.reference: the evaluation, and per beat the AAMI class of the reference beat
   // matched to it (N S V F Q), '-' where none is within the tolerance.
   bool evaluated = false;

@@ -8,7 +8,7 @@
 //   scaled per recording (vae.hpp, BeatMatrix::normalise), and
 //     score = ln(recon_error / median)           shape, as the VAE sees it
 //           + ln(template_distance / median)     shape, distance from the local median beat (vae.hpp)
-//           + kPrematurityWeight * prematurity   rhythm: premature beats (S) look normal in shape
+//           + kPrematurityWeight * rhythm_term   rhythm: premature beats (S) look normal in shape
 //   Every term is relative to the same recording (a ratio to its median, or to its local RR), so
 //   scores of different recordings and gains are comparable, and no label is used anywhere.
 #pragma once
@@ -53,6 +53,24 @@ inline constexpr double kPrematurityWeight = 10.0;
 // Per beat: max(0, ln(local median RR / RR before the beat)); 0 for the first beat. r_peaks
 // ascending.
 std::vector<float> prematurity(const std::vector<std::int64_t>& r_peaks);
+
+// The rr model's rhythm term per beat (issue 10): prematurity plus two terms that are not relative
+// to the neighbourhood's majority, so a dominant ectopic rhythm cannot hide in them:
+//   kShortLongWeight * max(0, ln(RR after / RR before))   the short-long pattern of a premature beat
+//                                                         followed by a pause; it compares the beat
+//                                                         with its own next cycle, not with its
+//                                                         neighbours, so it holds when atrial
+//                                                         premature beats are most beats (the sinus
+//                                                         beats that end the pauses are long-short: 0)
+//   kSinusWeight * max(0, ln(local 80th-percentile RR / RR before))   premature relative to the
+//                                                         longer cycles around it, the sinus rate
+//                                                         when premature beats are the majority at
+//                                                         the median RR
+// Both are 0 for a regular rhythm (and within a few % for sinus arrhythmia). The first beat has no
+// RR before (0), the last none after (its short-long term is 0). r_peaks ascending.
+inline constexpr double kShortLongWeight = 0.5;
+inline constexpr double kSinusWeight = 0.5;
+std::vector<float> rhythm_term(const std::vector<std::int64_t>& r_peaks);
 
 // The rr model's score per beat from its terms (see above). All vectors have one value per beat.
 std::vector<float> score_rr(const std::vector<float>& recon_error, const std::vector<float>& template_distance,

@@ -7,6 +7,8 @@
 #include <memory>
 #include <vector>
 
+#include "ecgpipe/beat_rows.hpp"
+#include "ecgpipe/classify.hpp"
 #include "ecgpipe/pipeline.hpp"
 #include "ecgpipe/report.hpp"
 
@@ -22,7 +24,8 @@ struct Segmentation {
   float* device_matrix = nullptr;
   std::function<void(void*)> release;
   void* stream = nullptr;
-  StageSeconds seconds;  // csv, bandpass, peaks, beats filled
+  StageSeconds seconds;  // csv, bandpass, peaks, beats, classify filled
+  std::vector<BeatClass> beat_class;  // per kept beat (classify.hpp), from the signal on the host
   // For report.html: the first report_excerpt_samples() of the signal and of its band-passed curve.
   std::vector<float> signal_excerpt;
   std::vector<double> curvature_excerpt;
@@ -35,6 +38,13 @@ inline std::size_t report_excerpt_samples(double fs, std::size_t signal_samples)
 }
 
 Segmentation segment_cpu(const RunOptions& options);
+
+// The kept beats' R peaks (row start + r_peak_offset).
+inline std::vector<std::int64_t> kept_r_peaks(const RunOptions& o, const BeatTable& beats) {
+  std::vector<std::int64_t> peaks(beats.start);
+  for (auto& p : peaks) p += r_peak_offset(o);
+  return peaks;
+}
 
 // What `ecgpipe detect` writes: R peaks (ascending) and the counts it logs.
 struct PeakDetection {

@@ -1,0 +1,57 @@
+// Per-beat features for the AAMI beat classifier (classify.hpp), from the raw signal, the R peaks
+// and the sampling rate only. Plain C++ on the host: the classifier needs a few hundred samples per
+// beat, so on the GPU path the pipeline brings the signal to the host once (2.6 MB for 30 minutes
+// at 360 Hz) and both devices compute the same features from the same R peaks.
+//
+// Every feature is either a duration in seconds (the same at any sampling rate) or relative to the
+// same recording (a ratio to its median, a correlation with its dominant beat), never a raw
+// amplitude: patients, leads and gains differ, so only these transfer to an unseen recording
+// (de Chazal et al. 2004's inter-patient lesson). Rhythm features come in three frames, so that a
+// dominant ectopic rhythm cannot hide itself in all of them at once: absolute seconds, relative
+// to the neighbours (local median, local 80th percentile), and the shape of the beat's own RR pair
+// (pre/post: an atrial premature beat followed by a pause is short-long even when such beats are
+// the local majority). scripts/train-classifier.py computes exactly these (same order, same
+// definitions); the two must change together.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace ecgpipe {
+
+// Feature columns, in the order the model expects them.
+enum BeatFeature : int {
+  kLogPreRr = 0,     // ln RR before the beat, seconds
+  kLogPostRr,        // ln RR after, seconds
+  kLogPrePost,       // ln(pre / post): short-long = premature beat followed by a pause
+  kLogPreLocal,      // ln(pre / median RR of the 21 beats around it)
+  kLogPreRecord,     // ln(pre / the recording's median RR)
+  kLogLocalRr,       // ln local median RR, seconds (the local rate)
+  kLogPreLocalP80,   // ln(pre / local 80th-percentile RR): the longer cycles, the sinus rate in a run of APCs
+  kLogPostLocal,     // ln(post / local median RR)
+  kQrsWidth,         // seconds between the first and last |slope| > 25 % of the beat's maximum, within R ± 0.1 s
+  kQrsWidthRel,      // that minus the recording's median width
+  kAreaWidth,        // ∑|x| / max|x| within R ± 0.1 s, in seconds (wide QRS = large)
+  kAreaWidthRel,     // that minus the recording's median
+  kLogQrsEnergy,     // ln(QRS energy / the recording's median QRS energy)
+  kRAmplitude,       // signed amplitude at R / the recording's median |amplitude at R|
+  kQrsCorr,          // correlation of the QRS (R ± 0.08 s) with the recording's median beat's
+  kWindowCorr,       // correlation of the whole window (R - 0.25 s .. R + 0.45 s) with the median beat
+  kPCorr,            // correlation of the P-wave part (R - 0.25 s .. R - 0.08 s)
+  kTCorr,            // correlation of the ST-T part (R + 0.08 s .. R + 0.45 s)
+  kQrsCorrDominant,  // QRS correlation with the dominant template (median of the half most like the first)
+  kWindowCorrDominant,  // whole-window correlation with the dominant template
+  kLogQrsDistance,   // ln(‖QRS − dominant QRS‖² / ‖dominant QRS‖²)
+  kLocalIrregularity,  // median |ln(RR_k / RR_k-1)| of the 21 beats around it: atrial fibrillation's
+                       // normal beats are "premature" by every other rhythm feature, this says why
+  kBeatFeatureCount
+};
+
+const char* beat_feature_name(int feature);
+
+// Row-major beats x kBeatFeatureCount. Beat i's window is R - 0.25 s .. R + 0.45 s (zero outside
+// the signal) minus its median. RR of the first beat borrows the second's and the last's post-RR
+// the one before; fewer than 2 beats: every rhythm feature is 0. fs > 0; r_peaks ascending.
+std::vector<float> beat_features(const std::vector<float>& signal, const std::vector<std::int64_t>& r_peaks, double fs);
+
+}  // namespace ecgpipe

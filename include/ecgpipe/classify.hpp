@@ -1,0 +1,57 @@
+// AAMI beat classes (issue 10): every detected beat gets N, S, V, F or Q from a small model learned
+// on MIT-BIH DS1 under the inter-patient protocol (scripts/train-classifier.py; the model is
+// data/beat-classifier.json, compiled into the binary so an installed ecgpipe needs no data path).
+// Inputs are the raw signal, the R peaks and the sampling rate (beat_features.hpp): the labels
+// depend on nothing else, so `run` on either device and `score` with a saved model give the same
+// labels for the same R peaks. Plain C++ on the host.
+//
+// The model never predicts Q (DS1 has 5 Q beats, too few to learn); Q is kept in the enum and in
+// every count so outputs have the five AAMI classes.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ecgpipe {
+
+enum class BeatClass : std::uint8_t { N = 0, S = 1, V = 2, F = 3, Q = 4 };
+inline constexpr int kBeatClassCount = 5;
+
+// "N", "S", "V", "F" or "Q".
+const char* class_name(BeatClass c);
+
+// A gradient-boosted tree ensemble (scikit-learn's HistGradientBoostingClassifier, exported):
+// per class a baseline plus the sum of its trees' leaf values; the class with the largest sum wins.
+struct BeatClassifier {
+  struct Tree {
+    int target = 0;  // class index this tree adds to
+    std::vector<int> feature, left, right;  // per node; left/right < 0 at a leaf
+    std::vector<float> threshold, value;    // x[feature] <= threshold goes left; value at a leaf
+  };
+  int version = 0;
+  std::vector<std::string> features;  // must equal beat_feature_name(0..kBeatFeatureCount-1)
+  std::vector<BeatClass> classes;     // class of each output
+  std::vector<double> baseline;       // per output
+  std::vector<Tree> trees;
+
+  // Scores per output for one beat's features (kBeatFeatureCount floats).
+  std::vector<double> decision(const float* x) const;
+  BeatClass predict(const float* x) const;
+};
+
+// Parses a model file's JSON; InputError naming `where` when it is not a model of this version
+// with exactly beat_features' columns.
+BeatClassifier parse_beat_classifier(const std::string& json, const std::string& where);
+
+// The model compiled into this binary (data/beat-classifier.json at build time), parsed once.
+const BeatClassifier& builtin_beat_classifier();
+
+// One class per R peak (beat_features + the built-in model).
+std::vector<BeatClass> classify_beats(const std::vector<float>& signal, const std::vector<std::int64_t>& r_peaks, double fs);
+
+// Beats of each class, indexed by BeatClass.
+std::array<std::int64_t, kBeatClassCount> class_counts(const std::vector<BeatClass>& classes);
+
+}  // namespace ecgpipe

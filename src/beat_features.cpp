@@ -1,0 +1,182 @@
+// Per-beat classifier features: see include/ecgpipe/beat_features.hpp. Mirrors
+// scripts/train-classifier.py's features() line by line (numpy's median: the mean of the two middle
+// values of an even count; numpy's percentile: linear interpolation).
+#include "ecgpipe/beat_features.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+
+#include "ecgpipe/error.hpp"
+
+namespace ecgpipe {
+
+namespace {
+
+constexpr int kLocalContext = 10;  // beats each side for the local RR statistics (~20 s)
+constexpr double kTiny = 1e-9;     // keeps a ratio finite when its denominator is exactly zero
+
+// Samples in `seconds` at fs, rounded half up (the training script rounds the same way).
+int samples_in(double seconds, double fs) { return static_cast<int>(std::floor(seconds * fs + 0.5)); }
+
+double median_of(std::vector<double> v) {  // by value: reorders its copy
+  if (v.empty()) return 0.0;
+  const std::size_t n = v.size(), mid = n / 2;
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
+  const double hi = v[mid];
+  if (n % 2 == 1) return hi;
+  return 0.5 * (hi + *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid)));
+}
+
+double percentile_of(std::vector<double> v, double q) {  // numpy's default ("linear")
+  std::sort(v.begin(), v.end());
+  const double pos = q / 100.0 * static_cast<double>(v.size() - 1);
+  const auto lo = static_cast<std::size_t>(std::floor(pos));
+  const std::size_t hi = std::min(lo + 1, v.size() - 1);
+  return v[lo] + (v[hi] - v[lo]) * (pos - static_cast<double>(lo));
+}
+
+// Pearson correlation of row[lo, hi) with templ[lo, hi).
+double correlation(const double* row, const std::vector<double>& templ, int lo, int hi) {
+  const double n = hi - lo;
+  double ma = 0.0, mt = 0.0;
+  for (int k = lo; k < hi; ++k) ma += row[k], mt += templ[k];
+  ma /= n, mt /= n;
+  double at = 0.0, aa = 0.0, tt = 0.0;
+  for (int k = lo; k < hi; ++k) {
+    const double a = row[k] - ma, t = templ[k] - mt;
+    at += a * t, aa += a * a, tt += t * t;
+  }
+  return at / (std::sqrt(aa) * std::sqrt(tt) + kTiny);
+}
+
+// Per-sample median over the rows whose `use` is set.
+std::vector<double> column_median(const std::vector<double>& w, std::size_t rows, int length, const std::vector<char>& use) {
+  std::vector<double> out(static_cast<std::size_t>(length)), column;
+  for (int k = 0; k < length; ++k) {
+    column.clear();
+    for (std::size_t i = 0; i < rows; ++i)
+      if (use[i]) column.push_back(w[i * static_cast<std::size_t>(length) + static_cast<std::size_t>(k)]);
+    out[static_cast<std::size_t>(k)] = median_of(column);
+  }
+  return out;
+}
+
+}  // namespace
+
+const char* beat_feature_name(int f) {
+  static const char* const names[kBeatFeatureCount] = {
+      "lpre", "lpost", "lprepost", "lpreloc", "lprerec", "lloc", "lprep80", "lpostloc", "width", "dwidth", "awid",
+      "dawid", "eqn", "ampn", "cq", "cw", "cp", "ct", "cq2", "cw2", "dq", "lirr"};
+  if (f < 0 || f >= kBeatFeatureCount) throw InternalError("beat_feature_name: no feature " + std::to_string(f));
+  return names[f];
+}
+
+std::vector<float> beat_features(const std::vector<float>& signal, const std::vector<std::int64_t>& r_peaks, double fs) {
+  if (!(fs > 0.0)) throw InternalError("beat_features: fs must be positive");
+  const std::size_t n = r_peaks.size();
+  constexpr auto F = static_cast<std::size_t>(kBeatFeatureCount);
+  std::vector<float> out(n * F, 0.0f);
+  if (n == 0) return out;
+  auto at = [&](std::size_t i, int f) -> float& { return out[i * F + static_cast<std::size_t>(f)]; };
+
+  // Rhythm.
+  if (n >= 2) {
+    std::vector<double> pre(n), post(n);
+    for (std::size_t i = 1; i < n; ++i) pre[i] = post[i - 1] = static_cast<double>(r_peaks[i] - r_peaks[i - 1]) / fs;
+    pre[0] = pre[1], post[n - 1] = post[n - 2];
+    const double record = median_of(pre);
+    std::vector<double> step(n);  // |ln(RR_i / RR_i-1)|; beat 0 borrows beat 1's
+    for (std::size_t i = 1; i < n; ++i) step[i] = std::fabs(std::log(pre[i]) - std::log(pre[i - 1]));
+    step[0] = step[1];
+    std::vector<double> window;
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::size_t lo = i > static_cast<std::size_t>(kLocalContext) ? i - kLocalContext : 0;
+      const std::size_t hi = std::min(n, i + kLocalContext + 1);
+      window.assign(pre.begin() + static_cast<std::ptrdiff_t>(lo), pre.begin() + static_cast<std::ptrdiff_t>(hi));
+      const double local = median_of(window), p80 = percentile_of(window, 80.0);
+      at(i, kLogPreRr) = static_cast<float>(std::log(pre[i]));
+      at(i, kLogPostRr) = static_cast<float>(std::log(post[i]));
+      at(i, kLogPrePost) = static_cast<float>(std::log(pre[i] / post[i]));
+      at(i, kLogPreLocal) = static_cast<float>(std::log(pre[i] / local));
+      at(i, kLogPreRecord) = static_cast<float>(std::log(pre[i] / record));
+      at(i, kLogLocalRr) = static_cast<float>(std::log(local));
+      at(i, kLogPreLocalP80) = static_cast<float>(std::log(pre[i] / p80));
+      at(i, kLogPostLocal) = static_cast<float>(std::log(post[i] / local));
+      window.assign(step.begin() + static_cast<std::ptrdiff_t>(lo), step.begin() + static_cast<std::ptrdiff_t>(hi));
+      at(i, kLocalIrregularity) = static_cast<float>(median_of(window));
+    }
+  }
+
+  // Morphology: windows R - 0.25 s .. R + 0.45 s, each minus its median.
+  const int before = samples_in(0.25, fs), after = samples_in(0.45, fs), L = before + after;
+  const int q = samples_in(0.08, fs), h = samples_in(0.1, fs);
+  const auto signal_n = static_cast<std::int64_t>(signal.size());
+  std::vector<double> w(n * static_cast<std::size_t>(L), 0.0), row;
+  for (std::size_t i = 0; i < n; ++i) {
+    double* wi = &w[i * static_cast<std::size_t>(L)];
+    for (int k = 0; k < L; ++k) {
+      const std::int64_t s = r_peaks[i] - before + k;
+      if (s >= 0 && s < signal_n) wi[k] = signal[static_cast<std::size_t>(s)];
+    }
+    row.assign(wi, wi + L);
+    const double m = median_of(row);
+    for (int k = 0; k < L; ++k) wi[k] -= m;
+  }
+  const std::vector<char> all(n, 1);
+  const std::vector<double> templ = column_median(w, n, L, all);
+  const int q_lo = before - q, q_hi = before + q + 1;
+  std::vector<double> qrs_corr(n), energy(n), width(n), area_width(n), abs_amp(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double* wi = &w[i * static_cast<std::size_t>(L)];
+    qrs_corr[i] = correlation(wi, templ, q_lo, q_hi);
+    at(i, kQrsCorr) = static_cast<float>(qrs_corr[i]);
+    at(i, kWindowCorr) = static_cast<float>(correlation(wi, templ, 0, L));
+    at(i, kPCorr) = static_cast<float>(correlation(wi, templ, 0, before - q));
+    at(i, kTCorr) = static_cast<float>(correlation(wi, templ, before + q, L));
+    double e = 0.0;
+    for (int k = q_lo; k < q_hi; ++k) e += wi[k] * wi[k];
+    energy[i] = e;
+    abs_amp[i] = std::fabs(wi[before]);
+    // Slope span and area width within R ± h.
+    double dmax = 0.0, amax = 0.0, asum = 0.0;
+    for (int k = before - h; k <= before + h; ++k) {
+      amax = std::max(amax, std::fabs(wi[k])), asum += std::fabs(wi[k]);
+      if (k < before + h) dmax = std::max(dmax, std::fabs(wi[k + 1] - wi[k]));
+    }
+    int first = -1, last = -1;
+    for (int k = 0; k < 2 * h; ++k)
+      if (std::fabs(wi[before - h + k + 1] - wi[before - h + k]) > 0.25 * dmax) {
+        if (first < 0) first = k;
+        last = k;
+      }
+    if (first < 0) first = 0, last = 2 * h - 1;  // a flat beat: the whole span (as numpy's argmax gives)
+    width[i] = (last - first + 1) / fs;
+    area_width[i] = asum / fs / (amax + kTiny);
+  }
+  std::vector<char> dominant(n);
+  const double qrs_corr_median = median_of(qrs_corr);
+  for (std::size_t i = 0; i < n; ++i) dominant[i] = qrs_corr[i] >= qrs_corr_median;
+  const std::vector<double> templ2 = column_median(w, n, L, dominant);
+  double templ2_energy = kTiny;
+  for (int k = q_lo; k < q_hi; ++k) templ2_energy += templ2[static_cast<std::size_t>(k)] * templ2[static_cast<std::size_t>(k)];
+  const double energy_median = median_of(energy), width_median = median_of(width),
+               area_median = median_of(area_width), amp_median = median_of(abs_amp);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double* wi = &w[i * static_cast<std::size_t>(L)];
+    at(i, kQrsCorrDominant) = static_cast<float>(correlation(wi, templ2, q_lo, q_hi));
+    at(i, kWindowCorrDominant) = static_cast<float>(correlation(wi, templ2, 0, L));
+    double d = 0.0;
+    for (int k = q_lo; k < q_hi; ++k) d += (wi[k] - templ2[static_cast<std::size_t>(k)]) * (wi[k] - templ2[static_cast<std::size_t>(k)]);
+    at(i, kLogQrsDistance) = static_cast<float>(std::log(d / templ2_energy + 1e-6));
+    at(i, kLogQrsEnergy) = static_cast<float>(std::log(energy[i] / energy_median + kTiny));
+    at(i, kRAmplitude) = static_cast<float>(wi[before] / (amp_median + kTiny));
+    at(i, kQrsWidth) = static_cast<float>(width[i]);
+    at(i, kQrsWidthRel) = static_cast<float>(width[i] - width_median);
+    at(i, kAreaWidth) = static_cast<float>(area_width[i]);
+    at(i, kAreaWidthRel) = static_cast<float>(area_width[i] - area_median);
+  }
+  return out;
+}
+
+}  // namespace ecgpipe
