@@ -9,6 +9,7 @@
 #include "ecgpipe/vae.hpp"
 
 #ifdef ECGPIPE_TORCH_CUDA
+#include <c10/cuda/CUDAGuard.h>  // CUDAStreamGuard, held as a member
 #include <c10/cuda/CUDAStream.h>
 #endif
 
