@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "ecgpipe/error.hpp"
+#include "ecgpipe/evaluate.hpp"
 
 namespace ecgpipe {
 namespace {

@@ -8,6 +8,7 @@
 
 #include "ecgpipe/ec57.hpp"
 #include "ecgpipe/error.hpp"
+#include "ecgpipe/evaluate.hpp"
 
 namespace {
 

@@ -31,15 +31,16 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
-#include "ecgpipe/evaluate.hpp"
-
 namespace ecgpipe {
+
+struct MatchResult;  // evaluate.hpp (which includes this header for EvalReport)
 
 // Row / column order: the five AAMI classes, then "none" (O row / o column).
 inline constexpr std::array<char, 5> kEc57Classes{'N', 'S', 'V', 'F', 'Q'};
