@@ -82,7 +82,7 @@ for ref in "$dir"/*_beats.csv; do
   add tp "$tp"; add fn "$fn"; add fp "$fp"; add xr "${xr/-/0}"; add xd "${xd/-/0}"
   # EC57 beat classes (eval --json "ec57", when the detections have a class column): the matrix
   # counts under bxb's names (Nn, Ns, ..., Oq), summed for the gross figures.
-  if grep -q '"ec57"' <<<"$json"; then
+  if grep -q '"ec57": {' <<<"$json"; then
     n_cls=$((n_cls + 1))
     line="$rec"
     for k in "${cells[@]}"; do v=$(get "$k"); add "m$k" "$v"; line+=" $k=$v"; done

@@ -416,8 +416,14 @@ Detections read_detections_with_scores(const std::string& path, const std::strin
     Detections out;
     std::size_t score_index = 0;
     bool has_score = false;
+    std::size_t class_index = 0;
+    bool has_class = false;
     std::size_t header(const std::vector<std::string>& h) {
       const auto find = [&](const std::string& name) { return std::find(h.begin(), h.end(), lower(name)); };
+      if (const auto it = find("class"); it != h.end()) {
+        class_index = static_cast<std::size_t>(it - h.begin());
+        has_class = true;
+      }
       if (!wanted.empty()) {
         const auto it = find(wanted);
         if (it == h.end()) throw InputError(path + ": no score column '" + wanted + "' in the header");
@@ -441,8 +447,14 @@ Detections read_detections_with_scores(const std::string& path, const std::strin
       return 0;
     }
     void row(const std::vector<std::string>& f, std::size_t line, std::size_t index) {
-      if (f.size() <= index || (has_score && f.size() <= score_index))
+      if (f.size() <= index || (has_score && f.size() <= score_index) || (has_class && f.size() <= class_index))
         throw InputError(cell_error(path, line, "too few fields"));
+      if (has_class) {
+        const std::string label(trim(f[class_index]));
+        if (label.size() != 1 || ec57_detected_class(label[0]) == 0)
+          throw InputError(cell_error(path, line, "class '" + f[class_index] + "' is not a beat label (N, S, V, F, Q)"));
+        out.classes.push_back(label[0]);
+      }
       std::int64_t v = 0;
       if (!parse_sample(f[index], v))
         throw InputError(cell_error(path, line, "'" + f[index] + "' is not a sample index"));
@@ -490,9 +502,13 @@ AurocResult auroc_for(const ReferenceBeats& ref, const MatchResult& m, const std
 }  // namespace
 
 EvalReport evaluate_detections(const ReferenceBeats& reference, const std::vector<std::int64_t>& r_peaks,
-                               const std::vector<float>& scores, const EvalOptions& o) {
+                               const std::vector<float>& scores, const EvalOptions& o,
+                               const std::vector<char>& classes) {
   if (!scores.empty() && scores.size() != r_peaks.size())
     throw InternalError("evaluate_detections: " + std::to_string(scores.size()) + " scores for " +
+                        std::to_string(r_peaks.size()) + " detections");
+  if (!classes.empty() && classes.size() != r_peaks.size())
+    throw InternalError("evaluate_detections: " + std::to_string(classes.size()) + " classes for " +
                         std::to_string(r_peaks.size()) + " detections");
   EvalReport rep;
   rep.fs = o.fs;
@@ -519,6 +535,7 @@ EvalReport evaluate_detections(const ReferenceBeats& reference, const std::vecto
   }
   std::vector<std::int64_t> det;
   std::vector<float> det_scores;
+  std::vector<char> det_classes;
   for (std::size_t j = 0; j < r_peaks.size(); ++j) {
     last = std::max(last, r_peaks[j] + 1);
     if (in_any(episodes, r_peaks[j])) {
@@ -527,6 +544,7 @@ EvalReport evaluate_detections(const ReferenceBeats& reference, const std::vecto
     }
     det.push_back(r_peaks[j]);
     if (!scores.empty()) det_scores.push_back(scores[j]);
+    if (!classes.empty()) det_classes.push_back(classes[j]);
   }
   for (Episode e : episodes) {
     rep.excluded_episodes.push_back(e);
@@ -536,6 +554,10 @@ EvalReport evaluate_detections(const ReferenceBeats& reference, const std::vecto
 
   rep.match = match_beats(ref.samples, det, rep.tolerance_samples);
   rep.classes = per_class_counts(ref, rep.match);
+  if (!classes.empty()) {
+    rep.has_classes = true;
+    rep.ec57 = ec57_matrix(ref.symbols, det_classes, rep.match);
+  }
   if (!scores.empty()) {
     for (float v : det_scores)
       if (!std::isfinite(v)) throw InputError("evaluate_detections: a detection's score is not finite");
@@ -551,7 +573,7 @@ EvalReport evaluate_files(const std::string& reference_path, const std::string& 
   tolerance_samples(options.tolerance_ms, options.fs);  // option errors before reading files
   const ReferenceBeats ref = read_reference(reference_path);
   const Detections det = read_detections_with_scores(detections_path, score_column);
-  EvalReport rep = evaluate_detections(ref, det.r_peaks, det.scores, options);
+  EvalReport rep = evaluate_detections(ref, det.r_peaks, det.scores, options, det.classes);
   rep.reference_path = reference_path;
   rep.detections_path = detections_path;
   rep.score_column = det.score_column;
@@ -616,6 +638,7 @@ std::string eval_report_text(const EvalReport& r) {
       out += buf;
     }
   }
+  out += r.has_classes ? ec57_text(r.ec57) : "beat classes: n/a (no class column in the detections)\n";
   return out;
 }
 
@@ -657,7 +680,8 @@ nlohmann::json eval_report_json(const EvalReport& r) {
             {"excluded_reference_beats", r.excluded_reference_beats},
             {"excluded_detections", r.excluded_detections}}},
           {"score_column", r.score_column.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.score_column)},
-          {"auroc", r.aurocs.empty() ? nlohmann::json(nullptr) : aurocs}};
+          {"auroc", r.aurocs.empty() ? nlohmann::json(nullptr) : aurocs},
+          {"ec57", r.has_classes ? ec57_json(r.ec57) : nlohmann::json(nullptr)}};
 }
 
 }  // namespace ecgpipe

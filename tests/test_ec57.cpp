@@ -3,9 +3,11 @@
 
 #include <cmath>
 #include <cstdint>
+#include <fstream>
 #include <string>
 #include <vector>
 
+#include "test_util.hpp"
 #include "ecgpipe/ec57.hpp"
 #include "ecgpipe/error.hpp"
 #include "ecgpipe/evaluate.hpp"
@@ -178,6 +180,78 @@ TEST(Ec57, RejectsNonBeatLabelsAndSizeMismatch) {
   EXPECT_THROW(ec57_compare(beats_at(1), {'N'}, beats_at(1), {'+'}, kTol), ecgpipe::InternalError);
   EXPECT_THROW(ec57_compare(beats_at(1), {'N'}, beats_at(2), {'N'}, kTol), ecgpipe::InternalError);
   EXPECT_THROW(ecgpipe::ec57_index('x'), ecgpipe::InternalError);
+}
+
+// --- eval: the class column of the detections.
+
+std::string write_file(const std::string& name, const std::string& text) {
+  const auto path = (testutil::fresh_dir() / name).string();
+  std::ofstream(path) << text;
+  return path;
+}
+
+TEST(Ec57Eval, ClassColumnGivesTheMatrixInTextAndJson) {
+  const auto dir = testutil::fresh_dir();
+  const auto ref = (dir / "ref.csv").string(), det = (dir / "det.csv").string();
+  std::ofstream(ref) << "sample,symbol\n100,N\n300,V\n500,F\n700,A\n900,N\n";
+  std::ofstream(det) << "index,r_peak,score,class\n0,102,0.1,N\n1,301,0.9,V\n2,499,0.5,V\n3,702,0.2,N\n4,1500,0.3,V\n";
+  ecgpipe::EvalOptions o;
+  o.fs = 360;
+  const ecgpipe::EvalReport r = ecgpipe::evaluate_files(ref, det, o);
+  ASSERT_TRUE(r.has_classes);
+  EXPECT_EQ(r.ec57.at('N', 'n'), 1);
+  EXPECT_EQ(r.ec57.at('V', 'v'), 1);
+  EXPECT_EQ(r.ec57.at('F', 'v'), 1);
+  EXPECT_EQ(r.ec57.at('S', 'n'), 1);
+  EXPECT_EQ(r.ec57.at('N', 'o'), 1);  // 900 missed
+  EXPECT_EQ(r.ec57.at('O', 'v'), 1);  // 1500 extra
+  const auto j = ecgpipe::eval_report_json(r);
+  EXPECT_EQ(j["ec57"]["veb"]["tp"], 1);
+  EXPECT_EQ(j["ec57"]["veb"]["fp"], 1);  // Ov; Fv is not one
+  EXPECT_EQ(j["ec57"]["sveb"]["fn"], 1);
+  EXPECT_EQ(j["score_column"], "score");  // the score is still read beside the class
+  EXPECT_NE(ecgpipe::eval_report_text(r).find("VEB positive predictivity:  50.00% (1/2)"), std::string::npos)
+      << ecgpipe::eval_report_text(r);
+}
+
+TEST(Ec57Eval, NoClassColumnNoMatrix) {
+  const auto ref = write_file("ref.csv", "sample,symbol\n100,N\n");
+  const auto det = write_file("det.csv", "r_peak\n100\n");
+  const ecgpipe::EvalReport r = ecgpipe::evaluate_files(ref, det, ecgpipe::EvalOptions{});
+  EXPECT_FALSE(r.has_classes);
+  EXPECT_TRUE(ecgpipe::eval_report_json(r)["ec57"].is_null());
+  EXPECT_NE(ecgpipe::eval_report_text(r).find("beat classes: n/a"), std::string::npos);
+}
+
+TEST(Ec57Eval, BadClassIsAnInputErrorWithTheLine) {
+  const auto det = write_file("det.csv", "r_peak,class\n100,N\n200,VV\n");
+  try {
+    ecgpipe::read_detections_with_scores(det);
+    FAIL() << "no error";
+  } catch (const ecgpipe::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("det.csv:3: class 'VV'"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(ecgpipe::read_detections_with_scores(write_file("d2.csv", "r_peak,class\n100,+\n")), ecgpipe::InputError);
+  EXPECT_THROW(ecgpipe::read_detections_with_scores(write_file("d3.csv", "r_peak,class\n100\n")), ecgpipe::InputError);
+  EXPECT_EQ(ecgpipe::read_detections_with_scores(write_file("d4.csv", "r_peak,class\n100, A \n")).classes, C{'A'});
+}
+
+// Detections inside a reference VF episode are not counted, and the classes stay aligned with the
+// kept detections.
+TEST(Ec57Eval, VfEpisodeDetectionsAreDroppedWithTheirClasses) {
+  ecgpipe::ReferenceBeats ref;
+  ref.samples = {100, 2000};
+  ref.symbols = {'N', 'V'};
+  ref.has_rhythm = true;
+  ref.vf_episodes = {{500, 1500}};
+  ecgpipe::EvalOptions o;
+  o.fs = 360;
+  const auto r = ecgpipe::evaluate_detections(ref, {100, 800, 1200, 2001}, {}, o, {'N', 'V', 'V', 'V'});
+  EXPECT_EQ(r.excluded_detections, 2);
+  EXPECT_EQ(r.ec57.at('N', 'n'), 1);
+  EXPECT_EQ(r.ec57.at('V', 'v'), 1);
+  EXPECT_EQ(r.ec57.at('O', 'v'), 0);
+  EXPECT_THROW(ecgpipe::evaluate_detections(ref, {100}, {}, o, {'N', 'V'}), ecgpipe::InternalError);
 }
 
 }  // namespace
