@@ -1,6 +1,8 @@
 // EC57 beat-classification statistics (bxb -S): see include/ecgpipe/ec57.hpp.
 #include "ecgpipe/ec57.hpp"
 
+#include "detail/ec57_json.hpp"
+
 #include <cctype>
 #include <cmath>
 #include <cstdio>

@@ -2,6 +2,8 @@
 // include/ecgpipe/holter.hpp for the definitions.
 #include "ecgpipe/holter.hpp"
 
+#include "detail/holter_json.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>

@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "test_util.hpp"
+#include "detail/ec57_json.hpp"  // internal: ec57_json
+#include "detail/eval_json.hpp"  // internal: eval_report_json
 #include "ecgpipe/ec57.hpp"
 #include "ecgpipe/error.hpp"
 #include "ecgpipe/evaluate.hpp"

@@ -6,8 +6,10 @@
 #include <string>
 #include <vector>
 
+#include "detail/holter_json.hpp"  // internal: holter_json
 #include "ecgpipe/error.hpp"
 #include "ecgpipe/holter.hpp"
+#include "ecgpipe/report.hpp"
 
 namespace {
 
@@ -170,6 +172,24 @@ TEST(Holter, RejectsBadInput) {
   EXPECT_THROW(holter_summary({2, 1}, kFs, {}, 0.0), ecgpipe::InternalError);
   EXPECT_THROW(holter_summary({1, 2}, kFs, cls("N"), 0.0), ecgpipe::InternalError);
   EXPECT_THROW(holter_summary({1, 2}, kFs, cls("NA"), 0.0), ecgpipe::InternalError);
+}
+
+// report.html opens with the summary: the HR-trend figure and the ectopy table.
+TEST(Holter, ReportPageOpensWithTrendAndEctopyTable) {
+  const std::string c = "NNNNN" "VV" "NNN" "VVV" "NNN" "SSSSS" "NNN" "NVNVNV" "NNN" "V" "NNNN";
+  ecgpipe::ReportData d;
+  d.holter = holter_summary(regular(c.size()), kFs, cls(c), 0.0);
+  const std::string html = ecgpipe::render_report_html(d);
+  const auto trend = html.find("<title>Heart rate per minute</title>");
+  ASSERT_NE(trend, std::string::npos);
+  EXPECT_LT(trend, html.find("<caption>Counts</caption>"));  // above the counts table
+  EXPECT_NE(html.find("<tr><th>couplets</th><td>1</td><td>0</td></tr>"), std::string::npos);
+  EXPECT_NE(html.find("<tr><th>runs (≥ 3)</th><td>1</td><td>1</td></tr>"), std::string::npos);
+  EXPECT_NE(html.find("<tr><th>bigeminy episodes (≥ 3 cycles)</th><td>1</td><td>0</td></tr>"), std::string::npos);
+  EXPECT_NE(html.find("<tr><th>mean</th><td>60 bpm</td></tr>"), std::string::npos);
+  // Without classes the ectopy rows say so.
+  d.holter = holter_summary(regular(10), kFs, {}, 0.0);
+  EXPECT_NE(ecgpipe::render_report_html(d).find("n/a (no beat classes)"), std::string::npos);
 }
 
 }  // namespace

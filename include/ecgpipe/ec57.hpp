@@ -36,8 +36,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 namespace ecgpipe {
 
 struct MatchResult;  // evaluate.hpp (which includes this header for EvalReport)
@@ -92,9 +90,6 @@ Ec57Matrix ec57_compare(const std::vector<std::int64_t>& reference_samples, cons
 // each "Se: 98.50% (197/200)" or "-" when undefined, as bxb's pstat prints them.
 std::string ec57_text(const Ec57Matrix& m);
 
-// {"matrix": {"Nn": .., "Ns": .., ..., "Oq": ..}, (bxb's counter names: reference upper case,
-//  detected lower case; no "Oo")
-//  "qrs"|"veb"|"sveb": {"tp", "fn", "fp", "se", "ppv"}} with se/ppv null when undefined.
-nlohmann::json ec57_json(const Ec57Matrix& m);
+// The JSON form (`eval --json` "ec57"): src/detail/ec57_json.hpp (internal, like eval_json.hpp).
 
 }  // namespace ecgpipe

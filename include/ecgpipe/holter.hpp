@@ -31,8 +31,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 namespace ecgpipe {
 
 struct HolterOptions {
@@ -95,7 +93,6 @@ struct HolterSummary {
 HolterSummary holter_summary(const std::vector<std::int64_t>& r_peaks, double fs, const std::vector<char>& classes,
                              double duration_s, const HolterOptions& options = {});
 
-// report.json's "holter" object (NaN -> null).
-nlohmann::json holter_json(const HolterSummary& summary);
+// report.json's "holter" object: src/detail/holter_json.hpp (internal).
 
 }  // namespace ecgpipe
