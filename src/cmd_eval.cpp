@@ -1,5 +1,6 @@
 // `ecgpipe eval --reference REF DETECTIONS.csv`: beat-detection Se / +P / F1 (issue 4), with
-// EC57's VF-episode exclusion for a WFDB .atr reference and the AUROC of an outlier score.
+// EC57's VF-episode exclusion for a WFDB .atr reference, the AUROC of an outlier score and, with a
+// class column, EC57's beat-classification statistics (issue 10, src/ec57.cpp).
 #include <CLI/CLI.hpp>
 
 #include <filesystem>
@@ -32,10 +33,12 @@ void add_eval_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "eval",
       "Match detected R peaks to reference beats (one to one within +-tolerance, as WFDB bxb / "
-      "AAMI EC57) and report TP, FN, FP, Se, +P and F1, and the AUROC of an outlier score");
+      "AAMI EC57) and report TP, FN, FP, Se, +P and F1, the AUROC of an outlier score and, with a class "
+      "column, the EC57 beat-classification matrix and VEB / SVEB Se and +P (as bxb -S)");
   cmd->add_option("DETECTIONS", args->detections,
                   "CSV of detected R-peak samples: column r_peak (ecgpipe beats.csv), else "
-                  "sample, else the first column; optionally a score column (--score-column)")
+                  "sample, else the first column; optionally a score column (--score-column) and a class "
+                  "column (class: N, S, V, F, Q per beat)")
       ->required();
   cmd->add_option("--reference", args->reference,
                   "reference annotations: a WFDB annotation file (.atr; VF episodes are excluded) or a "

@@ -213,8 +213,14 @@ Detections read_detections_with_scores(const std::string& path, const std::strin
     Detections out;
     std::size_t score_index = 0;
     bool has_score = false;
+    std::size_t class_index = 0;
+    bool has_class = false;
     std::size_t header(const std::vector<std::string>& h) {
       const auto find = [&](const std::string& name) { return std::find(h.begin(), h.end(), lower(name)); };
+      if (const auto it = find("class"); it != h.end()) {
+        class_index = static_cast<std::size_t>(it - h.begin());
+        has_class = true;
+      }
       if (!wanted.empty()) {
         const auto it = find(wanted);
         if (it == h.end()) throw InputError(path + ": no score column '" + wanted + "' in the header");
@@ -238,8 +244,14 @@ Detections read_detections_with_scores(const std::string& path, const std::strin
       return 0;
     }
     void row(const std::vector<std::string>& f, std::size_t line, std::size_t index) {
-      if (f.size() <= index || (has_score && f.size() <= score_index))
+      if (f.size() <= index || (has_score && f.size() <= score_index) || (has_class && f.size() <= class_index))
         throw InputError(cell_error(path, line, "too few fields"));
+      if (has_class) {
+        const std::string label(trim(f[class_index]));
+        if (label.size() != 1 || ec57_detected_class(label[0]) == 0)
+          throw InputError(cell_error(path, line, "class '" + f[class_index] + "' is not a beat label (N, S, V, F, Q)"));
+        out.classes.push_back(label[0]);
+      }
       std::int64_t v = 0;
       if (!parse_sample(f[index], v))
         throw InputError(cell_error(path, line, "'" + f[index] + "' is not a sample index"));
@@ -262,7 +274,7 @@ EvalReport evaluate_files(const std::string& reference_path, const std::string& 
   tolerance_samples(options.tolerance_ms, options.fs);  // option errors before reading files
   const ReferenceBeats ref = read_reference(reference_path);
   const Detections det = read_detections_with_scores(detections_path, score_column);
-  EvalReport rep = evaluate_detections(ref, det.r_peaks, det.scores, options);
+  EvalReport rep = evaluate_detections(ref, det.r_peaks, det.scores, options, det.classes);
   rep.reference_path = reference_path;
   rep.detections_path = detections_path;
   rep.score_column = det.score_column;

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <string>
 
+#include "detail/ec57_json.hpp"
 #include "detail/eval_json.hpp"
 #include "ecgpipe/evaluate.hpp"
 
@@ -66,6 +67,7 @@ std::string eval_report_text(const EvalReport& r) {
       out += buf;
     }
   }
+  out += r.has_classes ? ec57_text(r.ec57) : "beat classes: n/a (no class column in the detections)\n";
   return out;
 }
 
@@ -107,7 +109,8 @@ nlohmann::json eval_report_json(const EvalReport& r) {
             {"excluded_reference_beats", r.excluded_reference_beats},
             {"excluded_detections", r.excluded_detections}}},
           {"score_column", r.score_column.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.score_column)},
-          {"auroc", r.aurocs.empty() ? nlohmann::json(nullptr) : aurocs}};
+          {"auroc", r.aurocs.empty() ? nlohmann::json(nullptr) : aurocs},
+          {"ec57", r.has_classes ? ec57_json(r.ec57) : nlohmann::json(nullptr)}};
 }
 
 }  // namespace ecgpipe

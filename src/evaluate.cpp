@@ -250,9 +250,13 @@ AurocResult auroc_for(const ReferenceBeats& ref, const MatchResult& m, const std
 }  // namespace
 
 EvalReport evaluate_detections(const ReferenceBeats& reference, const std::vector<std::int64_t>& r_peaks,
-                               const std::vector<float>& scores, const EvalOptions& o) {
+                               const std::vector<float>& scores, const EvalOptions& o,
+                               const std::vector<char>& classes) {
   if (!scores.empty() && scores.size() != r_peaks.size())
     throw InternalError("evaluate_detections: " + std::to_string(scores.size()) + " scores for " +
+                        std::to_string(r_peaks.size()) + " detections");
+  if (!classes.empty() && classes.size() != r_peaks.size())
+    throw InternalError("evaluate_detections: " + std::to_string(classes.size()) + " classes for " +
                         std::to_string(r_peaks.size()) + " detections");
   EvalReport rep;
   rep.fs = o.fs;
@@ -279,6 +283,7 @@ EvalReport evaluate_detections(const ReferenceBeats& reference, const std::vecto
   }
   std::vector<std::int64_t> det;
   std::vector<float> det_scores;
+  std::vector<char> det_classes;
   for (std::size_t j = 0; j < r_peaks.size(); ++j) {
     last = std::max(last, r_peaks[j] + 1);
     if (in_any(episodes, r_peaks[j])) {
@@ -287,6 +292,7 @@ EvalReport evaluate_detections(const ReferenceBeats& reference, const std::vecto
     }
     det.push_back(r_peaks[j]);
     if (!scores.empty()) det_scores.push_back(scores[j]);
+    if (!classes.empty()) det_classes.push_back(classes[j]);
   }
   for (Episode e : episodes) {
     rep.excluded_episodes.push_back(e);
@@ -296,6 +302,10 @@ EvalReport evaluate_detections(const ReferenceBeats& reference, const std::vecto
 
   rep.match = match_beats(ref.samples, det, rep.tolerance_samples);
   rep.classes = per_class_counts(ref, rep.match);
+  if (!classes.empty()) {
+    rep.has_classes = true;
+    rep.ec57 = ec57_matrix(ref.symbols, det_classes, rep.match);
+  }
   if (!scores.empty()) {
     for (float v : det_scores)
       if (!std::isfinite(v)) throw InputError("evaluate_detections: a detection's score is not finite");

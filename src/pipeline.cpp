@@ -81,7 +81,9 @@ RunResult run_pipeline(const RunOptions& o) {
   }
   r.seconds.score = r.model.score_seconds;
 
+  // (The beat classifier's per-beat classes go into r.predicted_classes here, before both.)
   if (reference) evaluate_run(o, *reference, peaks, r);
+  r.holter = holter_summary(peaks, o.fs, r.predicted_classes, static_cast<double>(r.samples) / o.fs);
   write_run_outputs(o, r, model_file, std::move(seg.signal_excerpt), std::move(seg.curvature_excerpt), t_all);
   return r;
 }

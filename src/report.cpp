@@ -4,6 +4,7 @@
 #include "ecgpipe/report.hpp"
 
 #include "detail/clock.hpp"
+#include "detail/report_holter.hpp"
 #include "detail/svg.hpp"
 #include "detail/time_format.hpp"
 #include "ecgpipe/vae.hpp"  // top_scores: the one outlier ranking
@@ -499,7 +500,7 @@ std::vector<std::size_t> scatter_subsample(std::size_t n, const std::vector<std:
 }
 
 const std::vector<std::string>& report_plot_titles() {
-  static const std::vector<std::string> titles{kTitleExcerpt,     kTitleLengths,     kTitleLoss, kTitleLatentScore,
+  static const std::vector<std::string> titles{kTitleHeartRate,   kTitleExcerpt,     kTitleLengths,     kTitleLoss, kTitleLatentScore,
                                                kTitleLatentClass, kTitleOverlay,     kTitleGrid, kTitleOutliers};
   return titles;
 }
@@ -511,6 +512,10 @@ void write_report_html(std::ostream& out, const ReportData& d) {
   out << "<h1>ecgpipe report: " << escape(d.file_name) << "</h1>\n<p class=\"sub\">Heartbeats segmented from the "
       << "recording, a 2-D variational autoencoder trained on them, every beat scored (" << escape(d.score_name)
       << "; higher = more unusual).</p>\n";
+  if (d.holter)
+    out << holter_section_html(*d.holter);
+  else
+    figure(out, no_data(kTitleHeartRate, kFullWidth, "no Holter summary"), false);
   out << summary_tables(d);
   figure(out, excerpt_panel(d), false);
   out << "<div class=\"row\">\n";

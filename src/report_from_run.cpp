@@ -31,6 +31,7 @@ ReportData report_data_from_run(const RunOptions& o, const RunResult& r, std::in
     counts += std::string(c ? ", " : "") + class_name(static_cast<BeatClass>(c)) + " " + std::to_string(n_class[static_cast<std::size_t>(c)]);
   d.settings.emplace_back("beat classes (predicted)", counts);
   d.samples = r.samples;
+  d.holter = r.holter;
   d.candidates = r.candidates;
   d.beats = r.beats.size();
   for (auto t : m.in_train) d.train_beats += t;

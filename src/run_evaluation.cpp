@@ -8,7 +8,7 @@ namespace ecgpipe {
 void evaluate_run(const RunOptions& o, const ReferenceBeats& ref, const std::vector<std::int64_t>& peaks, RunResult& r) {
   EvalOptions eo;
   eo.fs = o.fs;
-  r.evaluation = evaluate_detections(ref, peaks, r.model.score, eo);
+  r.evaluation = evaluate_detections(ref, peaks, r.model.score, eo, r.predicted_classes);
   r.evaluation.reference_path = o.reference;
   r.evaluation.detections_path = o.input;
   r.evaluation.score_column = "score";

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "detail/eval_json.hpp"
+#include "detail/holter_json.hpp"
 #include "detail/report_from_run.hpp"
 #include "detail/run_steps.hpp"
 #include "detail/time_format.hpp"
@@ -92,6 +93,7 @@ nlohmann::json report_json(const RunOptions& o, const RunResult& r) {
   j["outliers"] = {{"score", o.model == Model::rr ? "ln(recon/median) + ln(template/median) + 10 rhythm" : "recon_error"}, {"quantile", o.outlier_quantile}, {"threshold", r.outlier_threshold},
                    {"flagged", flagged}};
   if (r.evaluated) j["evaluation"] = eval_report_json(r.evaluation);
+  j["holter"] = holter_json(r.holter);
   j["versions"] = {{"ecgpipe", ECGPIPE_VERSION}, {"libtorch", torch_version()}};
   return j;
 }

@@ -14,6 +14,7 @@
 #include <system_error>
 
 #include "ecgpipe/error.hpp"
+#include "ecgpipe/evaluate.hpp"
 
 namespace ecgpipe {
 namespace {
@@ -101,6 +102,36 @@ constexpr double kPvcCoupling = 0.6;        // PVC comes at 0.6 RR after the las
 constexpr double kPacCoupling = 0.7;        // PAC comes at 0.7 RR
 constexpr double kRefractoryS = 0.2;        // no two QRS closer than this (ventricular refractory)
 
+// --- Scenarios (synth.hpp). Timing jitter of ectopic beats: 3 % of their interval.
+constexpr double kScenarioJitter = 0.03;
+// apc-bradycardia: an APC follows 85 % of sinus beats, 40 % of those as a pair, at 0.55 sinus RR
+// (0.73 s at 45 bpm); the sinus beat after the last APC comes 1.25 sinus RR later (1.7 s). Per
+// cycle 1 N and 0.85 x 1.4 = 1.19 A: the APCs outnumber the sinus beats, and the APC coupling is
+// the most common RR, i.e. the local median.
+constexpr double kBradyApcProbability = 0.85;
+constexpr double kBradyApcPairProbability = 0.4;
+constexpr double kBradyApcCoupling = 0.55;
+constexpr double kBradyPostApcPause = 1.25;
+// bigeminy: sinus stretches of 6-20 beats and bigeminy stretches of 8-30 N-V cycles in turn.
+constexpr std::size_t kBigeminySinusBeats[2] = {6, 20};
+constexpr std::size_t kBigeminyCycles[2] = {8, 30};
+// vt-runs: sinus stretches of 10-30 beats, then a run of 3-10 PVCs at 160 bpm.
+constexpr std::size_t kVtSinusBeats[2] = {10, 30};
+constexpr std::size_t kVtRunBeats[2] = {3, 10};
+constexpr double kVtRateBpm = 160.0;
+// fusion: 10 % of sinus slots a fusion beat at 0.97 RR (the ventricular focus fires just before
+// the sinus impulse would reach the ventricles), 5 % a PVC. The fusion beat's QRS-T is the
+// average of the normal and the ventricular one.
+constexpr double kFusionProbability = 0.10;
+constexpr double kFusionPvcProbability = 0.05;
+constexpr double kFusionCoupling = 0.97;
+constexpr double kFusionWeight = 0.5;
+// junctional-escape: 8 % of sinus slots the sinus node fails (sinus arrest); the junction
+// escapes 1.5 s after the last beat (its own rate, 40 bpm), at least 1.3 sinus RR.
+constexpr double kSinusArrestProbability = 0.08;
+constexpr double kJunctionalEscapeS = 1.5;
+constexpr double kEscapeOverSinus = 1.3;
+
 // Beat-to-beat variation (standard deviations, relative unless in seconds).
 constexpr double kAmplitudeJitter = 0.05;
 constexpr double kWidthJitter = 0.03;
@@ -155,7 +186,7 @@ Wave rr_scaled_t(const Wave& t, double rr_s) {
   return Wave{t.offset_s * k, t.amplitude_mv, t.sigma_left_s * k, t.sigma_right_s * k};
 }
 
-enum class Kind { normal, pvc, pac, dropped };
+enum class Kind { normal, pvc, pac, dropped, fusion, escape };
 
 struct Event {
   double time_s;  // R time (for a dropped beat: when its R would have been)
@@ -176,6 +207,179 @@ void write_file_or_throw(const std::string& temp, const std::string& path, const
 
 std::string temp_name(const std::string& path) {
   return path + ".tmp." + std::to_string(static_cast<long long>(::getpid()));
+}
+
+// The sinus node's RR series: mean RR x (1 + respiratory sinus arrhythmia + AR(1)), clamped.
+// The AR(1) state starts in its stationary distribution (one normal draw at construction).
+class SinusRr {
+ public:
+  SinusRr(const SynthOptions& o, Rng& rng, double resp_phase)
+      : rng_(rng),
+        hrv_(o.hrv),
+        rsa_amplitude_(o.hrv * std::sqrt(2.0 * kRsaVarianceShare)),  // sine var = A^2/2
+        ar_scale_(o.hrv * std::sqrt(1.0 - kRsaVarianceShare)),
+        ar_innovation_(std::sqrt(1.0 - kRrAr1Coefficient * kRrAr1Coefficient)),
+        resp_phase_(resp_phase),
+        ar_(rng.normal()) {}
+  // The next sinus interval after a firing at sinus_t, around mean_rr.
+  double next(double sinus_t, double mean_rr) {
+    ar_ = kRrAr1Coefficient * ar_ + ar_innovation_ * rng_.normal();
+    const double dev = rsa_amplitude_ * std::sin(2.0 * kPi * kRespirationHz * sinus_t + resp_phase_) + ar_scale_ * ar_;
+    return mean_rr * (1.0 + std::clamp(dev, -kRrClampStd * hrv_, kRrClampStd * hrv_));
+  }
+
+ private:
+  Rng& rng_;
+  double hrv_, rsa_amplitude_, ar_scale_, ar_innovation_, resp_phase_;
+  double ar_;
+};
+
+// The default rhythm: each sinus slot is normal, PVC, PAC or dropped at the options' rates.
+std::vector<Event> default_rhythm(const SynthOptions& o, Rng& rhythm, SinusRr& sinus, double end_s) {
+  const double rr_mean = kSecondsPerMinute / o.heart_rate;
+  const double share_sum = o.pvc_share + o.pac_share + o.dropped_share;
+  const double p_pvc = o.abnormal_rate * o.pvc_share / share_sum;
+  const double p_pac = o.abnormal_rate * o.pac_share / share_sum;
+  std::vector<Event> events;
+  double sinus_t = -kLeadS - rr_mean * rhythm.uniform();  // last sinus-node firing
+  double last_qrs_t = -std::numeric_limits<double>::infinity();
+  while (sinus_t < end_s) {
+    const double rr = sinus.next(sinus_t, rr_mean);
+    const double u = rhythm.uniform();
+    const double scheduled = sinus_t + rr;
+    Event e{scheduled, rr, Kind::normal};
+    if (u < p_pvc) {
+      // Ectopic ventricular beat; the sinus beat due at `scheduled` falls in the refractory
+      // period and is hidden, so the sinus schedule goes on: full compensatory pause.
+      e = Event{sinus_t + kPvcCoupling * rr, kPvcCoupling * rr, Kind::pvc};
+      sinus_t = scheduled;
+    } else if (u < p_pvc + p_pac) {
+      // Ectopic atrial beat: resets the sinus node.
+      e = Event{sinus_t + kPacCoupling * rr, kPacCoupling * rr, Kind::pac};
+      sinus_t = e.time_s;
+    } else if (u < o.abnormal_rate) {
+      e.kind = Kind::dropped;  // P wave, blocked: no QRS
+      sinus_t = scheduled;
+    } else {
+      sinus_t = scheduled;
+    }
+    if (e.kind != Kind::dropped) {
+      e.time_s = std::max(e.time_s, last_qrs_t + kRefractoryS);
+      if (e.kind == Kind::pac) sinus_t = e.time_s;
+      last_qrs_t = e.time_s;
+    }
+    events.push_back(e);
+  }
+  return events;
+}
+
+// Beats of a scenario, appended in time order; no two QRS closer than the refractory period.
+class Beats {
+ public:
+  // Places a beat at time t (later if refractory); returns its time.
+  double add(double t, Kind kind) {
+    t = std::max(t, last_ + kRefractoryS);
+    const double rr = std::isfinite(last_) ? t - last_ : kReferenceRrS;
+    events_.push_back(Event{t, rr, kind});
+    last_ = t;
+    return t;
+  }
+  double last() const { return last_; }
+  std::vector<Event> take() { return std::move(events_); }
+
+ private:
+  std::vector<Event> events_;
+  double last_ = -std::numeric_limits<double>::infinity();
+};
+
+// An integer in [lo, hi], uniformly.
+std::size_t uniform_count(Rng& rng, std::size_t lo, std::size_t hi) {
+  return lo + std::min(hi - lo, static_cast<std::size_t>(rng.uniform() * static_cast<double>(hi - lo + 1)));
+}
+
+// The failure-mode scenarios (synth.hpp documents each; the constants are at the top of the file).
+std::vector<Event> scenario_rhythm(const SynthOptions& o, Rng& rhythm, SinusRr& sinus, double end_s) {
+  const double rr_mean = kSecondsPerMinute / o.heart_rate;
+  Beats beats;
+  double t = -kLeadS - rr_mean * rhythm.uniform();  // the last sinus-node firing
+  beats.add(t, Kind::normal);
+  while (t < end_s) {
+    switch (o.scenario) {
+      case SynthScenario::apc_bradycardia: {
+        // A sinus beat, then (most cycles) one or two APCs at a short coupling; each APC resets
+        // the sinus node, whose next beat comes a long pause later.
+        const double rr = sinus.next(t, rr_mean);
+        if (rhythm.uniform() < kBradyApcProbability) {
+          const std::size_t apcs = rhythm.uniform() < kBradyApcPairProbability ? 2 : 1;
+          double last = beats.last();
+          for (std::size_t k = 0; k < apcs; ++k)
+            last = beats.add(last + kBradyApcCoupling * rr * (1.0 + kScenarioJitter * rhythm.clamped_normal()), Kind::pac);
+          t = beats.add(last + kBradyPostApcPause * rr, Kind::normal);
+        } else {
+          t = beats.add(t + rr, Kind::normal);
+        }
+        break;
+      }
+      case SynthScenario::bigeminy: {
+        // Sinus stretches and bigeminy stretches (N V N V ...) in turn; each V comes at
+        // kPvcCoupling x RR and hides the next sinus beat (compensatory pause).
+        const std::size_t normals = uniform_count(rhythm, kBigeminySinusBeats[0], kBigeminySinusBeats[1]);
+        for (std::size_t k = 0; k < normals && t < end_s; ++k) t = beats.add(t + sinus.next(t, rr_mean), Kind::normal);
+        const std::size_t cycles = uniform_count(rhythm, kBigeminyCycles[0], kBigeminyCycles[1]);
+        for (std::size_t k = 0; k < cycles && t < end_s; ++k) {
+          const double rr1 = sinus.next(t, rr_mean);
+          beats.add(t + kPvcCoupling * rr1, Kind::pvc);
+          const double rr2 = sinus.next(t + rr1, rr_mean);
+          t = beats.add(t + rr1 + rr2, Kind::normal);
+        }
+        break;
+      }
+      case SynthScenario::vt_runs: {
+        // Sinus stretches, then a run of 3-10 PVCs at the VT rate; sinus resumes one sinus
+        // cycle after the run's last beat.
+        const std::size_t normals = uniform_count(rhythm, kVtSinusBeats[0], kVtSinusBeats[1]);
+        for (std::size_t k = 0; k < normals && t < end_s; ++k) t = beats.add(t + sinus.next(t, rr_mean), Kind::normal);
+        const std::size_t run = uniform_count(rhythm, kVtRunBeats[0], kVtRunBeats[1]);
+        const double rr = sinus.next(t, rr_mean);
+        double last = beats.add(t + kPvcCoupling * rr, Kind::pvc);
+        const double cycle = kSecondsPerMinute / kVtRateBpm;
+        for (std::size_t k = 1; k < run; ++k)
+          last = beats.add(last + cycle * (1.0 + kScenarioJitter * rhythm.clamped_normal()), Kind::pvc);
+        t = beats.add(last + sinus.next(last, rr_mean), Kind::normal);
+        break;
+      }
+      case SynthScenario::fusion: {
+        // Each sinus slot: a fusion beat (a late ventricular focus firing as the sinus impulse
+        // arrives), a PVC, or a normal beat.
+        const double rr = sinus.next(t, rr_mean);
+        const double u = rhythm.uniform();
+        if (u < kFusionProbability) {
+          beats.add(t + kFusionCoupling * rr, Kind::fusion);
+        } else if (u < kFusionProbability + kFusionPvcProbability) {
+          beats.add(t + kPvcCoupling * rr, Kind::pvc);
+        } else {
+          beats.add(t + rr, Kind::normal);
+        }
+        t += rr;  // the sinus schedule goes on in every case
+        break;
+      }
+      case SynthScenario::junctional_escape: {
+        // Sinus arrest now and then: no P, no beat, until the junction escapes after its own,
+        // longer interval; the sinus node then starts again from the escape beat.
+        const double rr = sinus.next(t, rr_mean);
+        if (rhythm.uniform() < kSinusArrestProbability) {
+          const double escape = std::max(kJunctionalEscapeS, kEscapeOverSinus * rr);
+          t = beats.add(beats.last() + escape * (1.0 + kScenarioJitter * rhythm.clamped_normal()), Kind::escape);
+        } else {
+          t = beats.add(t + rr, Kind::normal);
+        }
+        break;
+      }
+      case SynthScenario::none:
+        throw InternalError("scenario_rhythm: no scenario");
+    }
+  }
+  return beats.take();
 }
 
 }  // namespace
@@ -220,52 +424,15 @@ SynthRecord synthesize(const SynthOptions& o) {
   validate(o);
   const auto n = static_cast<std::size_t>(o.samples);
   const double duration_s = static_cast<double>(o.samples) / o.fs;
-  const double rr_mean = kSecondsPerMinute / o.heart_rate;
 
   // --- Rhythm: a list of events from kLeadS before the record to kLeadS after it, so the
   // record's edges look like the middle of a recording.
   Rng rhythm(o.seed, kRhythmStream);
   const double resp_phase = 2.0 * kPi * rhythm.uniform();
-  const double share_sum = o.pvc_share + o.pac_share + o.dropped_share;
-  const double p_pvc = o.abnormal_rate * o.pvc_share / share_sum;
-  const double p_pac = o.abnormal_rate * o.pac_share / share_sum;
-  const double rsa_amplitude = o.hrv * std::sqrt(2.0 * kRsaVarianceShare);  // sine var = A^2/2
-  const double ar_scale = o.hrv * std::sqrt(1.0 - kRsaVarianceShare);
-  const double ar_innovation = std::sqrt(1.0 - kRrAr1Coefficient * kRrAr1Coefficient);
-  double ar = rhythm.normal();  // start in the stationary distribution
-  std::vector<Event> events;
-  double sinus_t = -kLeadS - rr_mean * rhythm.uniform();  // last sinus-node firing
-  double last_qrs_t = -std::numeric_limits<double>::infinity();
-  while (sinus_t < duration_s + kLeadS) {
-    ar = kRrAr1Coefficient * ar + ar_innovation * rhythm.normal();
-    const double dev = rsa_amplitude * std::sin(2.0 * kPi * kRespirationHz * sinus_t + resp_phase) +
-                       ar_scale * ar;
-    const double rr = rr_mean * (1.0 + std::clamp(dev, -kRrClampStd * o.hrv, kRrClampStd * o.hrv));
-    const double u = rhythm.uniform();
-    const double scheduled = sinus_t + rr;
-    Event e{scheduled, rr, Kind::normal};
-    if (u < p_pvc) {
-      // Ectopic ventricular beat; the sinus beat due at `scheduled` falls in the refractory
-      // period and is hidden, so the sinus schedule goes on: full compensatory pause.
-      e = Event{sinus_t + kPvcCoupling * rr, kPvcCoupling * rr, Kind::pvc};
-      sinus_t = scheduled;
-    } else if (u < p_pvc + p_pac) {
-      // Ectopic atrial beat: resets the sinus node.
-      e = Event{sinus_t + kPacCoupling * rr, kPacCoupling * rr, Kind::pac};
-      sinus_t = e.time_s;
-    } else if (u < o.abnormal_rate) {
-      e.kind = Kind::dropped;  // P wave, blocked: no QRS
-      sinus_t = scheduled;
-    } else {
-      sinus_t = scheduled;
-    }
-    if (e.kind != Kind::dropped) {
-      e.time_s = std::max(e.time_s, last_qrs_t + kRefractoryS);
-      if (e.kind == Kind::pac) sinus_t = e.time_s;
-      last_qrs_t = e.time_s;
-    }
-    events.push_back(e);
-  }
+  SinusRr sinus(o, rhythm, resp_phase);
+  const std::vector<Event> events = o.scenario == SynthScenario::none
+                                        ? default_rhythm(o, rhythm, sinus, duration_s + kLeadS)
+                                        : scenario_rhythm(o, rhythm, sinus, duration_s + kLeadS);
 
   // --- Waves.
   SynthRecord rec;
@@ -274,30 +441,44 @@ SynthRecord synthesize(const SynthOptions& o) {
   for (const Event& e : events) {
     const double qrs_scale =
         1.0 + kQrsRespirationDepth * std::sin(2.0 * kPi * kRespirationHz * e.time_s + resp_phase);
+    const auto add = [&](const Wave& w, double scale) { add_wave(rec.clean, o.fs, e.time_s, jittered(w, shape, scale)); };
+    const auto normal_qrs_t = [&](double weight) {
+      add(kNormalQ, weight * qrs_scale);
+      add(kNormalR, weight * qrs_scale);
+      add(kNormalS, weight * qrs_scale);
+      add(rr_scaled_t(kNormalT, e.rr_s), weight);
+    };
+    const auto pvc_qrs_t = [&](double weight) {
+      add(kPvcR, weight * qrs_scale);
+      add(kPvcS, weight * qrs_scale);
+      add(kPvcT, weight);
+    };
     switch (e.kind) {
       case Kind::normal:
       case Kind::dropped:
-        add_wave(rec.clean, o.fs, e.time_s, jittered(kNormalP, shape, 1.0));
+        add(kNormalP, 1.0);
         if (e.kind == Kind::dropped) break;
-        add_wave(rec.clean, o.fs, e.time_s, jittered(kNormalQ, shape, qrs_scale));
-        add_wave(rec.clean, o.fs, e.time_s, jittered(kNormalR, shape, qrs_scale));
-        add_wave(rec.clean, o.fs, e.time_s, jittered(kNormalS, shape, qrs_scale));
-        add_wave(rec.clean, o.fs, e.time_s, jittered(rr_scaled_t(kNormalT, e.rr_s), shape, 1.0));
+        normal_qrs_t(1.0);
         break;
       case Kind::pac: {
         const bool absent_p = shape.uniform() < kPacAbsentPProbability;
         const Wave p = jittered(kPacP, shape, 1.0);
         if (!absent_p) add_wave(rec.clean, o.fs, e.time_s, p);
-        add_wave(rec.clean, o.fs, e.time_s, jittered(kNormalQ, shape, qrs_scale));
-        add_wave(rec.clean, o.fs, e.time_s, jittered(kNormalR, shape, qrs_scale));
-        add_wave(rec.clean, o.fs, e.time_s, jittered(kNormalS, shape, qrs_scale));
-        add_wave(rec.clean, o.fs, e.time_s, jittered(rr_scaled_t(kNormalT, e.rr_s), shape, 1.0));
+        normal_qrs_t(1.0);
         break;
       }
       case Kind::pvc:
-        add_wave(rec.clean, o.fs, e.time_s, jittered(kPvcR, shape, qrs_scale));
-        add_wave(rec.clean, o.fs, e.time_s, jittered(kPvcS, shape, qrs_scale));
-        add_wave(rec.clean, o.fs, e.time_s, jittered(kPvcT, shape, 1.0));
+        pvc_qrs_t(1.0);
+        break;
+      case Kind::fusion:
+        // The sinus impulse and the ventricular focus each depolarize part of the ventricles:
+        // the sinus P, then the average of the normal and the ventricular QRS-T.
+        add(kNormalP, 1.0);
+        normal_qrs_t(kFusionWeight);
+        pvc_qrs_t(1.0 - kFusionWeight);
+        break;
+      case Kind::escape:
+        normal_qrs_t(1.0);  // junctional: narrow QRS, no P wave
         break;
     }
   }
@@ -318,14 +499,26 @@ SynthRecord synthesize(const SynthOptions& o) {
     for (std::int64_t i = lo + 1; i <= hi; ++i)
       if (rec.clean[static_cast<std::size_t>(i)] > rec.clean[static_cast<std::size_t>(best)]) best = i;
     char symbol = 'N';
-    if (e.kind == Kind::pvc) {
-      symbol = 'V';
-      ++rec.pvc;
-    } else if (e.kind == Kind::pac) {
-      symbol = 'A';
-      ++rec.pac;
-    } else {
-      ++rec.normal;
+    switch (e.kind) {
+      case Kind::pvc:
+        symbol = 'V';
+        ++rec.pvc;
+        break;
+      case Kind::pac:
+        symbol = 'A';
+        ++rec.pac;
+        break;
+      case Kind::fusion:
+        symbol = 'F';
+        ++rec.fusion;
+        break;
+      case Kind::escape:
+        symbol = 'j';
+        ++rec.escape;
+        break;
+      default:
+        ++rec.normal;
+        break;
     }
     rec.beats.push_back(SynthBeat{best, symbol});
   }
@@ -352,6 +545,35 @@ SynthRecord synthesize(const SynthOptions& o) {
     for (std::size_t i = 0; i < n; ++i) rec.signal[i] += noise_rms * noise.normal();
   }
   return rec;
+}
+
+namespace {
+struct ScenarioName {
+  SynthScenario scenario;
+  const char* name;
+};
+constexpr ScenarioName kScenarioNames[] = {{SynthScenario::none, "none"},
+                                           {SynthScenario::apc_bradycardia, "apc-bradycardia"},
+                                           {SynthScenario::bigeminy, "bigeminy"},
+                                           {SynthScenario::vt_runs, "vt-runs"},
+                                           {SynthScenario::fusion, "fusion"},
+                                           {SynthScenario::junctional_escape, "junctional-escape"}};
+}  // namespace
+
+SynthScenario parse_synth_scenario(const std::string& name) {
+  std::string names;
+  for (const ScenarioName& s : kScenarioNames) {
+    if (name == s.name) return s.scenario;
+    names += names.empty() ? "" : ", ";
+    names += s.name;
+  }
+  throw UsageError("--scenario must be one of " + names + " (got '" + name + "')");
+}
+
+std::string synth_scenario_name(SynthScenario scenario) {
+  for (const ScenarioName& s : kScenarioNames)
+    if (s.scenario == scenario) return s.name;
+  throw InternalError("synth_scenario_name: unknown scenario");
 }
 
 std::string default_truth_path(const std::string& signal_path) {
@@ -383,11 +605,13 @@ std::string format_signal_csv(const std::vector<double>& signal, int digits) {
 }
 
 std::string format_truth_csv(const std::vector<SynthBeat>& beats) {
-  std::string out = "sample,symbol\n";
+  std::string out = "sample,symbol,class\n";
   for (const SynthBeat& b : beats) {
     out += std::to_string(b.sample);
     out += ',';
     out += b.symbol;
+    out += ',';
+    out += aami_class(b.symbol);
     out += '\n';
   }
   return out;
@@ -428,7 +652,11 @@ std::string synth_summary(const SynthRecord& r, const SynthOptions& o) {
                 static_cast<long long>(o.samples), static_cast<double>(o.samples) / o.fs, o.fs,
                 r.beats.size(), r.normal, r.pvc, r.pac, r.dropped, r.abnormal(), slots,
                 slots ? kPercent * static_cast<double>(r.abnormal()) / static_cast<double>(slots) : 0.0);
-  return buf;
+  if (o.scenario == SynthScenario::none) return buf;
+  char extra[128];
+  std::snprintf(extra, sizeof extra, "; F %zu, j %zu (scenario %s)", r.fusion, r.escape,
+                synth_scenario_name(o.scenario).c_str());
+  return std::string(buf) + extra;
 }
 
 }  // namespace ecgpipe

@@ -192,13 +192,13 @@ std::string ranked_symbols(const fs::path& dir, const std::string& options) {
                                  (dir / "o").string() + "'",
                              dir);
   EXPECT_EQ(r.code, 0) << r.err;
-  // Truth: sample,symbol; a ranked beat is a V when its R peak lies within 150 ms (37 samples).
+  // Truth: sample,symbol,class; a ranked beat is a V when its R peak lies within 150 ms (37 samples).
   constexpr std::int64_t kTolerance = 37;
   std::vector<std::pair<std::int64_t, char>> truth;
   std::istringstream tin(testutil::read_text(data / "sample_beats.csv"));
   std::string line;
   std::getline(tin, line);
-  while (std::getline(tin, line)) truth.emplace_back(std::stoll(line), line.back());
+  while (std::getline(tin, line)) truth.emplace_back(std::stoll(line), line.at(line.find(',') + 1));  // sample,symbol,class
   const auto symbol_at = [&](std::int64_t r_peak) {
     for (const auto& [s, sym] : truth)
       if (std::llabs(s - r_peak) <= kTolerance) return sym;

@@ -85,6 +85,10 @@ ReportData sample_data(std::size_t beats = 300) {
     b.row = bump_row(k + 2);
     d.outliers.push_back(b);
   }
+  // A Holter summary: 120 beats at 60 bpm (classes: test_holter.cpp checks the table).
+  std::vector<std::int64_t> peaks;
+  for (std::int64_t i = 0; i < 120; ++i) peaks.push_back(125 + 250 * i);
+  d.holter = ecgpipe::holter_summary(peaks, 250.0, {}, 120.0);
   return d;
 }
 
@@ -111,7 +115,7 @@ void expect_self_contained(const std::string& html) {
 
 void expect_every_title(const std::string& html) {
   const auto& titles = ecgpipe::report_plot_titles();
-  EXPECT_EQ(titles.size(), 8u);
+  EXPECT_EQ(titles.size(), 9u);
   EXPECT_EQ(count_of(html, "<svg"), titles.size());
   for (const auto& t : titles) EXPECT_NE(html.find("<title>" + t + "</title>"), std::string::npos) << t;
 }

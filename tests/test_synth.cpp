@@ -14,6 +14,8 @@
 
 #include "test_util.hpp"
 #include "ecgpipe/error.hpp"
+#include "ecgpipe/evaluate.hpp"
+#include "ecgpipe/holter.hpp"
 #include "ecgpipe/synth.hpp"
 
 namespace {
@@ -88,9 +90,10 @@ TEST_F(SynthFiles, FileFormat) {
   EXPECT_EQ(rows, r.signal.size());
   std::ifstream t(dir_ / "truth.csv");
   std::getline(t, line);
-  EXPECT_EQ(line, "sample,symbol");
+  EXPECT_EQ(line, "sample,symbol,class");
   std::getline(t, line);
-  EXPECT_EQ(line, std::to_string(r.beats.front().sample) + "," + r.beats.front().symbol);
+  EXPECT_EQ(line, std::to_string(r.beats.front().sample) + "," + r.beats.front().symbol + "," +
+                      ecgpipe::aami_class(r.beats.front().symbol));
 }
 
 TEST_F(SynthFiles, UnwritablePathIsAnOutputErrorAndLeavesNothing) {
@@ -325,6 +328,161 @@ TEST(Synth, BundledSampleIsReproducible) {
     ++i;
   }
   EXPECT_EQ(i, r.signal.size());
+}
+
+// --- Scenarios: the failure modes of beat classification, with their labels.
+
+SynthRecord scenario_record(ecgpipe::SynthScenario scenario, double heart_rate = 70.0, std::uint64_t seed = 5) {
+  SynthOptions o = noise_free(options_for(600.0, seed));
+  o.scenario = scenario;
+  o.heart_rate = heart_rate;
+  return ecgpipe::synthesize(o);
+}
+
+std::vector<double> rr_before(const SynthRecord& r) {
+  std::vector<double> rr(r.beats.size(), std::nan(""));
+  for (std::size_t i = 1; i < r.beats.size(); ++i)
+    rr[i] = static_cast<double>(r.beats[i].sample - r.beats[i - 1].sample) / kFs;
+  return rr;
+}
+
+double median(std::vector<double> v) {
+  v.erase(std::remove_if(v.begin(), v.end(), [](double x) { return std::isnan(x); }), v.end());
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+  return v[v.size() / 2];
+}
+
+ecgpipe::HolterSummary holter_of(const SynthRecord& r) {
+  std::vector<std::int64_t> peaks;
+  std::vector<char> classes;
+  for (const auto& b : r.beats) {
+    peaks.push_back(b.sample);
+    classes.push_back(ecgpipe::aami_class(b.symbol));
+  }
+  return ecgpipe::holter_summary(peaks, kFs, classes, 600.0);
+}
+
+TEST(SynthScenario, NamesParseAndUnknownIsAUsageError) {
+  using ecgpipe::SynthScenario;
+  for (auto s : {SynthScenario::none, SynthScenario::apc_bradycardia, SynthScenario::bigeminy, SynthScenario::vt_runs,
+                 SynthScenario::fusion, SynthScenario::junctional_escape})
+    EXPECT_EQ(ecgpipe::parse_synth_scenario(ecgpipe::synth_scenario_name(s)), s);
+  EXPECT_EQ(ecgpipe::parse_synth_scenario("vt-runs"), SynthScenario::vt_runs);
+  EXPECT_THROW(ecgpipe::parse_synth_scenario("afib"), ecgpipe::UsageError);
+}
+
+// APCs outnumber the sinus beats, arrive at the record's median RR, and the sinus beats end the
+// long pauses: the pattern that inverts a neighbourhood-relative score.
+TEST(SynthScenario, ApcBradycardiaApcsOutnumberSinusBeatsAtTheMedianRr) {
+  const SynthRecord r = scenario_record(ecgpipe::SynthScenario::apc_bradycardia, ecgpipe::kApcBradycardiaHeartRate);
+  EXPECT_GT(r.pac, r.normal);
+  EXPECT_EQ(r.pac + r.normal, r.beats.size());
+  const auto rr = rr_before(r);
+  const double med = median(rr);
+  std::size_t apc_near_median = 0, apcs = 0, sinus_after_pause = 0, sinus = 0;
+  for (std::size_t i = 1; i < r.beats.size(); ++i) {
+    if (r.beats[i].symbol == 'A') {
+      ++apcs;
+      EXPECT_EQ(ecgpipe::aami_class('A'), 'S');
+      // Not premature against the neighbourhood: ln(median / RR) < ln(1 / 0.8) = 0.22, where a
+      // default-scenario PAC (0.7 RR) has 0.36. (The APCs are ~58 % of the RR intervals, so the
+      // median sits in the upper part of their spread, ~0.82 s against their 0.74 s.)
+      if (rr[i] >= 0.8 * med) ++apc_near_median;
+    } else {
+      ++sinus;
+      if (rr[i] >= 1.5 * med) ++sinus_after_pause;
+    }
+  }
+  EXPECT_GE(apc_near_median, apcs * 95 / 100);
+  EXPECT_GE(sinus_after_pause, sinus * 3 / 4);  // 85 % of sinus beats follow an APC's pause
+  EXPECT_GT(med, 0.6);                          // 0.55 x 1.33 s
+  EXPECT_LT(med, 0.9);
+}
+
+TEST(SynthScenario, BigeminyHasEpisodesAndNoCoupletsOrRuns) {
+  const SynthRecord r = scenario_record(ecgpipe::SynthScenario::bigeminy);
+  const auto h = holter_of(r);
+  EXPECT_GE(h.v_bigeminy, 3);  // 600 s at 70 bpm: several sinus/bigeminy stretches
+  EXPECT_EQ(h.v_couplets, 0);
+  EXPECT_EQ(h.v_runs, 0);
+  std::size_t in_episodes = 0;
+  for (const auto& e : h.bigeminy) {
+    EXPECT_EQ(e.cls, 'V');
+    in_episodes += e.cycles;
+  }
+  // Every V is in an episode except those of a stretch cut short by the record's ends.
+  EXPECT_GE(in_episodes + 2 * 30, r.pvc);
+  EXPECT_EQ(r.pac + r.fusion + r.escape + r.dropped, 0u);
+}
+
+TEST(SynthScenario, VtRunsAreThreeToTenBeatsAt160Bpm) {
+  const SynthRecord r = scenario_record(ecgpipe::SynthScenario::vt_runs);
+  const auto h = holter_of(r);
+  EXPECT_GE(h.v_runs, 10);
+  EXPECT_LE(h.longest_v_run, 10u);
+  std::size_t run_beats = 0;
+  for (const auto& run : h.runs) {
+    EXPECT_EQ(run.cls, 'V');
+    EXPECT_GE(run.beats, 3u);
+    run_beats += run.beats;
+    // The first V comes at 0.6 RR, the rest at 160 bpm +-3 %: the run's mean rate is near 160.
+    EXPECT_NEAR(run.rate_bpm, 160.0, 0.1 * 160.0) << "run at " << run.start_s << " s";
+  }
+  // Singles and couplets only where the record's ends cut a run.
+  EXPECT_LE(r.pvc - run_beats, 2u * 2u);
+  EXPECT_LE(h.v_couplets, 2);
+}
+
+// F: the sinus P and the average of the normal and the ventricular QRS: its R is between theirs.
+TEST(SynthScenario, FusionBeatsAreLabelledFAndLieBetweenNormalAndVentricular) {
+  const SynthRecord r = scenario_record(ecgpipe::SynthScenario::fusion);
+  EXPECT_GT(r.fusion, 30u);  // 10 % of ~700 slots
+  EXPECT_GT(r.pvc, 10u);
+  EXPECT_EQ(ecgpipe::aami_class('F'), 'F');
+  double sum[3] = {0, 0, 0};
+  std::size_t count[3] = {0, 0, 0};
+  for (const auto& b : r.beats) {
+    const int k = b.symbol == 'N' ? 0 : b.symbol == 'F' ? 1 : b.symbol == 'V' ? 2 : -1;
+    ASSERT_GE(k, 0) << b.symbol;
+    sum[k] += r.clean[static_cast<std::size_t>(b.sample)];
+    ++count[k];
+  }
+  const double n = sum[0] / count[0], f = sum[1] / count[1], v = sum[2] / count[2];
+  EXPECT_GT(f, n + 0.1);  // R 1.2 (N), 1.4 (F), 1.6 (V) mV, less the neighbouring waves
+  EXPECT_LT(f, v - 0.1);
+  const std::string csv = ecgpipe::format_truth_csv(r.beats);
+  EXPECT_NE(csv.find(",F,F\n"), std::string::npos);
+}
+
+// j: after a pause longer than the sinus RR, no P wave, narrow QRS; AAMI class N.
+TEST(SynthScenario, JunctionalEscapeBeatsFollowAPauseWithoutAPWave) {
+  const SynthRecord r = scenario_record(ecgpipe::SynthScenario::junctional_escape);
+  EXPECT_GT(r.escape, 20u);  // 8 % of ~700 slots
+  const auto rr = rr_before(r);
+  const double med = median(rr);
+  const auto p_at = [&](std::int64_t sample) {  // the clean ECG 165 ms before R: the P wave's peak
+    const std::int64_t i = sample - static_cast<std::int64_t>(0.165 * kFs);
+    return i >= 0 ? r.clean[static_cast<std::size_t>(i)] : std::nan("");
+  };
+  for (std::size_t i = 1; i < r.beats.size(); ++i) {
+    const double p = p_at(r.beats[i].sample);
+    if (std::isnan(p)) continue;
+    if (r.beats[i].symbol == 'j') {
+      EXPECT_GE(rr[i], 1.3 * med) << "j at " << r.beats[i].sample;
+      EXPECT_LT(std::fabs(p), 0.05) << "j at " << r.beats[i].sample;  // the T of the beat before is long over
+    } else {
+      EXPECT_EQ(r.beats[i].symbol, 'N');
+    }
+  }
+  EXPECT_EQ(ecgpipe::aami_class('j'), 'N');
+  EXPECT_NE(ecgpipe::format_truth_csv(r.beats).find(",j,N\n"), std::string::npos);
+}
+
+TEST(SynthScenario, SameSeedSameBeats) {
+  const auto a = scenario_record(ecgpipe::SynthScenario::vt_runs, 70.0, 9);
+  const auto b = scenario_record(ecgpipe::SynthScenario::vt_runs, 70.0, 9);
+  EXPECT_EQ(ecgpipe::format_truth_csv(a.beats), ecgpipe::format_truth_csv(b.beats));
+  EXPECT_EQ(a.clean, b.clean);
 }
 
 }  // namespace

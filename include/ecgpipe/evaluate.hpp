@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "ecgpipe/ec57.hpp"
 #include "ecgpipe/wfdb.hpp"
 
 namespace ecgpipe {
@@ -117,10 +118,13 @@ struct Detections {
   std::vector<std::int64_t> r_peaks;
   std::vector<float> scores;  // one per r_peak, or empty when there is no score column
   std::string score_column;   // the column read, or empty
+  std::vector<char> classes;  // column `class` (one beat label each: N S V F Q or a WFDB beat symbol), or empty
 };
 // Reads the detections (read_detections_csv's column choice) and a score column: `score_column`
 // if given (InputError if the header lacks it), else `score` if present, else `recon_error`
 // (ecgpipe's beats.csv), else none. A score must be a finite number (InputError with the line).
+// A `class` column, when the header has one, is read too: each cell one beat label
+// (ec57_detected_class), else InputError with the line.
 Detections read_detections_with_scores(const std::string& path, const std::string& score_column = "");
 
 // AUROC of an outlier score: `positive` ("abnormal" = S, V, F and Q together, or one class) vs
@@ -151,6 +155,9 @@ struct EvalReport {
   // AUROC of the detections' scores (empty when there are none): abnormal, then S, V, F, Q.
   std::string score_column;
   std::vector<AurocResult> aurocs;
+  // EC57 beat classes (ec57.hpp), when the detections have classes.
+  bool has_classes = false;
+  Ec57Matrix ec57;
 };
 
 struct EvalOptions {
@@ -163,10 +170,12 @@ struct EvalOptions {
 // reference's VF episodes (when asked and known), matches (match_beats), counts per class and,
 // when `scores` is not empty (one per detection, finite), computes the AUROCs over matched
 // beats. UsageError for a bad fs / tolerance, InternalError if scores and r_peaks differ in size,
-// InputError if a score is not finite.
+// InputError if a score is not finite. With `classes` (one beat label per detection, or empty),
+// also the EC57 beat-classification matrix of the kept events (has_classes, ec57).
 // The paths and score_column of the report are left empty for the caller.
 EvalReport evaluate_detections(const ReferenceBeats& reference, const std::vector<std::int64_t>& r_peaks,
-                               const std::vector<float>& scores, const EvalOptions& options);
+                               const std::vector<float>& scores, const EvalOptions& options,
+                               const std::vector<char>& classes = {});
 
 // Reads both files (read_reference, read_detections_with_scores), then evaluate_detections.
 EvalReport evaluate_files(const std::string& reference_path, const std::string& detections_path,

@@ -8,10 +8,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "ecgpipe/holter.hpp"
 
 namespace ecgpipe {
 
@@ -79,6 +82,9 @@ struct ReportData {
   std::vector<float> grid_latent;
 
   std::vector<ReportBeat> outliers;  // highest score first
+
+  // The Holter summary (holter.hpp), shown at the top of the page: HR trend and ectopy table.
+  std::optional<HolterSummary> holter;
 };
 
 // The data's sample rate, or kDefaultSampleRateHz where it is not a positive number.

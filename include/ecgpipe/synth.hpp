@@ -16,6 +16,22 @@
 // On top of the clean ECG: baseline wander (two slow sinusoids), mains hum, and white Gaussian
 // noise at `snr_db` = 20 log10(normal R amplitude / noise RMS).
 //
+// Scenarios (`scenario`, `ecgpipe synth --scenario NAME`) replace the rhythm above with one of
+// the failure modes of beat classification (the rates and intervals are fixed constants,
+// src/synth.cpp; abnormal_rate and the shares are not used; the waves, wander and noise are as
+// above):
+//  * apc-bradycardia: sinus bradycardia (the CLI's default rate becomes 45 bpm) in which an APC
+//    (A) follows most sinus beats, often two in a row, each resetting the sinus node, so the
+//    next sinus beat ends a long pause: APCs outnumber sinus beats and arrive at the local
+//    median RR;
+//  * bigeminy: stretches of ventricular bigeminy (N V N V ..., 8-30 cycles, compensatory pauses)
+//    between sinus stretches of 6-20 beats;
+//  * vt-runs: runs of 3-10 PVCs at 160 bpm between sinus stretches of 10-30 beats;
+//  * fusion: fusion beats (F: sinus P, then the average of the normal and the ventricular QRS-T,
+//    at 0.97 RR) in 10 % of the sinus slots, PVCs in 5 %;
+//  * junctional-escape: sinus arrest in 8 % of the slots, ended by a junctional escape beat (j:
+//    narrow QRS, no P wave) 1.5 s after the last beat.
+//
 // Randomness comes only from std::mt19937_64 (whose output the standard fixes) through this
 // file's own uniform and normal transforms, so a seed gives the same bytes on every platform.
 //
@@ -30,6 +46,14 @@
 #include <vector>
 
 namespace ecgpipe {
+
+enum class SynthScenario { none, apc_bradycardia, bigeminy, vt_runs, fusion, junctional_escape };
+
+// "none", "apc-bradycardia", "bigeminy", "vt-runs", "fusion", "junctional-escape"; UsageError
+// (listing them) for anything else.
+SynthScenario parse_synth_scenario(const std::string& name);
+std::string synth_scenario_name(SynthScenario scenario);
+inline constexpr double kApcBradycardiaHeartRate = 45.0;  // the CLI's rate for apc-bradycardia
 
 struct SynthOptions {
   double fs = 250.0;                   // sampling rate, Hz
@@ -46,19 +70,20 @@ struct SynthOptions {
   double pac_share = 0.35;
   double dropped_share = 0.15;
   std::uint64_t seed = 1;
+  SynthScenario scenario = SynthScenario::none;
 };
 
 struct SynthBeat {
   std::int64_t sample = 0;  // 0-based R-peak sample
-  char symbol = 'N';        // WFDB symbol: N, V or A
+  char symbol = 'N';        // WFDB symbol: N, V, A, F (fusion) or j (junctional escape)
 };
 
 struct SynthRecord {
   std::vector<double> signal;     // mV, what is written (before %.4f rounding)
   std::vector<double> clean;      // the ECG waves alone (no wander, hum or noise)
   std::vector<SynthBeat> beats;   // ascending sample
-  std::size_t normal = 0, pvc = 0, pac = 0, dropped = 0;
-  std::size_t abnormal() const { return pvc + pac + dropped; }
+  std::size_t normal = 0, pvc = 0, pac = 0, dropped = 0, fusion = 0, escape = 0;
+  std::size_t abnormal() const { return pvc + pac + dropped + fusion + escape; }
 };
 
 // Limits checked by validate() (UsageError outside them).
@@ -81,7 +106,9 @@ SynthRecord synthesize(const SynthOptions& options);
 // "dir/rec.csv" -> "dir/rec_beats.csv" ("dir/rec" -> "dir/rec_beats.csv").
 std::string default_truth_path(const std::string& signal_path);
 
-// The file contents: header "heartbeats", one "%.4f" value per line; header "sample,symbol".
+// The file contents: header "heartbeats", one "%.4f" value per line; header
+// "sample,symbol,class" (the MIT-BIH *_beats.csv columns, then the AAMI class of the symbol by
+// aami_class: N, S, V, F; a junctional escape j is N).
 // digits == 0: "%.4f" (millivolts to 0.1 uV, like the MIT-BIH CSVs); digits 1..17: that many
 // significant digits ("%.{digits-1}e", the seed's 17-digit files are ~24 bytes a line).
 inline constexpr int kMaxSignalDigits = 17;
@@ -95,7 +122,7 @@ void write_synth_files(const SynthRecord& record, const std::string& signal_path
                        const std::string& truth_path, int digits = 0);
 
 // One line: "<samples> samples (<seconds> s at <fs> Hz), <beats> beats: N .., V .., A ..,
-// <dropped> dropped (abnormal ..%)".
+// <dropped> dropped (abnormal ..%)"; with a scenario, then "; F .., j .. (scenario NAME)".
 std::string synth_summary(const SynthRecord& record, const SynthOptions& options);
 
 }  // namespace ecgpipe
