@@ -7,6 +7,7 @@
 
 #include <optional>
 
+#include "ecgpipe/classify.hpp"
 #include "detail/clock.hpp"
 #include "detail/run_steps.hpp"
 #include "detail/segment.hpp"
@@ -62,6 +63,9 @@ RunResult run_pipeline(const RunOptions& o) {
   // The rhythm term over the compact R-peak list (host), then the model's score (score.hpp).
   const std::vector<std::int64_t> peaks = kept_r_peaks(o, r.beats);
   r.beat_class = std::move(seg.beat_class);
+  // The same classes as letters, the form the EC57 evaluation and the Holter summary take.
+  r.predicted_classes.reserve(r.beat_class.size());
+  for (const BeatClass c : r.beat_class) r.predicted_classes.push_back(class_name(c)[0]);
   r.prematurity = o.model == Model::rr ? rhythm_term(peaks) : prematurity(peaks);
   ScoreFunction score;
   if (o.model == Model::rr) {
@@ -81,7 +85,6 @@ RunResult run_pipeline(const RunOptions& o) {
   }
   r.seconds.score = r.model.score_seconds;
 
-  // (The beat classifier's per-beat classes go into r.predicted_classes here, before both.)
   if (reference) evaluate_run(o, *reference, peaks, r);
   r.holter = holter_summary(peaks, o.fs, r.predicted_classes, static_cast<double>(r.samples) / o.fs);
   write_run_outputs(o, r, model_file, std::move(seg.signal_excerpt), std::move(seg.curvature_excerpt), t_all);
