@@ -14,7 +14,10 @@
 #include "ecgpipe/error.hpp"
 #include "ecgpipe/peaks.hpp"
 #include "ecgpipe/wfdb.hpp"
-#include "segment.hpp"
+#include "detail/segment.hpp"
+#ifdef ECGPIPE_WITH_CUDA
+#include "detail/segment_cuda.hpp"
+#endif
 
 namespace ecgpipe::cli {
 
