@@ -30,5 +30,6 @@ void add_model_option(CLI::App& cmd, std::string& model);
 // --reference FILE (run, score): reference beats to evaluate the detections and scores against.
 void add_reference_option(CLI::App& cmd, std::string& reference);
 void add_detect_command(CLI::App& app);
+void add_selftest_command(CLI::App& app);
 
 }  // namespace ecgpipe::cli
