@@ -34,5 +34,6 @@ void add_detect_command(CLI::App& app);
 void add_view_command(CLI::App& app);
 // --port/--bind of the viewer (`view`), with a prefix for `run --view-port/--view-bind`.
 void add_view_server_options(CLI::App& cmd, ViewOptions& options, const std::string& prefix);
+void add_selftest_command(CLI::App& app);
 
 }  // namespace ecgpipe::cli

@@ -20,3 +20,21 @@ bool cuda_device_available() {
 }
 
 }  // namespace ecgpipe
+
+namespace ecgpipe {
+
+std::string cuda_device_summary() {
+  int driver = 0, runtime = 0, device = 0;
+  ECGPIPE_CUDA_CHECK(cudaDriverGetVersion(&driver));
+  ECGPIPE_CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
+  ECGPIPE_CUDA_CHECK(cudaGetDevice(&device));
+  cudaDeviceProp prop{};
+  ECGPIPE_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+  // CUDA encodes versions as 1000 * major + 10 * minor.
+  auto version = [](int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); };
+  return std::string(prop.name) + ", compute capability " + std::to_string(prop.major) + "." +
+         std::to_string(prop.minor) + ", " + std::to_string(prop.totalGlobalMem >> 20) + " MiB; driver supports CUDA " +
+         version(driver) + ", runtime " + version(runtime);
+}
+
+}  // namespace ecgpipe

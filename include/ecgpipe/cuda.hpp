@@ -113,5 +113,7 @@ void copy_to_host(T* dst, DeviceSpan<const T> src, std::size_t count, cudaStream
 
 // True if a CUDA device can be used by this process (never throws).
 bool cuda_device_available();
+// The current device, its compute capability and memory, the driver's and runtime's CUDA versions.
+std::string cuda_device_summary();
 
 }  // namespace ecgpipe
