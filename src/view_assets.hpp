@@ -1,4 +1,4 @@
-// The viewer's page, embedded at build time from web/ (cmake/embed_web.cmake writes the
+// The viewer's page, embedded at build time from web/ (cmake/embed_text.cmake writes the
 // definitions into the build folder), so `ecgpipe view` works offline from the binary alone.
 #pragma once
 
