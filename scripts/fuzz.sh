@@ -6,7 +6,7 @@
 # input slower than 10 s or one needing more than 2 GiB); the input is saved as
 # $FUZZ_OUT/<harness>-crash-* (reproduce: $FUZZ_BUILD_DIR/tests/fuzz/<harness> FILE).
 #
-#   scripts/fuzz.sh [SECONDS]
+#   scripts/fuzz.sh [SECONDS]      (0: build only)
 #   env: FUZZ_BUILD_DIR (build-fuzz), FUZZ_OUT ($FUZZ_BUILD_DIR/fuzz-out), FUZZ_HARNESSES (all),
 #        CXX_FUZZ (clang++), JOBS (nproc)
 set -euo pipefail
@@ -34,10 +34,13 @@ if [[ ! -f "$BUILD_DIR/CMakeCache.txt" ]]; then
 fi
 cmake --build "$BUILD_DIR" --target "${HARNESSES[@]}" --parallel "${JOBS:-$(nproc)}"
 
+if ((SECONDS_EACH <= 0)); then exit 0; fi  # 0: build only
 mkdir -p "$OUT"
 # ASan: every report fatal; LSan on (the harnesses free what they allocate), except what LibTorch
 # leaks at exit in the meta harness, which links the core (tests/fuzz/lsan.supp says what).
-export ASAN_OPTIONS="abort_on_error=1:detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1:${ASAN_OPTIONS:-}"
+# No detect_stack_use_after_return: it made fuzz_csv_column 2.4 times slower (40000 runs: 3.6 vs
+# 1.5 CPU seconds), and the readers return no pointers into their stack frames.
+export ASAN_OPTIONS="abort_on_error=1:detect_leaks=1:strict_string_checks=1:${ASAN_OPTIONS:-}"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:${UBSAN_OPTIONS:-}"
 export LSAN_OPTIONS="suppressions=$PWD/tests/fuzz/lsan.supp:print_suppressions=0:${LSAN_OPTIONS:-}"
 failed=()
