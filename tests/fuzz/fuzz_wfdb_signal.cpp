@@ -19,7 +19,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (int c = 0; c < channels; ++c) {
     hea += "rec.dat " + std::to_string(format) + " 200 11 1024 " + std::to_string(c * 7) + " 0 0 " + (c == 0 ? "MLII" : "V1") + "\n";
   }
-  (void)fuzz::write_scratch("rec.hea", reinterpret_cast<const std::uint8_t*>(hea.data()), hea.size());
+  static std::string written;  // the header on disk: rewritten only when it changes (speed)
+  if (hea != written) {
+    (void)fuzz::write_scratch("rec.hea", reinterpret_cast<const std::uint8_t*>(hea.data()), hea.size());
+    written = hea;
+  }
   (void)fuzz::write_scratch("rec.dat", data + 1, size - 1);
   const std::string channel = (data[0] & 8) != 0 ? "V1" : "";
   ecgpipe::WfdbSignal signal;
