@@ -284,12 +284,13 @@ struct UndecidedCell {
   unsigned long long row;     // output index
 };
 
-// The end of the text LineReader would return for a line: LF, end of the chunk's text, a NUL
-// (LineReader hands out C strings), or a CR right before LF / at the end of the file.
+// The end of a line's text (as csv_internal::reader_view gives it): LF, end of the chunk's text,
+// or a CR right before LF / at the end of the file. A NUL byte is not an end: it makes the row bad
+// (parse_rows_kernel), as on the CPU.
 __device__ __forceinline__ bool is_text_end(const char* text, std::uint32_t i, std::uint32_t len) {
   if (i >= len) return true;
   const char c = text[i];
-  return c == '\n' || c == '\0' || (c == '\r' && (i + 1 == len || text[i + 1] == '\n'));
+  return c == '\n' || (c == '\r' && (i + 1 == len || text[i + 1] == '\n'));
 }
 
 // Select predicate over byte indices i of a chunk: is byte i the first non-blank byte of a line?
@@ -336,6 +337,7 @@ __global__ void parse_rows_kernel(ParseArgs a) {
     std::uint64_t field = 0;
     CellResult result = kCellBad;  // stays bad if the line has too few fields
     float value = 0.0f;
+    bool nul = false;  // a NUL byte anywhere in the row makes it bad (the host names the error)
     for (;; ++i) {
       const bool end = is_text_end(a.text, i, a.len);
       if (end || a.text[i] == ',') {
@@ -347,8 +349,12 @@ __global__ void parse_rows_kernel(ParseArgs a) {
         ++field;
         field_begin = i + 1;
       }
+      nul |= a.text[i] == '\0';
     }
-    if (a.check_length) {  // LineReader's limit: the line's bytes before LF (CR included)
+    // The rest of the row (after the field read) must be free of NUL too.
+    for (std::uint32_t j = i; !is_text_end(a.text, j, a.len); ++j) nul |= a.text[j] == '\0';
+    if (nul) result = kCellBad;
+    if (a.check_length) {  // the CPU reader's limit: the line's bytes before LF (CR included)
       std::uint32_t line_end = i;
       while (line_end < a.len && a.text[line_end] != '\n') ++line_end;
       std::uint32_t line_begin = start;
@@ -462,7 +468,7 @@ LocatedLine locate_line(const std::string& path, std::uint64_t offset) {
   return found;
 }
 
-// The rest of the line from `offset` (a row start), as LineReader would return it.
+// The rest of the line from `offset` (a row start), as the CPU reader sees it.
 std::string row_text_at(std::FILE* file, const std::string& path, std::uint64_t offset) {
   if (std::fseek(file, static_cast<long>(offset), SEEK_SET) != 0) throw InputError("cannot seek in " + path);
   std::string raw;
@@ -526,7 +532,7 @@ void GpuCsvReader::read_header() {
     char head[3];
     const std::size_t got = std::fread(head, 1, 3, file_.get());
     if (got == 3 && std::memcmp(head, kBom, 3) == 0) {
-      data_start_ = 3;  // LineReader skips a UTF-8 BOM
+      data_start_ = 3;  // the CPU reader skips a UTF-8 BOM
     } else {
       initial_.assign(head, got);
     }
@@ -547,6 +553,7 @@ void GpuCsvReader::read_header() {
     }
     if (length > csv_internal::kMaxLineBytes) csv_internal::throw_line_too_long(path_, line_no);
     text = csv_internal::reader_view(text);
+    csv_internal::check_no_nul(path_, line_no, text);
     if (!is_blank_line(text)) {
       column_ = resolve_column(text, options_, path_);
       data_start_ = consumed;

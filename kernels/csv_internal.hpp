@@ -16,8 +16,8 @@
 
 namespace ecgpipe::csv_internal {
 
-// fast-cpp-csv-parser's io::LineReader rejects a line whose text (a final CR included, the LF
-// excluded) is 2^24 bytes or longer; the GPU path applies the same limit to data rows.
+// A line whose text (a final CR included, the LF excluded) is 2^24 bytes or longer is refused
+// (io::LineReader's limit, which the CPU reader used to use); both paths apply it.
 inline constexpr std::size_t kMaxLineBytes = (std::size_t{1} << 24) - 1;
 
 struct FileCloser {
@@ -32,9 +32,13 @@ FilePtr open_csv_file(const std::string& path);
 // Size of a regular file in bytes, 0 if unknown.
 std::size_t file_size_or_zero(std::FILE* file);
 
-// A raw line (LF removed) as io::LineReader hands it out: drops one final CR, then cuts the text
-// at the first NUL byte (LineReader returns a C string).
+// A raw line (LF removed) as the line splitter hands it out: one final CR dropped. NUL bytes are
+// kept (check_no_nul refuses them).
 std::string_view reader_view(std::string_view raw_line);
+
+// InputError "PATH:LINE: NUL byte at byte N of the line ..." if `line` holds a NUL byte (issue 11:
+// a NUL used to cut the line silently).
+void check_no_nul(const std::string& path, std::size_t line_no, std::string_view line);
 
 // Parses field `column.index` of a non-blank data line; false if it is missing or not a number.
 bool parse_data_line(std::string_view line, std::size_t index, float& out);
@@ -43,8 +47,8 @@ bool parse_data_line(std::string_view line, std::size_t index, float& out);
 // No data row: "no data rows after the header" with a header, else the file counts as empty.
 [[noreturn]] void throw_no_data_rows(const std::string& path, const CsvOptions& options);
 [[noreturn]] void throw_line_too_long(const std::string& path, std::size_t line_no);
-// The error for a data line (as reader_view returns it) that parse_data_line rejected: too few
-// fields or a cell that is not a finite float32. Throws InternalError if the line is fine after
+// The error for a data line (as reader_view returns it) that parse_data_line rejected: a NUL
+// byte, too few fields or a cell that is not a finite float32. Throws InternalError if the line is fine after
 // all (a GPU/CPU disagreement is a bug, not bad input).
 [[noreturn]] void throw_bad_line(const std::string& path, std::size_t line_no, std::string_view line,
                                  const CsvColumn& column, const CsvOptions& options);

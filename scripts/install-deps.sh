@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs ecgpipe's build and test dependencies from Debian/Ubuntu packages, only those missing.
 # Safe to re-run: with everything present it changes nothing and needs no network.
+#   --sanitizers: also clang and its sanitizer/libFuzzer runtimes (scripts/sanitize.sh, fuzz.sh).
 set -euo pipefail
 
 PACKAGES=(
@@ -9,13 +10,19 @@ PACKAGES=(
   libcli11-dev            # command line
   libspdlog-dev libfmt-dev  # logging
   nlohmann-json3-dev      # report.json
-  libfccp-dev             # fast-cpp-csv-parser: CPU line reader
   libfast-float-dev       # fast_float: exact decimal -> float
   libgtest-dev            # GoogleTest
   libcpp-httplib-dev      # cpp-httplib: the HTTP server of `ecgpipe view`
   chromium chromium-driver python3-selenium  # the viewer's browser test (headless)
   python3-numpy           # optional: lets a test compare with the seed's NumPy segmentation
 )
+
+if [[ ${1:-} == --sanitizers ]]; then
+  PACKAGES+=(clang)
+  # libFuzzer's and the sanitizers' runtimes: their own package on Debian 12 (clang 14); part of
+  # libclang-common on Ubuntu 22.04, which clang already pulls in.
+  if apt-cache show libclang-rt-14-dev >/dev/null 2>&1; then PACKAGES+=(libclang-rt-14-dev); fi
+fi
 
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -1,14 +1,22 @@
 // Stage 1, CPU reference: one numeric column of a CSV file -> float32 samples.
 //
-// Lines come from fast-cpp-csv-parser's io::LineReader (16 MiB blocks, the next block read on a
-// second thread, LF/CRLF handled, a UTF-8 BOM skipped, a last line without LF returned), numbers
-// from fast_float (correctly rounded straight to float32). No heap allocation per line: cells are
-// string_views into the reader's buffer and the output vector grows geometrically.
+// The file is mapped into memory (read into a buffer of its size where it cannot be mapped: a
+// pipe) and parsed in place by parse_csv_column(), which is also the in-memory entry point
+// (fuzzing, tests). Numbers come from fast_float (correctly rounded straight to float32). No heap
+// allocation per line: cells are string_views into the file image, the output vector is sized
+// once from the mean row length.
+//
+// Lines are split here rather than by fast-cpp-csv-parser's io::LineReader (used before): it
+// hands out C strings, so a NUL byte silently ended a line ("1.5\0garbage" read as 1.5, a zeroed
+// disk block vanished; issue 11), and it allocates 48 MiB per file, which made the reader
+// impossible to fuzz. Its conventions are kept: LF or CRLF, a UTF-8 BOM skipped, a last line
+// without LF counted, lines of 2^24 bytes or more refused (the GPU path shares them).
 #include "ecgpipe/csv.hpp"
 
 #include <fast_float/fast_float.h>
-#include <libfccp/csv.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -185,8 +193,14 @@ std::size_t file_size_or_zero(std::FILE* file) {
 
 std::string_view reader_view(std::string_view raw_line) {
   if (!raw_line.empty() && raw_line.back() == '\r') raw_line.remove_suffix(1);
-  const std::size_t nul = raw_line.find('\0');
-  return nul == std::string_view::npos ? raw_line : raw_line.substr(0, nul);
+  return raw_line;
+}
+
+void check_no_nul(const std::string& path, std::size_t line_no, std::string_view line) {
+  const std::size_t nul = line.find('\0');
+  if (nul == std::string_view::npos) return;
+  throw InputError(path + ":" + std::to_string(line_no) + ": NUL byte at byte " + std::to_string(nul + 1) +
+                   " of the line (binary data in a text file, or a damaged file)");
 }
 
 bool parse_data_line(std::string_view line, std::size_t index, float& out) {
@@ -209,6 +223,7 @@ void throw_line_too_long(const std::string& path, std::size_t line_no) {
 
 void throw_bad_line(const std::string& path, std::size_t line_no, std::string_view line, const CsvColumn& column,
                     const CsvOptions& options) {
+  check_no_nul(path, line_no, line);
   const std::string where = path + ":" + std::to_string(line_no) + ": ";
   std::string_view cell;
   if (!is_blank_line(line) && !field_of_line(line, column.index, cell)) {
@@ -231,50 +246,107 @@ void throw_bad_line(const std::string& path, std::size_t line_no, std::string_vi
 // ---------------------------------------------------------------------------------------------
 // The CPU reader.
 
-std::vector<float> read_csv_column(const std::string& path, const CsvOptions& options) {
-  csv_internal::FilePtr file = csv_internal::open_csv_file(path);
-  const std::size_t file_size = csv_internal::file_size_or_zero(file.get());
-  io::LineReader reader(path, file.release());  // takes the FILE* (closes it)
+namespace {
+
+// Splits a file image into lines as io::LineReader did (see the top of this file), refusing NUL.
+class LineSplitter {
+ public:
+  LineSplitter(std::string_view text, const std::string& path) : text_(text), path_(path) {
+    if (text_.size() >= 3 && std::memcmp(text_.data(), "\xEF\xBB\xBF", 3) == 0) pos_ = 3;
+    // The first NUL of the file, found once (memchr is fast); a line holding it is an error.
+    const void* nul = std::memchr(text_.data(), '\0', text_.size());
+    first_nul_ = nul != nullptr ? static_cast<std::size_t>(static_cast<const char*>(nul) - text_.data()) : text_.size();
+  }
+
+  // The next line (LF and a final CR removed); false at the end of the text.
+  bool next(std::string_view& line) {
+    if (pos_ >= text_.size()) return false;
+    ++line_no_;
+    const char* begin = text_.data() + pos_;
+    const void* lf = std::memchr(begin, '\n', text_.size() - pos_);
+    const std::size_t end = lf != nullptr ? static_cast<std::size_t>(static_cast<const char*>(lf) - text_.data()) : text_.size();
+    if (end - pos_ > csv_internal::kMaxLineBytes) csv_internal::throw_line_too_long(path_, line_no_);
+    line = csv_internal::reader_view(std::string_view(begin, end - pos_));
+    if (first_nul_ < end) csv_internal::check_no_nul(path_, line_no_, std::string_view(begin, end - pos_));
+    pos_ = end + 1;
+    return true;
+  }
+
+  std::size_t line_no() const { return line_no_; }
+
+ private:
+  std::string_view text_;
+  const std::string& path_;
+  std::size_t pos_ = 0, line_no_ = 0, first_nul_ = 0;
+};
+
+// A read-only mapping of a whole file, unmapped on destruction.
+struct Mapping {
+  void* data = MAP_FAILED;
+  std::size_t size = 0;
+  ~Mapping() {
+    if (data != MAP_FAILED) munmap(data, size);
+  }
+};
+
+}  // namespace
+
+std::vector<float> parse_csv_column(std::string_view text, const CsvOptions& options, const std::string& path) {
+  LineSplitter lines(text, path);
+  std::string_view line;
+  CsvColumn column;
+  if (options.has_header) {
+    bool found = false;
+    while ((found = lines.next(line)) && is_blank_line(line)) {
+    }
+    if (!found) csv_internal::throw_empty_file(path);
+    column = resolve_column(line, options, path);
+  } else {
+    column = resolve_column({}, options, path);
+  }
 
   std::vector<float> values;
-  try {
-    CsvColumn column;
-    if (options.has_header) {
-      char* line = nullptr;
-      while ((line = reader.next_line()) != nullptr && is_blank_line(line)) {
-      }
-      if (line == nullptr) csv_internal::throw_empty_file(path);
-      column = resolve_column(line, options, path);
-    } else {
-      column = resolve_column({}, options, path);
+  std::size_t data_bytes = 0;  // bytes of the rows so far, to size the vector once early on
+  bool reserved = false;
+  while (lines.next(line)) {
+    if (is_blank_line(line)) continue;
+    float value = 0.0f;
+    if (!csv_internal::parse_data_line(line, column.index, value)) {
+      csv_internal::throw_bad_line(path, lines.line_no(), line, column, options);
     }
-
-    std::size_t data_bytes = 0;  // bytes of the rows so far, to size the vector once early on
-    bool reserved = false;
-    while (char* raw = reader.next_line()) {
-      const std::string_view line(raw);
-      if (is_blank_line(line)) continue;
-      float value = 0.0f;
-      if (!csv_internal::parse_data_line(line, column.index, value)) {
-        csv_internal::throw_bad_line(path, reader.get_file_line(), line, column, options);
-      }
-      values.push_back(value);
-      if (!reserved) {
-        data_bytes += line.size() + 1;
-        if (values.size() == 4096 && file_size > 0) {  // estimate the row count from the mean row length
-          const double rows = static_cast<double>(file_size) / static_cast<double>(data_bytes) * 4096.0;
-          values.reserve(static_cast<std::size_t>(rows * 1.05) + 4096);
-          reserved = true;
-        }
+    values.push_back(value);
+    if (!reserved) {
+      data_bytes += line.size() + 1;
+      if (values.size() == 4096) {  // estimate the row count from the mean row length
+        const double rows = static_cast<double>(text.size()) / static_cast<double>(data_bytes) * 4096.0;
+        values.reserve(static_cast<std::size_t>(rows * 1.05) + 4096);
+        reserved = true;
       }
     }
-  } catch (const io::error::line_length_limit_exceeded&) {
-    csv_internal::throw_line_too_long(path, reader.get_file_line());
-  } catch (const io::error::base& e) {
-    throw InputError(path + ": " + e.what());
   }
   if (values.empty()) csv_internal::throw_no_data_rows(path, options);
   return values;
+}
+
+std::vector<float> read_csv_column(const std::string& path, const CsvOptions& options) {
+  csv_internal::FilePtr file = csv_internal::open_csv_file(path);
+  const std::size_t size = csv_internal::file_size_or_zero(file.get());
+  if (size > 0) {  // a regular file: map it (the kernel reads ahead; no copy)
+    Mapping map;
+    map.data = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fileno(file.get()), 0);
+    if (map.data != MAP_FAILED) {
+      map.size = size;
+      (void)madvise(map.data, size, MADV_SEQUENTIAL);
+      return parse_csv_column(std::string_view(static_cast<const char*>(map.data), size), options, path);
+    }
+  }
+  // A pipe, an empty file, or a file that cannot be mapped: read it whole.
+  std::string text;
+  char block[1 << 16];
+  std::size_t got = 0;
+  while ((got = std::fread(block, 1, sizeof block, file.get())) > 0) text.append(block, got);
+  if (std::ferror(file.get())) throw InputError("cannot read " + path + ": " + std::strerror(errno));
+  return parse_csv_column(text, options, path);
 }
 
 }  // namespace ecgpipe

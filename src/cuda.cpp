@@ -9,6 +9,28 @@ void throw_cuda_error(const char* call, const char* message, const char* file, i
   throw CudaError(std::string(call) + " failed: " + message + " (" + file + ":" + std::to_string(line) + ")");
 }
 
+const char* built_cuda_architectures() { return ECGPIPE_CUDA_ARCHITECTURES; }
+
+void throw_no_kernel_image(cudaError_t status, const char* call) {
+  std::string gpu = "this GPU";
+  int device = 0, major = 0, minor = 0;
+  cudaDeviceProp prop{};
+  if (cudaGetDevice(&device) == cudaSuccess && cudaGetDeviceProperties(&prop, device) == cudaSuccess) {
+    major = prop.major;
+    minor = prop.minor;
+    gpu = std::string(prop.name) + " (compute capability " + std::to_string(major) + "." + std::to_string(minor) + ", sm_" +
+          std::to_string(major * 10 + minor) + ")";
+  }
+  (void)cudaGetLastError();  // the queries above may have failed too; the error is reported here
+  const std::string want = major > 0 ? std::to_string(major * 10 + minor) : "<your GPU's>";
+  const std::string fix = status == cudaErrorUnsupportedPtxVersion
+                              ? "update the NVIDIA driver (it is older than the PTX), rebuild with -DCMAKE_CUDA_ARCHITECTURES=" + want +
+                                    "-real, or run with --device cpu"
+                              : "rebuild with -DCMAKE_CUDA_ARCHITECTURES=" + want + " or run with --device cpu";
+  throw DeviceError(std::string("no CUDA kernel image for ") + gpu + ": this ecgpipe holds code for CUDA architectures " +
+                    built_cuda_architectures() + "; " + fix + " (" + call + ": " + cudaGetErrorString(status) + ")");
+}
+
 bool cuda_device_available() {
   int count = 0;
   const cudaError_t status = cudaGetDeviceCount(&count);

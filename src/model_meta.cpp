@@ -1,6 +1,9 @@
 // The meta record of model.pt (include/ecgpipe/model_file.hpp): how the model's beats are made.
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
+#include <limits>
+
 #include "ecgpipe/config.hpp"
 #include "ecgpipe/error.hpp"
 #include "ecgpipe/model_file.hpp"
@@ -33,24 +36,37 @@ std::string model_meta_json(const RunOptions& o) {
   return j.dump();
 }
 
+// An int field of the meta record: a JSON integer within int's range. get<int>() would convert a
+// float such as 1e300 with static_cast (undefined behaviour) and wrap a huge integer; found by
+// tests/fuzz/fuzz_model_meta.
+static int meta_int(const nlohmann::json& j, const char* key, const std::string& model_path) {
+  const auto& v = j.at(key);
+  if (!v.is_number_integer() || (v.is_number_unsigned() && v.get<std::uint64_t>() > std::numeric_limits<int>::max()) ||
+      v.get<std::int64_t>() < std::numeric_limits<int>::min() || v.get<std::int64_t>() > std::numeric_limits<int>::max()) {
+    throw InputError("model " + model_path + " has a damaged ecgpipe record: \"" + key + "\" is " + v.dump() +
+                     ", not an integer");
+  }
+  return v.get<int>();
+}
+
 void apply_model_meta(const std::string& meta_json, const std::string& model_path, RunOptions& o) {
   try {
     const auto j = nlohmann::json::parse(meta_json);
-    const int format = j.at("format").get<int>();
+    const int format = meta_int(j, "format", model_path);
     if (format != kModelFormat) {
       throw InputError("model " + model_path + " has format " + std::to_string(format) + " (made by ecgpipe " +
                        j.value("ecgpipe_version", std::string("?")) + "); this ecgpipe reads format " +
                        std::to_string(kModelFormat));
     }
-    if (j.at("latent_dim").get<int>() != kLatentDim || j.at("model").get<std::string>() != "LightVAE") {
+    if (meta_int(j, "latent_dim", model_path) != kLatentDim || j.at("model").get<std::string>() != "LightVAE") {
       throw InputError("model " + model_path + " is not a " + std::to_string(kLatentDim) + "-D LightVAE");
     }
     o.preset = parse_preset(j.at("preset").get<std::string>());
     o.fs = j.at("fs").get<double>();
-    o.ricker_width = j.at("ricker_width").get<int>();
-    o.nms_window = j.at("nms_window").get<int>();
-    o.limits.min_length = j.at("min_length").get<int>();
-    o.limits.max_length = j.at("max_length").get<int>();
+    o.ricker_width = meta_int(j, "ricker_width", model_path);
+    o.nms_window = meta_int(j, "nms_window", model_path);
+    o.limits.min_length = meta_int(j, "min_length", model_path);
+    o.limits.max_length = meta_int(j, "max_length", model_path);
     // Models written before the rr model existed have no "beats" record: they are seed models.
     o.model = parse_model(j.value("beats", std::string("seed")));
   } catch (const nlohmann::json::exception& e) {

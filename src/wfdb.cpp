@@ -198,6 +198,13 @@ std::vector<Annotation> read_wfdb_annotations(const std::string& path) {
       }
       default: {
         time += data;
+        // WFDB writes annotations in time order; a negative SKIP must not take them back in time
+        // (found by tests/fuzz/fuzz_wfdb_annotations: VF episodes that end before they start).
+        if (time < 0) throw InputError(where(at, "annotation at negative sample " + std::to_string(time)));
+        if (!out.empty() && time < out.back().sample) {
+          throw InputError(where(at, "annotation at sample " + std::to_string(time) + " comes before the previous one (" +
+                                         std::to_string(out.back().sample) + ")"));
+        }
         Annotation a;
         a.sample = time;
         a.code = code;

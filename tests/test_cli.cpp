@@ -360,6 +360,27 @@ TEST(ModelMeta, RoundTripAndValidation) {
   EXPECT_THROW(ecgpipe::apply_model_meta(meta.dump(), "m.pt", o), ecgpipe::InputError) << "another model";
 }
 
+// Found by tests/fuzz/fuzz_model_meta: an int field written as a float out of int's range (1e300)
+// was converted with static_cast (undefined behaviour: INT_MIN on x86, a UBSan report), a
+// fraction was dropped and a huge integer wrapped, instead of refusing the damaged record.
+TEST(ModelMeta, NonIntegerFieldsAreInputErrors) {
+  const std::string good = ecgpipe::model_meta_json(ecgpipe::RunOptions{});
+  for (const char* key : {"format", "latent_dim", "ricker_width", "nms_window", "min_length", "max_length"}) {
+    for (const nlohmann::json& bad : {nlohmann::json(1e300), nlohmann::json(-1e300), nlohmann::json(2.5),
+                                      nlohmann::json(4294967298LL), nlohmann::json(18446744073709551615ULL)}) {
+      auto meta = nlohmann::json::parse(good);
+      meta[key] = bad;
+      ecgpipe::RunOptions o;
+      try {
+        ecgpipe::apply_model_meta(meta.dump(), "m.pt", o);
+        ADD_FAILURE() << key << " = " << bad.dump() << " accepted";
+      } catch (const ecgpipe::InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("m.pt"), std::string::npos) << e.what();
+      }
+    }
+  }
+}
+
 // The bundled sample against the seed's own NumPy segmentation (../shared/peer/seed_cpu.py), when
 // the shared folder and python3-numpy are there.
 TEST(Cli, BundledSampleMatchesSeedSegmentation) {

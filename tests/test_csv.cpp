@@ -196,10 +196,35 @@ TEST(CsvCpu, BlankLinesAreSkipped) {
   EXPECT_TRUE(same_bits(parse("\xEF\xBB\xBFheartbeats\n7\n"), {7.0f}));                         // UTF-8 BOM
 }
 
-TEST(CsvCpu, NulEndsALine) {  // io::LineReader returns C strings; the GPU path copies that
-  EXPECT_TRUE(same_bits(parse(std::string("heartbeats\n5\0junk\n\0x\n6\n", 23)), {5.0f, 6.0f}));
-  const std::string path = write_file("nul.csv", std::string("heartbeats\n1\nx\0 2\n", 18));
-  EXPECT_NE(cpu_error(path).find(":3: cannot parse \"x\""), std::string::npos) << cpu_error(path);
+// Issue 11 row 6: a NUL byte used to end the line's text (io::LineReader returns C strings), so
+// "1.5\0garbage" read as 1.5 and a zeroed block vanished: samples silently dropped, every later
+// index shifted. Now any NUL is an InputError naming the file and the line.
+TEST(CsvCpu, NulByteIsAnError) {
+  const std::string cut = write_file("nul.csv", std::string("heartbeats\n1\n1.5\0garbage\n2\n", 27));
+  EXPECT_NE(cpu_error(cut).find("nul.csv:3: NUL byte"), std::string::npos) << cpu_error(cut);
+  // A 4 KiB zeroed block in the middle of the data (a damaged disk block), on its own lines.
+  std::string block = "heartbeats\n1\n2\n" + std::string(4096, '\0') + "\n3\n";
+  const std::string zeroed = write_file("zeroed.csv", block);
+  EXPECT_NE(cpu_error(zeroed).find("zeroed.csv:4: NUL byte"), std::string::npos) << cpu_error(zeroed);
+  // Anywhere: in the header, in a field that is not read, in a line that would be blank.
+  EXPECT_NE(cpu_error(write_file("h.csv", std::string("heart\0beats\n1\n", 14))).find("h.csv:1: NUL"), std::string::npos);
+  EXPECT_NE(cpu_error(write_file("f.csv", std::string("a,b\n1,2\n3,\0\n", 12))).find("f.csv:3: NUL"), std::string::npos);
+  EXPECT_NE(cpu_error(write_file("b.csv", std::string("a\n1\n \0\n2\n", 9))).find("b.csv:3: NUL"), std::string::npos);
+  EXPECT_NE(cpu_error(write_file("l.csv", std::string("a\n1\n2\0", 6))).find("l.csv:3: NUL"), std::string::npos);
+  // The first bad line wins, NUL or not.
+  EXPECT_NE(cpu_error(write_file("o.csv", std::string("a\nx\n\0\n", 6))).find("o.csv:2: cannot parse"), std::string::npos);
+}
+
+TEST(CsvCli, NulByteExitsWithInputError) {  // exit 3 (input), the line named, no output file
+  const auto dir = testutil::fresh_dir();
+  std::string text = "heartbeats\n";
+  for (int i = 0; i < 2000; ++i) text += std::to_string((i % 360) == 0 ? 1.0 : 0.01 * (i % 7)) + "\n";
+  text += std::string(4096, '\0') + "\n0.5\n";
+  testutil::write_text(dir / "in.csv", text);
+  const auto r = testutil::run_ecgpipe("detect '" + (dir / "in.csv").string() + "' --fs 360 --out '" + (dir / "b.csv").string() + "'", dir);
+  EXPECT_EQ(r.code, 3) << r.err;
+  EXPECT_NE(r.err.find("in.csv:2002: NUL byte"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "b.csv"));
 }
 
 TEST(CsvCpu, NumberForms) {
@@ -406,11 +431,7 @@ TEST(CsvGpu, EdgeTextMatchesCpu) {
   EXPECT_TRUE(same_bits(gpu_read(path, {}), cpu));
   EXPECT_TRUE(same_bits(gpu_read(path, {}, 70), cpu));
 
-  // A NUL byte ends the line's text (LineReader returns C strings): "5\0junk" is 5.
-  const std::string nul = write_file("nul.csv", std::string("heartbeats\n5\0junk\n\0x\n6\n", 23));
-  const auto cpu_nul = read_csv_column(nul, {});
-  EXPECT_TRUE(same_bits(cpu_nul, {5.0f, 6.0f}));
-  EXPECT_TRUE(same_bits(gpu_read(nul, {}), cpu_nul));
+  // A NUL byte is an error on both paths (issue 11 row 6): see ErrorsMatchCpu.
 }
 
 TEST(CsvGpu, ErrorsMatchCpu) {
@@ -441,7 +462,14 @@ TEST(CsvGpu, ErrorsMatchCpu) {
       {file("few.csv", "a,b,c\n1,2,3\n4,5\n"), {"c", true}},
       {file("few2.csv", "1,2\n3\n"), {"1", false}},
       {file("last.csv", "heartbeats\n1\n2\n3x"), {}},
-      {file("nul.csv", std::string("heartbeats\n1\nx\0 2\n", 18)), {}},  // LineReader cuts at NUL
+      {file("nul.csv", std::string("heartbeats\n1\nx\0 2\n", 18)), {}},  // first bad line: "x\0 2"
+      {file("nul2.csv", std::string("heartbeats\n1\n1.5\0garbage\n2\n", 27)), {}},
+      {file("nul3.csv", std::string("a,b\n1,2\n3,4\0\n", 13)), {"a", true}},  // in a field not read
+      {file("nul4.csv", "heartbeats\n1\n" + std::string(4096, '\0') + "\n2\n"), {}},  // a zeroed block
+      {file("nul5.csv", std::string("heartbeats\n1\n \0\n", 16)), {}},  // in a line that would be blank
+      {file("nul6.csv", std::string("heart\0beats\n1\n", 14)), {}},   // in the header
+      {file("nul7.csv", std::string("\n\0\nheartbeats\n1\n", 16)), {}},  // before the header
+      {file("nul8.csv", std::string("1\n2\n\0", 5)), {"", false}},  // no header, last line, no LF
       {file("cr.csv", "heartbeats\n1\n \r 2\n"), {}},
   };
   for (const auto& c : cases) {

@@ -141,6 +141,39 @@ TEST_F(Wfdb, AnnotationErrorsNameTheFile) {
   expect_input_error((dir_ / "none.atr").string(), "cannot open");
 }
 
+// Found by tests/fuzz/fuzz_wfdb_annotations: a negative 32-bit SKIP moved the time back, so
+// annotations came out of time order (VF episodes ending before they start) or at negative
+// samples. WFDB writes annotations in time order (putann refuses anything else): refuse them.
+TEST_F(Wfdb, AnnotationsGoingBackInTimeAreRefused) {
+  const auto error_of = [](const std::string& path) -> std::string {
+    try {
+      (void)ecgpipe::read_wfdb_annotations(path);
+    } catch (const ecgpipe::InputError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  Bytes back;
+  put_word(back, 32, 100);        // [ at 100
+  put_skip(back, 0xFFFFFFCEu);    // SKIP -50
+  put_word(back, 33, 0);          // ] at 50: before the [
+  const std::string b = write("back.atr", back);
+  EXPECT_NE(error_of(b).find(b + ": byte 8: annotation at sample 50 comes before the previous one (100)"), std::string::npos)
+      << error_of(b);
+  Bytes negative;
+  put_skip(negative, 0xFFFFFFFFu);  // SKIP -1
+  put_word(negative, 1, 0);         // N at -1
+  const std::string n = write("negative.atr", negative);
+  EXPECT_NE(error_of(n).find(n + ": byte 6: annotation at negative sample -1"), std::string::npos) << error_of(n);
+  Bytes same;  // equal times are in order (two annotations at one sample, e.g. on two channels)
+  put_word(same, 1, 10);
+  put_skip(same, 0xFFFFFFFBu);  // SKIP -5 ...
+  put_word(same, 5, 5);         // ... then +5: V at 10 too
+  const auto ann = ecgpipe::read_wfdb_annotations(write("same.atr", same));
+  ASSERT_EQ(ann.size(), 2u);
+  EXPECT_EQ(ann[1].sample, 10);
+}
+
 // NNN.atr's beat annotations are NNN_beats.csv, exactly, for all of DS1.
 TEST(WfdbMitdb, AtrBeatsEqualBeatsCsvForAllDs1Records) {
   if (!fs::exists(kMitdb / "wfdb")) GTEST_SKIP() << "no ../shared/data/mitdb-ds1/wfdb beside the checkout";

@@ -8,7 +8,8 @@
 //    least one side of the '.'; the value is the float32 nearest to the decimal number (correctly
 //    rounded, ties to even: fast_float on the CPU);
 //  * anything else (empty cell, text, nan, inf, a value beyond float32's range) is an InputError
-//    naming the file, the 1-based line number and the cell's text.
+//    naming the file, the 1-based line number and the cell's text;
+//  * a NUL byte anywhere (header, blank or data line, any field) is an InputError naming the line.
 #pragma once
 
 #include <cstddef>
@@ -50,7 +51,10 @@ bool field_of_line(std::string_view line, std::size_t index, std::string_view& f
 bool is_blank_line(std::string_view line);
 
 // CPU reference: reads the whole column. Throws InputError on a missing/unreadable file, a file
-// with no header, no data rows, or a bad cell.
+// with no header, no data rows, a NUL byte, or a bad cell. A thin wrapper of parse_csv_column.
 std::vector<float> read_csv_column(const std::string& path, const CsvOptions& options);
+
+// The same over a whole file's bytes in memory; `path` only names the file in errors.
+std::vector<float> parse_csv_column(std::string_view text, const CsvOptions& options, const std::string& path);
 
 }  // namespace ecgpipe

@@ -20,8 +20,18 @@ struct CudaError : Error {
 
 [[noreturn]] void throw_cuda_error(const char* call, const char* message, const char* file, int line);
 
+// The binary holds no code this GPU can run (cudaErrorNoKernelImageForDevice: its architecture was
+// not built; cudaErrorUnsupportedPtxVersion: the driver is older than the PTX): a DeviceError
+// (exit 5) naming the GPU's compute capability and the architectures built.
+[[noreturn]] void throw_no_kernel_image(cudaError_t status, const char* call);
+
+// The CUDA architectures this binary was built for (CMAKE_CUDA_ARCHITECTURES, e.g. "75-real 90").
+const char* built_cuda_architectures();
+
 inline void check_cuda(cudaError_t status, const char* call, const char* file, int line) {
-  if (status != cudaSuccess) throw_cuda_error(call, cudaGetErrorString(status), file, line);
+  if (status == cudaSuccess) return;
+  if (status == cudaErrorNoKernelImageForDevice || status == cudaErrorUnsupportedPtxVersion) throw_no_kernel_image(status, call);
+  throw_cuda_error(call, cudaGetErrorString(status), file, line);
 }
 
 }  // namespace ecgpipe

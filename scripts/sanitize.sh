@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# The unit and CLI tests under AddressSanitizer + UndefinedBehaviorSanitizer (clang, host code
+# only: ECGPIPE_CUDA=OFF, the GPU tests skip as on CI). Fails on any report: every check is fatal
+# (-fno-sanitize-recover=all, halt_on_error), and every report is also written to
+# $BUILD_DIR/sanitizer-logs/, which must stay empty -- so a report in a child process (the CLI
+# tests run the sanitized ecgpipe) fails the job even where the test itself expected a failure.
+# LeakSanitizer is on; only LibTorch's own never-freed registries are suppressed (tests/fuzz/lsan.supp).
+# The build also holds the libFuzzer harnesses (ECGPIPE_FUZZ), so CI runs scripts/fuzz.sh on it
+# with FUZZ_BUILD_DIR=$BUILD_DIR instead of a second sanitized build.
+#
+#   scripts/sanitize.sh [ctest arguments, e.g. -R Csv]
+#   env: SANITIZE_BUILD_DIR (build-san), CXX_SANITIZE (clang++), JOBS (nproc)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD_DIR=${SANITIZE_BUILD_DIR:-build-san}
+CXX_SANITIZE=${CXX_SANITIZE:-clang++}
+GEN=()
+command -v ninja >/dev/null && GEN=(-G Ninja)
+if [[ ! -f "$BUILD_DIR/CMakeCache.txt" ]]; then
+  # -O1 with line tables: quick to build, readable stacks, and ASan's usual optimisation level.
+  cmake -S . -B "$BUILD_DIR" "${GEN[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" -DCMAKE_CXX_COMPILER="$CXX_SANITIZE" \
+    -DECGPIPE_CUDA=OFF -DECGPIPE_SANITIZE=ON -DECGPIPE_FUZZ=ON -DBUILD_TESTING=ON >/dev/null
+fi
+cmake --build "$BUILD_DIR" --parallel "${JOBS:-$(nproc)}"
+
+logs="$PWD/$BUILD_DIR/sanitizer-logs"
+rm -rf "$logs" && mkdir -p "$logs"
+export ASAN_OPTIONS="abort_on_error=1:detect_leaks=1:strict_string_checks=1:log_path=$logs/asan:${ASAN_OPTIONS:-}"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:log_path=$logs/ubsan:${UBSAN_OPTIONS:-}"
+export LSAN_OPTIONS="suppressions=$PWD/tests/fuzz/lsan.supp:print_suppressions=0:${LSAN_OPTIONS:-}"
+status=0
+(cd "$BUILD_DIR" && ctest --output-on-failure --timeout 900 -j "${JOBS:-$(nproc)}" "$@") || status=$?
+if compgen -G "$logs/*" >/dev/null; then
+  echo "sanitize.sh: sanitizer reports:" >&2
+  for f in "$logs"/*; do echo "== $f" >&2; head -40 "$f" >&2; done
+  status=1
+fi
+exit "$status"
