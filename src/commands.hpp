@@ -6,11 +6,13 @@
 
 namespace CLI {
 class App;
-}
+class Option;
+}  // namespace CLI
 
 namespace ecgpipe {
 struct CsvOptions;
-}
+struct SampleWindows;
+}  // namespace ecgpipe
 
 namespace ecgpipe::cli {
 
@@ -30,5 +32,14 @@ void add_model_option(CLI::App& cmd, std::string& model);
 // --reference FILE (run, score): reference beats to evaluate the detections and scores against.
 void add_reference_option(CLI::App& cmd, std::string& reference);
 void add_detect_command(CLI::App& app);
+
+// A number option that must be finite and lie in [lo, hi] (or (lo, hi] with lo_open): NaN, inf
+// and values out of range are usage errors (exit 2) naming the option.
+void check_finite(CLI::Option* option, double lo, double hi, bool lo_open = false);
+// The most --threads accepted: 4 per hardware thread.
+int max_cpu_threads();
+// The sample windows (--ricker-width, --nms-window, --min-length, --max-length) within bounds
+// that are durations at `fs` (UsageError naming the option otherwise); fs itself by validate_fs.
+void check_windows(const SampleWindows& w, double fs);
 
 }  // namespace ecgpipe::cli
