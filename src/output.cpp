@@ -120,50 +120,38 @@ void remove_stale_temporaries(const fs::path& dir, const std::string& name) {
   for (const auto& entry : stale) ::unlink((dir / entry).c_str());
 }
 
-// Writes all of `data` to a new file `path` and syncs it, so a full disk shows here (some
-// filesystems only report it at fsync or close), not after the rename.
-void write_new_file(const std::string& path, const std::string& data, const std::string& shown) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-  if (fd < 0) throw OutputError("cannot create " + shown + ": " + errno_text());
+// Writes all of `data` to the open `fd` and closes it; with sync, fsyncs first, so a full disk
+// shows here (some file systems only report it at fsync or close), not after the rename.
+// Errors name `shown`, the file the user asked for.
+void write_and_close(int fd, const std::string& data, bool sync, const std::string& shown) {
+  const auto fail = [fd, &shown](const std::string& why) {
+    ::close(fd);
+    throw OutputError("cannot write " + shown + ": " + why);
+  };
   const char* p = data.data();
   std::size_t left = data.size();
   while (left > 0) {
     const ssize_t n = ::write(fd, p, left);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const std::string why = n < 0 ? errno_text() : "short write";
-      ::close(fd);
-      throw OutputError("cannot write " + shown + ": " + why);
-    }
+    if (n <= 0) fail(n < 0 ? errno_text() : "short write");
     p += n;
     left -= static_cast<std::size_t>(n);
   }
-  if (::fsync(fd) != 0 && errno != EINVAL) {  // EINVAL: a file system without fsync
-    const std::string why = errno_text();
-    ::close(fd);
-    throw OutputError("cannot write " + shown + ": " + why);
-  }
+  if (sync && ::fsync(fd) != 0 && errno != EINVAL) fail(errno_text());  // EINVAL: no fsync there
   if (::close(fd) != 0) throw OutputError("cannot write " + shown + ": " + errno_text());
+}
+
+void write_new_file(const std::string& path, const std::string& data, const std::string& shown) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  if (fd < 0) throw OutputError("cannot create " + shown + ": " + errno_text());
+  write_and_close(fd, data, /*sync=*/true, shown);
 }
 
 // Writes into an existing non-regular file (FIFO, character device): it cannot be replaced.
 void write_through(const std::string& path, const std::string& data) {
   const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
   if (fd < 0) throw OutputError("cannot open " + path + ": " + errno_text());
-  const char* p = data.data();
-  std::size_t left = data.size();
-  while (left > 0) {
-    const ssize_t n = ::write(fd, p, left);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const std::string why = n < 0 ? errno_text() : "short write";
-      ::close(fd);
-      throw OutputError("cannot write " + path + ": " + why);
-    }
-    p += n;
-    left -= static_cast<std::size_t>(n);
-  }
-  if (::close(fd) != 0) throw OutputError("cannot write " + path + ": " + errno_text());
+  write_and_close(fd, data, /*sync=*/false, path);
 }
 
 // What commit() has done so far, undone in reverse unless done() is called.

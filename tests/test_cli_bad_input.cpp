@@ -108,6 +108,13 @@ class Tmpfs {
 #define SKIP_WITHOUT_TMPFS(t) \
   if (!(t).mounted()) GTEST_SKIP() << "cannot mount a tmpfs (needs root): the disk-full case is not exercised"
 
+// Trains a one-epoch model on small_csv (plus `options`) into dir/t; returns its path.
+fs::path train_small_model(const fs::path& dir, const std::string& options = "") {
+  const auto t = run("-q run " + q(small_csv(dir)) + " " + options + " --device cpu --epochs 1 --threads 1 --out " + q(dir / "t"), dir);
+  EXPECT_EQ(t.code, 0) << t.err;
+  return dir / "t" / "model.pt";
+}
+
 std::string sample_csv() { return (fs::path(ECGPIPE_SOURCE_DIR) / "data" / "sample.csv").string(); }
 
 // --- Rows 9-13: option bounds. Exit 2, one line naming the option, nothing written.
@@ -262,15 +269,13 @@ TEST(CliBadInputFiles, WfdbHeaderIntegerOverflow) {
 // complaint about a --fs the user never gave.
 TEST(CliBadInputFiles, ScoreWfdbRecordAtItsHeaderRate) {
   const auto dir = fresh_dir();
-  const auto in = small_csv(dir);
-  const auto t = run("-q run " + q(in) + " --device cpu --epochs 1 --threads 1 --out " + q(dir / "t"), dir);
-  ASSERT_EQ(t.code, 0) << t.err;
+  const auto model = train_small_model(dir);
   const auto x = testutil::synthetic_ecg(40, 200);
   write_record(dir, "r", "r 1 250 " + std::to_string(x.size()) + "\nr.dat 16 200 16 0 0 0 0 MLII\n", x);
-  const auto ok = run("-q score " + q(dir / "r.hea") + " --model " + q(dir / "t" / "model.pt") + " --device cpu --out " + q(dir / "s"), dir);
+  const auto ok = run("-q score " + q(dir / "r.hea") + " --model " + q(model) + " --device cpu --out " + q(dir / "s"), dir);
   EXPECT_EQ(ok.code, 0) << "same rate: " << ok.err;
   write_record(dir, "h", "h 1 360 " + std::to_string(x.size()) + "\nh.dat 16 200 16 0 0 0 0 MLII\n", x);
-  const auto r = run("-q score " + q(dir / "h.hea") + " --model " + q(dir / "t" / "model.pt") + " --device cpu --out " + q(dir / "s2"), dir);
+  const auto r = run("-q score " + q(dir / "h.hea") + " --model " + q(model) + " --device cpu --out " + q(dir / "s2"), dir);
   expect_one_line(r, kInput, "h.hea");
   EXPECT_EQ(r.err.find("--fs"), std::string::npos) << r.err;
   expect_empty(dir / "s2");
@@ -279,10 +284,8 @@ TEST(CliBadInputFiles, ScoreWfdbRecordAtItsHeaderRate) {
 // Row 15: a model whose meta record holds a rate out of range: exit 3 naming the model.
 TEST(CliBadInputFiles, ModelWithDamagedMetaRecord) {
   const auto dir = fresh_dir();
+  std::string model = read_text(train_small_model(dir));
   const auto in = small_csv(dir);
-  const auto t = run("-q run " + q(in) + " --device cpu --epochs 1 --threads 1 --out " + q(dir / "t"), dir);
-  ASSERT_EQ(t.code, 0) << t.err;
-  std::string model = read_text(dir / "t" / "model.pt");
   // Same length, so the archive's record sizes stay valid.
   const std::string good = "\"fs\":250.0", bad = "\"fs\":1e300";
   const auto at = model.find(good);
@@ -299,13 +302,11 @@ TEST(CliBadInputFiles, ModelWithDamagedMetaRecord) {
 // the report; exit 3 naming the problem, nothing written.
 TEST(CliBadInputFiles, NonFiniteScoresAreAnInputError) {
   const auto dir = fresh_dir();
-  const auto in = small_csv(dir);
-  const auto t = run("-q run " + q(in) + " --model seed --preset seed --device cpu --epochs 1 --threads 1 --out " + q(dir / "t"), dir);
-  ASSERT_EQ(t.code, 0) << t.err;
+  const auto model = train_small_model(dir, "--model seed --preset seed");
   auto x = testutil::synthetic_ecg(40, 200);
   for (auto& v : x) v = v * 1e20f + 1e20f;  // finite float32 (max 3.4e38)
   testutil::write_signal_csv(dir / "huge.csv", x);
-  const auto r = run("-q score " + q(dir / "huge.csv") + " --model " + q(dir / "t" / "model.pt") + " --device cpu --out " + q(dir / "s"), dir);
+  const auto r = run("-q score " + q(dir / "huge.csv") + " --model " + q(model) + " --device cpu --out " + q(dir / "s"), dir);
   expect_one_line(r, kInput, "non-finite");
   expect_empty(dir / "s");
 }
