@@ -11,7 +11,6 @@
 // removed when a later commit writes beside them.
 #pragma once
 
-#include <fstream>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -61,25 +60,6 @@ class OutputSet {
   };
   std::vector<std::unique_ptr<File>> files_;
   bool create_dirs_;
-  bool committed_ = false;
-};
-
-// Legacy single-file writer, used until the pipeline's write phase moves to OutputSet.
-void prepare_output_dir(const std::string& dir);
-class AtomicFile {
- public:
-  AtomicFile(const std::string& dir, const std::string& name);
-  ~AtomicFile();
-  AtomicFile(const AtomicFile&) = delete;
-  AtomicFile& operator=(const AtomicFile&) = delete;
-  const std::string& temp_path() const { return temp_; }
-  const std::string& final_path() const { return final_; }
-  std::ofstream& stream();
-  void commit();
-
- private:
-  std::string temp_, final_;
-  std::ofstream out_;
   bool committed_ = false;
 };
 

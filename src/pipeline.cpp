@@ -4,6 +4,8 @@
 #include <sys/stat.h>
 
 #include <cctype>
+#include <cmath>
+#include <filesystem>
 #include <chrono>
 #include <optional>
 #include <cstdio>
@@ -126,6 +128,24 @@ void evaluate_run(const RunOptions& o, const ReferenceBeats& ref, const std::vec
   for (const auto& a : r.evaluation.aurocs) {
     spdlog::info("AUROC {} vs N: {:.4f} ({} vs {} beats)", a.positive, a.auroc, a.positives, a.negatives);
   }
+}
+
+// Scores that overflowed (a recording whose values are far beyond anything the model saw, e.g.
+// 1e20) would make every ranking and threshold meaningless: an input error naming the beats.
+void check_finite_scores(const RunOptions& o, const RunResult& r, const std::vector<std::int64_t>& peaks) {
+  std::size_t bad = 0, first = 0;
+  for (std::size_t i = r.model.score.size(); i-- > 0;)
+    if (!std::isfinite(r.model.score[i])) {
+      ++bad;
+      first = i;
+    }
+  if (bad == 0) return;
+  char buf[256];
+  std::snprintf(buf, sizeof buf,
+                ": %zu of %zu beats have non-finite scores (first: beat %zu, R peak at sample %lld); the recording's "
+                "values are far outside the model's range",
+                bad, r.model.score.size(), first, static_cast<long long>(peaks[first]));
+  throw InputError(o.input + buf);
 }
 
 }  // namespace
@@ -315,7 +335,7 @@ RunResult run_pipeline(const RunOptions& o) {
   std::optional<ReferenceBeats> reference;
   if (!o.reference.empty()) reference = read_reference(o.reference);
   const Device device = resolve_device(o.device);
-  prepare_output_dir(o.out_dir);
+  check_output_dir(o.out_dir);  // now, not after minutes of training; created at the commit
   spdlog::info("reading {} on {}", o.input, device_name(device));
 
   Segmentation seg;
@@ -357,10 +377,8 @@ RunResult run_pipeline(const RunOptions& o) {
     score = [&r](const TrainResult& t) { return score_rr(t.recon_error, t.template_distance, r.prematurity); };
   }
   const bool training = o.model_in.empty();
-  std::optional<AtomicFile> model_file;
   if (training) {
-    model_file.emplace(o.out_dir, "model.pt");
-    r.model = train_and_score(std::move(matrix), o.train, model_file->temp_path(), model_meta_json(o), score);
+    r.model = train_and_score(std::move(matrix), o.train, /*model_path=*/"", model_meta_json(o), score);
   } else {
     r.model = score_with_model(std::move(matrix), o.model_in, score);
   }
@@ -369,28 +387,25 @@ RunResult run_pipeline(const RunOptions& o) {
     spdlog::debug("training steps {} a captured CUDA graph", r.model.cuda_graph ? "replayed" : "did not use");
   }
   r.seconds.score = r.model.score_seconds;
+  check_finite_scores(o, r, peaks);
 
   if (reference) evaluate_run(o, *reference, peaks, r);
 
   const auto t_write = Clock::now();
   flag_outliers(o, r);
-  AtomicFile beats_file(o.out_dir, "beats.csv");
-  write_beats_csv(beats_file.stream(), o, r);
-  AtomicFile outliers_file(o.out_dir, "outliers.csv");
-  write_outliers_csv(outliers_file.stream(), o, r);
-  AtomicFile report_file(o.out_dir, "report.json");
+  // One set, committed whole (output.hpp): the model first, the largest file last.
+  OutputSet files(/*create_dirs=*/true);
+  const auto path = [&o](const char* name) { return (std::filesystem::path(o.out_dir) / name).string(); };
+  if (training) files.bytes(path("model.pt"), std::move(r.model.model_file));
+  write_beats_csv(files.text(path("beats.csv")), o, r);
+  write_outliers_csv(files.text(path("outliers.csv")), o, r);
+  std::ostream& report = files.text(path("report.json"));
   r.seconds.write = seconds_since(t_write);
   r.seconds.total = seconds_since(t_all);
-  report_file.stream() << report_json(o, r).dump(2) << '\n';
-  AtomicFile html_file(o.out_dir, "report.html");
-  write_report_html(html_file.stream(),
+  report << report_json(o, r).dump(2) << '\n';
+  write_report_html(files.text(path("report.html")),
                     report_data_from_run(o, r, r_peak_offset(o), std::move(seg.signal_excerpt), std::move(seg.curvature_excerpt)));
-  // Every file is complete before any is renamed into place.
-  beats_file.commit();
-  outliers_file.commit();
-  if (model_file) model_file->commit();
-  report_file.commit();
-  html_file.commit();
+  files.commit();
   return r;
 }
 

@@ -14,9 +14,11 @@
 #include <optional>
 #include <numeric>
 #include <random>
+#include <sstream>
 
 #include "ecgpipe/config.hpp"
 #include "ecgpipe/error.hpp"
+#include "output.hpp"
 
 #ifdef ECGPIPE_TORCH_CUDA
 #include <ATen/cuda/CUDAGraph.h>
@@ -470,10 +472,17 @@ TrainResult train_and_score(BeatMatrix beats, const TrainOptions& options, const
   model->to(torch::kCPU);
   model->save(archive);
   archive.write(kMetaKey, c10::IValue(meta_json));
+  std::ostringstream bytes;  // a memory stream cannot fail on a full disk
   try {
-    archive.save_to(model_path);
+    archive.save_to(bytes);
   } catch (const c10::Error& e) {
-    throw OutputError("cannot write model " + model_path + ": " + e.what_without_backtrace());
+    throw InternalError(std::string("cannot serialise the model: ") + e.what_without_backtrace());
+  }
+  result.model_file = bytes.str();
+  if (!model_path.empty()) {
+    OutputSet file;
+    file.bytes(model_path, result.model_file);
+    file.commit();
   }
   return result;
 }
