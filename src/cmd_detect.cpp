@@ -13,8 +13,11 @@
 #include "ecgpipe/error.hpp"
 #include "ecgpipe/peaks.hpp"
 #include "ecgpipe/wfdb.hpp"
+#include "detail/segment.hpp"
 #include "output.hpp"
-#include "segment.hpp"
+#ifdef ECGPIPE_WITH_CUDA
+#include "detail/segment_cuda.hpp"
+#endif
 
 namespace ecgpipe::cli {
 

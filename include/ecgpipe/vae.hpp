@@ -1,5 +1,6 @@
 // Stage 5: the seed's LightVAE, trained on the beat matrix, then used to score every beat.
-// LibTorch stays inside src/vae.cpp: this header exposes plain types only.
+// LibTorch stays inside the model code (src/vae.cpp and the files it names): this header exposes
+// plain types only.
 #pragma once
 
 #include <cstdint>
@@ -93,16 +94,13 @@ using ScoreFunction = std::function<std::vector<float>(const TrainResult&)>;
 
 // Shuffles (seeded), splits, trains with Adam, then scores every beat in eval mode. The trained
 // model, a LibTorch archive of the parameters and buffers plus `meta_json` (the caller's
-// description of how its beats were made, read back by read_model_meta), is serialised in memory
-// into TrainResult::model_file, and also written to `model_path` unless it is empty (whole or not
-// at all; OutputError on a full disk). Throws InputError if the split leaves a set empty.
+// description of how its beats were made, read back by read_model_meta, model_file.hpp), is
+// serialised in memory into TrainResult::model_file, and also written to `model_path` unless it
+// is empty (whole or not at all; OutputError on a full disk). Throws InputError if the split
+// leaves a set empty.
 TrainResult train_and_score(BeatMatrix beats, const TrainOptions& options,
                             const std::string& model_path, const std::string& meta_json,
                             const ScoreFunction& score = {});
-
-// The meta JSON text stored in a model file. InputError for a missing file, a file that is not a
-// LibTorch archive, or an archive without ecgpipe's record.
-std::string read_model_meta(const std::string& model_path);
 
 // Scores beats (rows of beats.cols samples) with a saved model, without training: recon_error,
 // neg_elbo, latent means and the report extras; in_train all 0. InputError if the model's layers
