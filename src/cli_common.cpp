@@ -1,8 +1,16 @@
 // Options that several subcommands share, defined once so their names, checks and help agree.
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <thread>
+
 #include "commands.hpp"
 #include "ecgpipe/csv.hpp"
+#include "ecgpipe/detect.hpp"
+#include "ecgpipe/error.hpp"
+#include "ecgpipe/peaks.hpp"
 
 namespace ecgpipe::cli {
 
@@ -32,6 +40,50 @@ void add_reference_option(CLI::App& cmd, std::string& reference) {
   cmd.add_option("--reference", reference,
                  "Reference beats (sample,symbol CSV or WFDB .atr): adds Se/+P and the score's AUROC per AAMI class "
                  "to report.json, and colours report.html's latent plot by class");
+}
+
+void check_finite(CLI::Option* option, double lo, double hi, bool lo_open) {
+  char range[96];
+  std::snprintf(range, sizeof range, "%s%g, %g]", lo_open ? "(" : "[", lo, hi);
+  const std::string bounds = range;
+  option->check(CLI::Validator(
+      [bounds, lo, hi, lo_open](std::string& text) -> std::string {
+        double v = 0.0;
+        // CLI11's own number parse; NaN and inf parse, and every comparison with NaN is false,
+        // so CLI::Range would let them through.
+        if (!CLI::detail::lexical_cast(text, v)) return "'" + text + "' is not a number";
+        if (!std::isfinite(v)) return "must be a finite number, got " + text;
+        if ((lo_open ? v <= lo : v < lo) || v > hi) return "must lie in " + bounds + ", got " + text;
+        return {};
+      },
+      "FINITE in " + bounds));
+}
+
+int max_cpu_threads() {
+  // More threads than this only adds contention; 100000 made the machine unusable (issue 11).
+  constexpr int kPerCore = 4;
+  return kPerCore * static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+void check_windows(const SampleWindows& w, double fs) {
+  // Upper bounds as durations, far beyond any physiological value, so that a typo cannot
+  // overflow an index or allocate gigabytes: the Ricker wavelet (default 0.12 s) spans a QRS;
+  // the NMS window (0.72 s) and the beat lengths (0.4 s, 1.024 s) an RR interval, and no RR
+  // interval of a living heart lasts kMaxBeatSeconds.
+  constexpr double kMaxRickerSeconds = 1.0, kMaxBeatSeconds = 10.0;
+  const auto bound = [fs](double seconds) { return std::max(1, static_cast<int>(std::floor(seconds * fs))); };
+  const auto check = [](const char* option, int value, int lo, int hi, double seconds) {
+    if (value >= lo && value <= hi) return;
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "%s must lie in %d..%d samples (%g s at this sampling rate), got %d", option, lo, hi,
+                  seconds, value);
+    throw UsageError(buf);
+  };
+  validate_fs(fs);
+  check("--ricker-width", w.ricker_width, 2, std::max(2, bound(kMaxRickerSeconds)), kMaxRickerSeconds);
+  check("--nms-window", w.nms_window, kMinNmsWindow, std::max(kMinNmsWindow, bound(kMaxBeatSeconds)), kMaxBeatSeconds);
+  check("--min-length", w.min_length, 1, bound(kMaxBeatSeconds), kMaxBeatSeconds);
+  check("--max-length", w.max_length, 1, bound(kMaxBeatSeconds), kMaxBeatSeconds);
 }
 
 }  // namespace ecgpipe::cli

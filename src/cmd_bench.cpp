@@ -114,7 +114,8 @@ void add_bench_command(CLI::App& app) {
       ->check(CLI::IsMember({"robust", "seed"}, CLI::ignore_case))
       ->capture_default_str();
   add_model_option(*cmd, args->model);  // the rows stage 4 lays out (rr: R-centred windows)
-  cmd->add_option("--fs", o.fs, "Sampling rate, Hz (the windows scale with it, as for run)")->capture_default_str();
+  check_finite(cmd->add_option("--fs", o.fs, "Sampling rate, Hz (the windows scale with it, as for run)")->capture_default_str(),
+               kMinFs, kMaxFs);
   add_device_option(*cmd, args->device);
   cmd->add_flag("--json", args->json, "Print the numbers as JSON");
   cmd->callback([args] {

@@ -2,7 +2,6 @@
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
-#include <fstream>
 #include <memory>
 #include <string>
 
@@ -15,6 +14,7 @@
 #include "ecgpipe/peaks.hpp"
 #include "ecgpipe/wfdb.hpp"
 #include "detail/segment.hpp"
+#include "output.hpp"
 #ifdef ECGPIPE_WITH_CUDA
 #include "detail/segment_cuda.hpp"
 #endif
@@ -56,6 +56,7 @@ void add_detect_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("detect", "Detect R peaks only (no training); write index,r_peak");
   add_input_options(*cmd, a->input, a->csv);
   a->fs_option = cmd->add_option("--fs", a->fs, "Sampling rate, Hz (scales every window) [default: a WFDB header's, else 250]");
+  check_finite(a->fs_option, kMinFs, kMaxFs);
   cmd->add_option("--preset", a->preset, "robust (adaptive thresholds) or seed (the notebook's gates)")
       ->check(CLI::IsMember({"seed", "robust"}, CLI::ignore_case))
       ->capture_default_str();
@@ -74,6 +75,7 @@ void add_detect_command(CLI::App& app) {
     if (a->nms->count() == 0) w.nms_window = def.nms_window;
     if (a->min_length->count() == 0) w.min_length = def.min_length;
     if (a->max_length->count() == 0) w.max_length = def.max_length;
+    check_windows(w, a->fs);
     const Preset preset = parse_preset(a->preset);
 
     const std::vector<float> signal = read_signal(a->input, a->csv, a->fs);
@@ -87,12 +89,11 @@ void add_detect_command(CLI::App& app) {
     if (device == Device::cpu) found = detect_cpu(signal, preset, a->fs, w);
     const std::vector<std::int64_t>& peaks = found.r_peaks;
     const std::size_t candidates = found.candidates;
-    std::ofstream out(a->out);
-    if (!out) throw OutputError("cannot create " + a->out);
+    OutputSet files;  // temp + rename: a failed write leaves the earlier file whole
+    std::ostream& out = files.text(a->out);
     out << "index,r_peak\n";
     for (std::size_t i = 0; i < peaks.size(); ++i) out << i << ',' << peaks[i] << '\n';
-    out.flush();
-    if (!out) throw OutputError("cannot write " + a->out);
+    files.commit();
     spdlog::info("{}: {} samples at {} Hz, preset {} on {}: {} candidates -> {} R peaks -> {}", a->input, signal.size(),
                  a->fs, preset_name(preset), device == Device::cuda ? "cuda" : "cpu", candidates, peaks.size(), a->out);
   });

@@ -10,6 +10,7 @@
 
 #include "commands.hpp"
 #include "detail/eval_json.hpp"
+#include "ecgpipe/detect.hpp"
 #include "ecgpipe/evaluate.hpp"
 #include "ecgpipe/wfdb.hpp"
 
@@ -44,12 +45,16 @@ void add_eval_command(CLI::App& app) {
                   "reference annotations: a WFDB annotation file (.atr; VF episodes are excluded) or a "
                   "CSV (sample,symbol; no rhythm information); non-beat annotations are skipped")
       ->required();
-  cmd->add_option("--tolerance-ms", args->options.tolerance_ms,
-                  "match window, ms (a distance equal to it matches)")
-      ->capture_default_str();
+  // EC57's window is 150 ms; a second is longer than a whole RR interval at 60 bpm.
+  constexpr double kMaxToleranceMs = 1000.0;
+  check_finite(cmd->add_option("--tolerance-ms", args->options.tolerance_ms,
+                               "match window, ms (a distance equal to it matches)")
+                   ->capture_default_str(),
+               0.0, kMaxToleranceMs);
   args->fs_option = cmd->add_option("--fs", args->options.fs,
                                     "sampling rate of both files, Hz [default: the rate in the .hea beside a .atr "
                                     "reference (REC.hea for REC.atr), else 250]");
+  check_finite(args->fs_option, kMinFs, kMaxFs);
   cmd->add_flag("--no-vf-exclusion", args->no_vf_exclusion,
                 "compare beats inside the reference's ventricular flutter/fibrillation episodes too "
                 "(EC57 and bxb leave them out)");

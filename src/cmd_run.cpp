@@ -52,6 +52,7 @@ void add_run_command(CLI::App& app) {
   args->fs_option = cmd->add_option("--fs", o.fs,
                                     "Sampling rate, Hz: the windows below are durations scaled from their 250 Hz "
                                     "values [default: a WFDB header's rate, else 250]");
+  check_finite(args->fs_option, kMinFs, kMaxFs);
   args->ricker = cmd->add_option("--ricker-width", o.ricker_width, "Ricker wavelet width in samples (0.12 s)")->capture_default_str();
   args->nms = cmd->add_option("--nms-window", o.nms_window, "seed: R-peak non-maximum suppression window in samples (0.72 s)")
       ->capture_default_str();
@@ -65,7 +66,10 @@ void add_run_command(CLI::App& app) {
                   "Training batch size; 0 = automatic: the seed's 1024 with --model seed, else about 32 steps an "
                   "epoch (64..1024)")
       ->capture_default_str();
-  cmd->add_option("--learning-rate", o.train.learning_rate, "Adam learning rate")->capture_default_str();
+  // Above ~1 Adam diverges at once; 10 leaves room for experiments and refuses typos.
+  constexpr double kMaxLearningRate = 10.0;
+  check_finite(cmd->add_option("--learning-rate", o.train.learning_rate, "Adam learning rate")->capture_default_str(), 0.0,
+               kMaxLearningRate, /*lo_open=*/true);
   cmd->add_option("--seed", o.train.seed, "Seed for the shuffle, split, initialisation and sampling")->capture_default_str();
   add_device_option(*cmd, args->device);
   cmd->add_option("--out", o.out_dir, "Output directory (created if missing)")->capture_default_str();
@@ -91,6 +95,7 @@ void add_run_command(CLI::App& app) {
     if (args->nms->count() == 0) opts.nms_window = scaled.nms_window;
     if (args->min_length->count() == 0) opts.limits.min_length = scaled.min_length;
     if (args->max_length->count() == 0) opts.limits.max_length = scaled.max_length;
+    check_windows(SampleWindows{opts.ricker_width, opts.nms_window, opts.limits.min_length, opts.limits.max_length}, opts.fs);
     // A progress bar when a person watches stderr; a log line per epoch for logs and pipes.
     const bool bar = ::isatty(STDERR_FILENO) == 1 && spdlog::should_log(spdlog::level::info);
     opts.train.on_epoch = [&opts, bar](int epoch, double loss, double beats_per_second) {

@@ -4,12 +4,16 @@
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
+#include <cmath>
+#include <cstdio>
 #include <iostream>
 #include <memory>
 
 #include "commands.hpp"
 #include "ecgpipe/pipeline.hpp"
+#include "ecgpipe/error.hpp"
 #include "ecgpipe/vae.hpp"
+#include "ecgpipe/wfdb.hpp"
 
 namespace ecgpipe::cli {
 namespace {
@@ -20,6 +24,22 @@ struct ScoreArgs {
   std::string device = "auto";
   bool json = false;
 };
+
+constexpr double kFsRelativeTolerance = 1e-9;
+
+// The beat parameters a model file brings must pass the checks the command line's do; if they
+// do not, the file is damaged (exit 3 naming it), whatever option the check speaks of.
+void check_model_parameters(const RunOptions& o, const std::string& model) {
+  try {
+    check_windows(SampleWindows{o.ricker_width, o.nms_window, o.limits.min_length, o.limits.max_length}, o.fs);
+    if (o.limits.max_length % kModelLengthMultiple != 0 || o.limits.max_length < o.limits.min_length)
+      throw UsageError("max_length " + std::to_string(o.limits.max_length) + " is not a beat length the model takes");
+  } catch (const UsageError& e) {
+    std::string what = e.what();
+    for (auto at = what.find("--"); at != std::string::npos; at = what.find("--")) what.erase(at, 2);
+    throw InputError("model " + model + " has a damaged ecgpipe record: " + what);
+  }
+}
 
 }  // namespace
 
@@ -40,6 +60,18 @@ void add_score_command(CLI::App& app) {
     auto& opts = args->options;
     opts.device = parse_device(args->device);
     apply_model_meta(read_model_meta(args->model), args->model, opts);
+    check_model_parameters(opts, args->model);
+    // A WFDB record carries its rate; the model's windows are durations at the rate it was
+    // trained at, so another rate cannot be scored (and no --fs exists here to blame).
+    if (const auto header_fs = signal_file_fs(opts.input)) {
+      if (std::abs(*header_fs - opts.fs) > kFsRelativeTolerance * *header_fs) {
+        char buf[512];
+        std::snprintf(buf, sizeof buf, "%s is sampled at %g Hz, but the model %s was trained at %g Hz; train a model at %g Hz",
+                      wfdb_header_path(opts.input).c_str(), *header_fs, args->model.c_str(), opts.fs, *header_fs);
+        throw InputError(buf);
+      }
+      opts.fs = *header_fs;
+    }
     const RunResult r = run_pipeline(opts);
     spdlog::info("{}: {} beats scored with {} on {}; wrote {}/beats.csv, outliers.csv, report.json, report.html", opts.input,
                  r.beats.size(), args->model, r.device, opts.out_dir);

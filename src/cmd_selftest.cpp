@@ -74,9 +74,8 @@ void add_selftest_command(CLI::App& app) {
     std::printf("selftest: %zu passed, %zu failed, %zu skipped\n", ran - failed, failed, results.size() - ran);
     std::fflush(stdout);
     if (!a->junit.empty()) {
-      const fs::path path(a->junit);
-      AtomicFile file(path.has_parent_path() ? path.parent_path().string() : ".", path.filename().string());
-      file.stream() << junit_xml("ecgpipe selftest", results);
+      OutputSet file;  // whole or not at all, like every output
+      file.text(a->junit) << junit_xml("ecgpipe selftest", results);
       file.commit();
     }
     if (failed > 0) throw Error(ExitCode::internal, "selftest: " + std::to_string(failed) + " check(s) failed");

@@ -6,12 +6,14 @@
 
 namespace CLI {
 class App;
-}
+class Option;
+}  // namespace CLI
 
 namespace ecgpipe {
 struct CsvOptions;
+struct SampleWindows;
 struct ViewOptions;
-}
+}  // namespace ecgpipe
 
 namespace ecgpipe::cli {
 
@@ -35,5 +37,14 @@ void add_view_command(CLI::App& app);
 // --port/--bind of the viewer (`view`), with a prefix for `run --view-port/--view-bind`.
 void add_view_server_options(CLI::App& cmd, ViewOptions& options, const std::string& prefix);
 void add_selftest_command(CLI::App& app);
+
+// A number option that must be finite and lie in [lo, hi] (or (lo, hi] with lo_open): NaN, inf
+// and values out of range are usage errors (exit 2) naming the option.
+void check_finite(CLI::Option* option, double lo, double hi, bool lo_open = false);
+// The most --threads accepted: 4 per hardware thread.
+int max_cpu_threads();
+// The sample windows (--ricker-width, --nms-window, --min-length, --max-length) within bounds
+// that are durations at `fs` (UsageError naming the option otherwise); fs itself by validate_fs.
+void check_windows(const SampleWindows& w, double fs);
 
 }  // namespace ecgpipe::cli

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <deque>
 #include <string>
 
@@ -29,8 +30,9 @@ const char* preset_name(Preset preset) { return preset == Preset::robust ? "robu
 
 void validate_fs(double fs) {
   if (!std::isfinite(fs) || fs < kMinFs || fs > kMaxFs) {
-    throw UsageError("--fs must be between " + std::to_string(kMinFs) + " and " + std::to_string(kMaxFs) + " Hz, got " +
-                     std::to_string(fs));
+    char buf[128];  // %g: std::to_string(1e300) is 300 digits
+    std::snprintf(buf, sizeof buf, "--fs must be between %g and %g Hz, got %g", kMinFs, kMaxFs, fs);
+    throw UsageError(buf);
   }
 }
 

@@ -61,13 +61,18 @@ std::string lower(std::string s) {
   return s;
 }
 
-// A non-negative integer, optionally written with a zero fraction ("123", "123.0").
+// Larger sample numbers are refused: a day at 100 kHz is 8.6e9 samples, and the matcher adds
+// tolerances to them (9223372036854775807 overflowed there).
+constexpr std::int64_t kMaxSampleIndex = std::int64_t{1} << 53;
+
+// A non-negative integer up to kMaxSampleIndex, optionally written with a zero fraction ("123",
+// "123.0").
 bool parse_sample(std::string_view s, std::int64_t& out) {
   s = trim(s);
   if (!s.empty() && s.front() == '+') s.remove_prefix(1);
   std::int64_t v = 0;
   const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || ptr == s.data() || v < 0) return false;
+  if (ec != std::errc() || ptr == s.data() || v < 0 || v > kMaxSampleIndex) return false;
   std::string_view rest(ptr, static_cast<std::size_t>(s.data() + s.size() - ptr));
   if (!rest.empty()) {
     if (rest.front() != '.') return false;

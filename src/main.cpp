@@ -12,9 +12,12 @@
 #include "ecgpipe/config.hpp"
 #include "ecgpipe/error.hpp"
 #include "ecgpipe/vae.hpp"
+#include "output.hpp"
 
 int main(int argc, char** argv) {
   using ecgpipe::ExitCode;
+  // SIGINT/SIGTERM remove the temporaries of an output set being written (output.hpp).
+  ecgpipe::install_output_signal_handlers();
   // Logs go to stderr; results go to stdout and files.
   auto logger = spdlog::stderr_color_mt("ecgpipe");
   logger->set_pattern("%^%l%$: %v");
@@ -32,7 +35,7 @@ int main(int argc, char** argv) {
   app.add_option("--threads", threads,
                  "CPU threads for training, scoring and the CPU band-pass (0: OMP_NUM_THREADS, else one per core); "
                  "give each of N parallel jobs cores/N")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(0, ecgpipe::cli::max_cpu_threads()));
   // Runs after parsing, before the subcommand's callback does any work.
   app.parse_complete_callback([&] {
     spdlog::set_level(quiet ? spdlog::level::warn : verbose ? spdlog::level::debug : spdlog::level::info);

@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <sstream>
 
 #include "ecgpipe/error.hpp"
 #include "ecgpipe/model_file.hpp"
@@ -20,16 +21,18 @@ constexpr const char* kMetaKey = "ecgpipe.meta";
 
 namespace detail {
 
-void save_model(LightVae& model, const std::string& meta_json, const std::string& path) {
+std::string serialise_model(LightVae& model, const std::string& meta_json) {
   torch::serialize::OutputArchive archive;
   model->to(torch::kCPU);
   model->save(archive);
   archive.write(kMetaKey, c10::IValue(meta_json));
+  std::ostringstream bytes;  // a memory stream cannot fail on a full disk
   try {
-    archive.save_to(path);
+    archive.save_to(bytes);
   } catch (const c10::Error& e) {
-    throw OutputError("cannot write model " + path + ": " + e.what_without_backtrace());
+    throw InternalError(std::string("cannot serialise the model: ") + e.what_without_backtrace());
   }
+  return bytes.str();
 }
 
 torch::serialize::InputArchive open_model(const std::string& model_path) {

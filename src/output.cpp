@@ -1,9 +1,18 @@
+// OutputSet: see output.hpp. POSIX calls rather than std::filesystem for the writes: fsync,
+// O_EXCL and hard links have no std::filesystem equivalent, and the signal handler may only use
+// async-signal-safe calls (unlink, rmdir, rename).
 #include "output.hpp"
 
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <system_error>
@@ -14,46 +23,334 @@ namespace ecgpipe {
 
 namespace fs = std::filesystem;
 
-void prepare_output_dir(const std::string& dir) {
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) throw OutputError("cannot create output directory " + dir + ": " + ec.message());
-  if (!fs::is_directory(dir)) throw OutputError("output path " + dir + " is not a directory");
-  // Probe now, before minutes of training, rather than fail at the end.
-  if (::access(dir.c_str(), W_OK | X_OK) != 0) {
-    throw OutputError("cannot write into output directory " + dir + ": " + std::strerror(errno));
+namespace {
+
+// --- What a signal handler must remove: a fixed table (no allocation in the handler).
+// Enough for a set's temporaries, backups and created directories (run: 5 files, a few dirs).
+constexpr int kSlots = 64;
+constexpr std::size_t kPathMax = 4096;
+enum Kind : int { kFree = 0, kFile = 1, kDir = 2 };
+char g_path[kSlots][kPathMax];
+std::atomic<int> g_kind[kSlots];
+// 0: idle; 1: a commit renames (signals wait); 2: a handler is removing the temporaries.
+std::atomic<int> g_state{0};
+std::atomic<int> g_pending_signal{0};
+static_assert(std::atomic<int>::is_always_lock_free, "the signal handler needs lock-free atomics");
+
+int register_path(const std::string& path, Kind kind) {
+  if (path.size() >= kPathMax) throw OutputError("output path too long: " + path);
+  for (int k = 0; k < kSlots; ++k) {
+    if (g_kind[k].load() != kFree) continue;
+    std::memcpy(g_path[k], path.c_str(), path.size() + 1);
+    g_kind[k].store(kind);  // published after the path is complete
+    return k;
   }
+  throw OutputError("too many output files in one set");
 }
 
-AtomicFile::AtomicFile(const std::string& dir, const std::string& name)
-    : temp_((fs::path(dir) / ("." + name + ".tmp." + std::to_string(::getpid()))).string()),
-      final_((fs::path(dir) / name).string()) {}
-
-AtomicFile::~AtomicFile() {
-  if (!committed_) {
-    if (out_.is_open()) out_.close();
-    std::remove(temp_.c_str());
-  }
+void unregister_path(int slot) {
+  if (slot >= 0) g_kind[slot].store(kFree);
 }
 
-std::ofstream& AtomicFile::stream() {
-  if (!out_.is_open()) {
-    out_.open(temp_, std::ios::out | std::ios::trunc);
-    if (!out_) throw OutputError("cannot create " + temp_ + ": " + std::strerror(errno));
-  }
-  return out_;
+// Async-signal-safe: files first, then the directories made for them, newest first.
+void remove_registered() {
+  for (int k = 0; k < kSlots; ++k)
+    if (g_kind[k].load() == kFile) ::unlink(g_path[k]);
+  for (int k = kSlots - 1; k >= 0; --k)
+    if (g_kind[k].load() == kDir) ::rmdir(g_path[k]);
 }
 
-void AtomicFile::commit() {
-  if (out_.is_open()) {
-    out_.flush();
-    const bool ok = static_cast<bool>(out_);
-    out_.close();
-    if (!ok) throw OutputError("cannot write " + final_ + " (disk full?)");
+extern "C" void on_terminating_signal(int sig) {
+  int idle = 0;
+  if (!g_state.compare_exchange_strong(idle, 2)) {
+    if (g_state.load() == 1) {  // renames under way: end once the set is whole
+      g_pending_signal.store(sig);
+      return;
+    }
+  } else {
+    remove_registered();
   }
-  if (std::rename(temp_.c_str(), final_.c_str()) != 0) {
-    throw OutputError("cannot rename " + temp_ + " to " + final_ + ": " + std::strerror(errno));
+  ::signal(sig, SIG_DFL);
+  ::raise(sig);
+}
+
+// While alive, signals wait instead of cutting the renames of a set in half.
+class SignalsWait {
+ public:
+  SignalsWait() {
+    int idle = 0;
+    // A handler already removes the temporaries and ends the process: wait for it.
+    while (!g_state.compare_exchange_strong(idle, 1)) {
+      idle = 0;
+      ::pause();
+    }
   }
+  ~SignalsWait() {
+    g_state.store(0);
+    if (const int sig = g_pending_signal.exchange(0)) on_terminating_signal(sig);
+  }
+  SignalsWait(const SignalsWait&) = delete;
+  SignalsWait& operator=(const SignalsWait&) = delete;
+};
+
+std::string errno_text() { return std::strerror(errno); }
+
+bool process_alive(long pid) { return ::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH; }
+
+// Temporaries (and backups) of `name` in `dir` left by processes that no longer run: this
+// version's ".NAME.ecgpipe-tmp.PID" / ".NAME.ecgpipe-bak.PID", and earlier versions'
+// ".NAME.tmp.PID" (run) and "NAME.tmp.PID" (synth). A live process's are left alone.
+void remove_stale_temporaries(const fs::path& dir, const std::string& name) {
+  const std::string prefixes[] = {"." + name + ".ecgpipe-tmp.", "." + name + ".ecgpipe-bak.", "." + name + ".tmp.",
+                                  name + ".tmp."};
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) return;
+  std::vector<std::string> stale;
+  while (const dirent* e = ::readdir(d)) {
+    const std::string entry = e->d_name;
+    for (const auto& prefix : prefixes) {
+      if (entry.size() <= prefix.size() || entry.compare(0, prefix.size(), prefix) != 0) continue;
+      const std::string digits = entry.substr(prefix.size());
+      if (digits.find_first_not_of("0123456789") != std::string::npos || digits.size() > 9) continue;
+      const long pid = std::strtol(digits.c_str(), nullptr, 10);
+      if (pid != static_cast<long>(::getpid()) && !process_alive(pid)) stale.push_back(entry);
+    }
+  }
+  ::closedir(d);
+  for (const auto& entry : stale) ::unlink((dir / entry).c_str());
+}
+
+// Writes all of `data` to the open `fd` and closes it; with sync, fsyncs first, so a full disk
+// shows here (some file systems only report it at fsync or close), not after the rename.
+// Errors name `shown`, the file the user asked for.
+void write_and_close(int fd, const std::string& data, bool sync, const std::string& shown) {
+  const auto fail = [fd, &shown](const std::string& why) {
+    ::close(fd);
+    throw OutputError("cannot write " + shown + ": " + why);
+  };
+  const char* p = data.data();
+  std::size_t left = data.size();
+  while (left > 0) {
+    const ssize_t n = ::write(fd, p, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) fail(n < 0 ? errno_text() : "short write");
+    p += n;
+    left -= static_cast<std::size_t>(n);
+  }
+  if (sync && ::fsync(fd) != 0 && errno != EINVAL) fail(errno_text());  // EINVAL: no fsync there
+  if (::close(fd) != 0) throw OutputError("cannot write " + shown + ": " + errno_text());
+}
+
+void write_new_file(const std::string& path, const std::string& data, const std::string& shown) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  if (fd < 0) throw OutputError("cannot create " + shown + ": " + errno_text());
+  write_and_close(fd, data, /*sync=*/true, shown);
+}
+
+// Writes into an existing non-regular file (FIFO, character device): it cannot be replaced.
+void write_through(const std::string& path, const std::string& data) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) throw OutputError("cannot open " + path + ": " + errno_text());
+  write_and_close(fd, data, /*sync=*/false, path);
+}
+
+// What commit() has done so far, undone in reverse unless done() is called.
+class Transaction {
+ public:
+  Transaction() = default;
+  Transaction(const Transaction&) = delete;
+  Transaction& operator=(const Transaction&) = delete;
+  ~Transaction() {
+    if (!done_) roll_back();
+    for (int slot : slots_) unregister_path(slot);
+  }
+
+  // Creates the missing directories of `dir` (outermost first), remembered for the roll-back;
+  // with create false, a missing one is an error naming `file`.
+  void make_dirs(const fs::path& dir, bool create, const std::string& file) {
+    std::vector<fs::path> missing;
+    for (fs::path p = dir; !p.empty(); p = p.parent_path()) {
+      struct stat st {};
+      if (::stat(p.c_str(), &st) == 0) {
+        if (!S_ISDIR(st.st_mode)) throw OutputError("cannot create " + dir.string() + ": " + p.string() + " is not a directory");
+        break;
+      }
+      if (!create) throw OutputError("cannot write " + file + ": directory " + dir.string() + " does not exist");
+      missing.push_back(p);
+      if (p == p.parent_path()) break;
+    }
+    for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
+      const int slot = register_path(it->string(), kDir);  // before mkdir: a signal may come between
+      if (::mkdir(it->c_str(), 0777) != 0 && errno != EEXIST) {
+        unregister_path(slot);
+        throw OutputError("cannot create directory " + it->string() + ": " + errno_text());
+      }
+      slots_.push_back(slot);
+      dirs_.push_back(*it);
+    }
+  }
+  void add_temp(const std::string& temp) {
+    slots_.push_back(register_path(temp, kFile));
+    temps_.push_back(temp);
+  }
+  // Renames `temp` onto `target`, keeping what was there as `backup` (a hard link) until done().
+  void replace(const std::string& temp, const std::string& target, const std::string& backup) {
+    bool backed_up = false;
+    struct stat st {};
+    if (::lstat(target.c_str(), &st) == 0) {
+      ::unlink(backup.c_str());
+      backed_up = ::link(target.c_str(), backup.c_str()) == 0;  // not on every file system
+      if (backed_up) backups_.push_back(backup);
+    }
+    if (::rename(temp.c_str(), target.c_str()) != 0) {
+      const std::string why = errno_text();
+      throw OutputError("cannot rename " + temp + " to " + target + ": " + why);
+    }
+    renamed_.push_back({target, backed_up ? backup : std::string()});
+  }
+  void done() {
+    done_ = true;
+    for (const auto& b : backups_) ::unlink(b.c_str());
+  }
+
+  // Undoes everything (idempotent): renamed targets back to what they were, temporaries,
+  // backups and created directories removed.
+  void roll_back() {
+    for (auto it = renamed_.rbegin(); it != renamed_.rend(); ++it) {
+      if (it->second.empty())
+        ::unlink(it->first.c_str());
+      else
+        ::rename(it->second.c_str(), it->first.c_str());
+    }
+    for (const auto& t : temps_) ::unlink(t.c_str());
+    for (const auto& b : backups_) ::unlink(b.c_str());
+    for (auto it = dirs_.rbegin(); it != dirs_.rend(); ++it) ::rmdir(it->c_str());
+    renamed_.clear();
+    temps_.clear();
+    backups_.clear();
+    dirs_.clear();
+  }
+
+ private:
+  bool done_ = false;
+  std::vector<int> slots_;
+  std::vector<fs::path> dirs_;
+  std::vector<std::string> temps_, backups_;
+  std::vector<std::pair<std::string, std::string>> renamed_;  // target, backup ("" if none)
+};
+
+// Where `path` really goes: through a symlink to its target.
+fs::path resolve_target(const std::string& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
+    std::error_code ec;
+    const fs::path target = fs::weakly_canonical(path, ec);
+    if (ec) throw OutputError("cannot follow the symlink " + path + ": " + ec.message());
+    return target;
+  }
+  return path;
+}
+
+// Test seam: with ECGPIPE_TEST_STOP_BEFORE_COMMIT set, the process stops itself (SIGSTOP) when
+// the set's temporaries are written and before any rename, so a test can send a signal at the
+// moment the temporaries exist. Nothing else reads it.
+void test_stop_before_rename() {
+  if (std::getenv("ECGPIPE_TEST_STOP_BEFORE_COMMIT") != nullptr) ::raise(SIGSTOP);
+}
+
+}  // namespace
+
+void install_output_signal_handlers() {
+  struct sigaction sa {};
+  sa.sa_handler = on_terminating_signal;
+  sigemptyset(&sa.sa_mask);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) ::sigaction(sig, &sa, nullptr);
+}
+
+void check_output_dir(const std::string& dir) {
+  fs::path p = dir.empty() ? fs::path(".") : fs::path(dir);
+  struct stat st {};
+  if (::stat(p.c_str(), &st) == 0) {
+    if (!S_ISDIR(st.st_mode)) throw OutputError("output path " + dir + " is not a directory");
+  } else {
+    // The nearest existing ancestor, which commit() will create the rest under.
+    do {
+      p = p.has_parent_path() && p.parent_path() != p ? p.parent_path() : fs::path(".");
+    } while (::stat(p.c_str(), &st) != 0 && p != ".");
+    if (!S_ISDIR(st.st_mode))
+      throw OutputError("cannot create output directory " + dir + ": " + p.string() + " is not a directory");
+  }
+  if (::access(p.c_str(), W_OK | X_OK) != 0)
+    throw OutputError("cannot write into output directory " + dir + ": " + errno_text());
+}
+
+OutputSet::OutputSet(bool create_dirs) : create_dirs_(create_dirs) {}
+OutputSet::~OutputSet() = default;
+
+std::ostream& OutputSet::text(const std::string& path) {
+  files_.push_back(std::make_unique<File>());
+  files_.back()->path = path;
+  return files_.back()->text;
+}
+
+void OutputSet::bytes(const std::string& path, std::string data) {
+  files_.push_back(std::make_unique<File>());
+  files_.back()->path = path;
+  files_.back()->data = std::move(data);
+  files_.back()->is_text = false;
+}
+
+void OutputSet::commit() {
+  if (committed_) throw InternalError("an output set is committed twice");
+  const std::string pid = std::to_string(static_cast<long long>(::getpid()));
+  struct Plan {
+    const File* file;
+    fs::path target;
+    bool direct;
+    std::string temp, backup;
+  };
+  std::vector<Plan> plans;
+  for (const auto& f : files_) {
+    Plan p{f.get(), resolve_target(f->path), false, {}, {}};
+    struct stat st {};
+    if (::stat(p.target.c_str(), &st) == 0) {
+      if (S_ISDIR(st.st_mode)) throw OutputError("cannot write " + f->path + ": it is a directory");
+      p.direct = !S_ISREG(st.st_mode);
+    }
+    plans.push_back(std::move(p));
+  }
+
+  Transaction tx;
+  // 1. Every regular file complete under a temporary name beside its target.
+  for (auto& p : plans) {
+    if (p.direct) continue;
+    const fs::path dir = p.target.has_parent_path() ? p.target.parent_path() : fs::path(".");
+    const std::string name = p.target.filename().string();
+    tx.make_dirs(dir, create_dirs_, p.file->path);
+    remove_stale_temporaries(dir, name);
+    p.temp = (dir / ("." + name + ".ecgpipe-tmp." + pid)).string();
+    p.backup = (dir / ("." + name + ".ecgpipe-bak." + pid)).string();
+    tx.add_temp(p.temp);
+    tx.add_temp(p.backup);  // exists only during the renames; a signal removes it with the rest
+    const std::string text = p.file->is_text ? p.file->text.str() : std::string();
+    write_new_file(p.temp, p.file->is_text ? text : p.file->data, p.file->path);
+  }
+  test_stop_before_rename();
+  {
+    // 2. All renames, or none: a failure puts every earlier file back.
+    SignalsWait wait;
+    try {
+      for (const auto& p : plans)
+        if (!p.direct) tx.replace(p.temp, p.target.string(), p.backup);
+    } catch (...) {
+      tx.roll_back();  // before a waiting signal may end the process
+      throw;
+    }
+    // 3. FIFOs and devices last: they cannot be rolled back, the regular files still can.
+  }
+  for (const auto& p : plans)
+    if (p.direct) write_through(p.target.string(), p.file->is_text ? p.file->text.str() : p.file->data);
+  tx.done();
   committed_ = true;
 }
 

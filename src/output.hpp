@@ -1,33 +1,65 @@
-// Output files that appear whole or not at all: written under a temporary name in the target
-// directory, renamed into place by commit(); removed if never committed.
+// Output files that appear whole or not at all, as a set.
+//
+// A command's outputs (run: beats.csv, outliers.csv, model.pt, report.json, report.html; synth:
+// the signal and its truth) are built in memory, then OutputSet::commit() writes each under a
+// temporary name beside its target and only when every one is complete renames them into place.
+// A failure at any point (disk full, a rename refused) removes the temporaries, puts back the
+// files that were there before (kept as hard links until the end of the commit), and removes the
+// directories it created: an earlier good set is never mixed with a new one, and a failed run
+// leaves nothing behind. SIGINT/SIGTERM/SIGHUP remove the temporaries too (see
+// install_output_signal_handlers), and temporaries of dead processes (the pid is in the name) are
+// removed when a later commit writes beside them.
 #pragma once
 
-#include <fstream>
+#include <memory>
+#include <sstream>
 #include <string>
+#include <vector>
 
 namespace ecgpipe {
 
-// Creates `dir` (and parents) if needed and checks that files can be created in it.
-// Throws OutputError with the reason otherwise.
-void prepare_output_dir(const std::string& dir);
+// Checks, before minutes of work and without creating anything, that `dir` is, or could be
+// created as, a directory we can write into: it exists and is a writable directory, or its
+// nearest existing ancestor is. Throws OutputError naming `dir` otherwise.
+void check_output_dir(const std::string& dir);
 
-class AtomicFile {
+// Installs handlers for SIGINT, SIGTERM and SIGHUP that remove the temporary files (and the
+// directories created for them) of a commit under way, then end the process by the same signal,
+// so a shell sees 128 + N (130 for SIGINT, 143 for SIGTERM). A signal that arrives while the
+// renames of a commit run waits until the set is whole. main() calls this once.
+void install_output_signal_handlers();
+
+class OutputSet {
  public:
-  AtomicFile(const std::string& dir, const std::string& name);
-  ~AtomicFile();
-  AtomicFile(const AtomicFile&) = delete;
-  AtomicFile& operator=(const AtomicFile&) = delete;
+  // create_dirs: commit() creates missing parent directories (run's --out); else a missing
+  // directory is an OutputError (a file path given by the user: synth, detect).
+  explicit OutputSet(bool create_dirs = false);
+  ~OutputSet();
+  OutputSet(const OutputSet&) = delete;
+  OutputSet& operator=(const OutputSet&) = delete;
 
-  const std::string& temp_path() const { return temp_; }
-  const std::string& final_path() const { return final_; }
-  // A text stream on the temporary file (opened on first use).
-  std::ofstream& stream();
-  // Flushes, closes and renames into place. Throws OutputError on any failure.
+  // A text file of the set at `path`, built in memory until commit().
+  std::ostream& text(const std::string& path);
+  // A file of the set given as bytes (e.g. a serialised model).
+  void bytes(const std::string& path, std::string data);
+
+  // Writes the set. A target that is a symlink is written through (its target is replaced, the
+  // link stays); an existing target that is not a regular file (a FIFO, a character device such
+  // as /dev/stdout) is written into directly, after the regular files are in place; a directory
+  // is refused. Missing parent directories are created here (create_dirs), not before. Throws OutputError
+  // naming the file and the reason; then nothing of the set is left and what was there before is
+  // back.
   void commit();
 
  private:
-  std::string temp_, final_;
-  std::ofstream out_;
+  struct File {
+    std::string path;
+    std::ostringstream text;
+    std::string data;
+    bool is_text = true;
+  };
+  std::vector<std::unique_ptr<File>> files_;
+  bool create_dirs_;
   bool committed_ = false;
 };
 

@@ -5,6 +5,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <cmath>
+#include <cstdio>
 #include <optional>
 
 #include "ecgpipe/classify.hpp"
@@ -12,6 +14,7 @@
 #include "detail/run_steps.hpp"
 #include "detail/segment.hpp"
 #include "ecgpipe/config.hpp"
+#include "ecgpipe/error.hpp"
 #include "output.hpp"
 
 #ifdef ECGPIPE_WITH_CUDA
@@ -19,6 +22,27 @@
 #endif
 
 namespace ecgpipe {
+namespace {
+
+// Scores that overflowed (a recording whose values are far beyond anything the model saw, e.g.
+// 1e20) would make every ranking and threshold meaningless: an input error naming the beats.
+void check_finite_scores(const RunOptions& o, const RunResult& r, const std::vector<std::int64_t>& peaks) {
+  std::size_t bad = 0, first = 0;
+  for (std::size_t i = r.model.score.size(); i-- > 0;)
+    if (!std::isfinite(r.model.score[i])) {
+      ++bad;
+      first = i;
+    }
+  if (bad == 0) return;
+  char buf[256];
+  std::snprintf(buf, sizeof buf,
+                ": %zu of %zu beats have non-finite scores (first: beat %zu, R peak at sample %lld); the recording's "
+                "values are far outside the model's range",
+                bad, r.model.score.size(), first, static_cast<long long>(peaks[first]));
+  throw InputError(o.input + buf);
+}
+
+}  // namespace
 
 RunResult run_pipeline(const RunOptions& o) {
   validate(o);
@@ -27,7 +51,7 @@ RunResult run_pipeline(const RunOptions& o) {
   std::optional<ReferenceBeats> reference;
   if (!o.reference.empty()) reference = read_reference(o.reference);
   const Device device = resolve_device(o.device);
-  prepare_output_dir(o.out_dir);
+  check_output_dir(o.out_dir);  // now, not after minutes of training; created at the commit
   spdlog::info("reading {} on {}", o.input, device_name(device));
 
   Segmentation seg;
@@ -72,10 +96,8 @@ RunResult run_pipeline(const RunOptions& o) {
     score = [&r](const TrainResult& t) { return score_rr(t.recon_error, t.template_distance, r.prematurity); };
   }
   const bool training = o.model_in.empty();
-  std::optional<AtomicFile> model_file;
   if (training) {
-    model_file.emplace(o.out_dir, "model.pt");
-    r.model = train_and_score(std::move(matrix), o.train, model_file->temp_path(), model_meta_json(o), score);
+    r.model = train_and_score(std::move(matrix), o.train, /*model_path=*/"", model_meta_json(o), score);
   } else {
     r.model = score_with_model(std::move(matrix), o.model_in, score);
   }
@@ -84,10 +106,11 @@ RunResult run_pipeline(const RunOptions& o) {
     spdlog::debug("training steps {} a captured CUDA graph", r.model.cuda_graph ? "replayed" : "did not use");
   }
   r.seconds.score = r.model.score_seconds;
+  check_finite_scores(o, r, peaks);
 
   if (reference) evaluate_run(o, *reference, peaks, r);
   r.holter = holter_summary(peaks, o.fs, r.predicted_classes, static_cast<double>(r.samples) / o.fs);
-  write_run_outputs(o, r, model_file, std::move(seg.signal_excerpt), std::move(seg.curvature_excerpt), t_all);
+  write_run_outputs(o, r, std::move(seg.signal_excerpt), std::move(seg.curvature_excerpt), t_all);
   return r;
 }
 

@@ -259,6 +259,7 @@ Panel latent_score_panel(const ReportData& d, const LatentView& v) {
   std::vector<float> sorted;
   for (std::size_t i = 0; i < v.n; ++i)
     if (std::isfinite(d.scores[i])) sorted.push_back(d.scores[i]);
+  if (sorted.empty()) return no_data(kTitleLatentScore, kHalfWidth, "no finite scores");
   std::sort(sorted.begin(), sorted.end());
   constexpr double kLowPct = 0.01, kHighPct = 0.99;
   const auto at = [&](double q) { return static_cast<double>(sorted[static_cast<std::size_t>(q * static_cast<double>(sorted.size() - 1))]); };

@@ -3,6 +3,7 @@
 // (include/ecgpipe/pipeline.hpp).
 #include <sys/stat.h>
 
+#include <filesystem>
 #include <iomanip>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -14,6 +15,7 @@
 #include "detail/time_format.hpp"
 #include "ecgpipe/config.hpp"
 #include "ecgpipe/report.hpp"
+#include "output.hpp"
 
 namespace ecgpipe {
 namespace {
@@ -102,30 +104,25 @@ nlohmann::json report_json(const RunOptions& o, const RunResult& r) {
 
 std::string run_report_json(const RunOptions& o, const RunResult& r) { return report_json(o, r).dump(2); }
 
-void write_run_outputs(const RunOptions& o, RunResult& r, std::optional<AtomicFile>& model_file,
-                       std::vector<float> signal_excerpt, std::vector<double> curvature_excerpt,
-                       detail::Clock::time_point run_start) {
+void write_run_outputs(const RunOptions& o, RunResult& r, std::vector<float> signal_excerpt,
+                       std::vector<double> curvature_excerpt, detail::Clock::time_point run_start) {
   const auto t_write = detail::Clock::now();
   OutlierFlags flagged = flag_outliers(r.model.score, o.outlier_quantile);
   r.outlier_threshold = flagged.threshold;
   r.outlier = std::move(flagged.flags);
-  AtomicFile beats_file(o.out_dir, "beats.csv");
-  write_beats_csv(beats_file.stream(), o, r);
-  AtomicFile outliers_file(o.out_dir, "outliers.csv");
-  write_outliers_csv(outliers_file.stream(), o, r);
-  AtomicFile report_file(o.out_dir, "report.json");
+  // One set, committed whole (output.hpp): the model first, the largest file last.
+  OutputSet files(/*create_dirs=*/true);
+  const auto path = [&o](const char* name) { return (std::filesystem::path(o.out_dir) / name).string(); };
+  if (o.model_in.empty()) files.bytes(path("model.pt"), std::move(r.model.model_file));
+  write_beats_csv(files.text(path("beats.csv")), o, r);
+  write_outliers_csv(files.text(path("outliers.csv")), o, r);
+  std::ostream& report = files.text(path("report.json"));
   r.seconds.write = detail::seconds_since(t_write);
   r.seconds.total = detail::seconds_since(run_start);
-  report_file.stream() << report_json(o, r).dump(2) << '\n';
-  AtomicFile html_file(o.out_dir, "report.html");
-  write_report_html(html_file.stream(),
+  report << report_json(o, r).dump(2) << '\n';
+  write_report_html(files.text(path("report.html")),
                     report_data_from_run(o, r, r_peak_offset(o), std::move(signal_excerpt), std::move(curvature_excerpt)));
-  // Every file is complete before any is renamed into place.
-  beats_file.commit();
-  outliers_file.commit();
-  if (model_file) model_file->commit();
-  report_file.commit();
-  html_file.commit();
+  files.commit();
 }
 
 }  // namespace ecgpipe

@@ -1,8 +1,6 @@
 // Synthetic ECG with ground truth: see include/ecgpipe/synth.hpp for the model.
 #include "ecgpipe/synth.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -15,6 +13,7 @@
 
 #include "ecgpipe/error.hpp"
 #include "ecgpipe/evaluate.hpp"
+#include "output.hpp"
 
 namespace ecgpipe {
 namespace {
@@ -195,19 +194,6 @@ struct Event {
 };
 
 bool finite_nonneg(double v) { return std::isfinite(v) && v >= 0.0; }
-
-// Writes `content` to `temp`; errors name `path`, the file the user asked for.
-void write_file_or_throw(const std::string& temp, const std::string& path, const std::string& content) {
-  std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-  if (!out) throw OutputError("cannot write " + path + " (directory missing or not writable?)");
-  out.write(content.data(), static_cast<std::streamsize>(content.size()));
-  out.close();
-  if (!out) throw OutputError("cannot write " + path + " (disk full?)");
-}
-
-std::string temp_name(const std::string& path) {
-  return path + ".tmp." + std::to_string(static_cast<long long>(::getpid()));
-}
 
 // The sinus node's RR series: mean RR x (1 + respiratory sinus arrhythmia + AR(1)), clamped.
 // The AR(1) state starts in its stationary distribution (one normal draw at construction).
@@ -620,26 +606,18 @@ std::string format_truth_csv(const std::vector<SynthBeat>& beats) {
 void write_synth_files(const SynthRecord& record, const std::string& signal_path,
                        const std::string& truth_path, int digits) {
   namespace fs = std::filesystem;
-  std::error_code ec_signal, ec_truth, ec;
+  std::error_code ec_signal, ec_truth;
   const fs::path canon_signal = fs::weakly_canonical(signal_path, ec_signal);
   const fs::path canon_truth = fs::weakly_canonical(truth_path, ec_truth);
   const bool same = (ec_signal || ec_truth) ? fs::path(signal_path).lexically_normal() ==
                                                   fs::path(truth_path).lexically_normal()
                                             : canon_signal == canon_truth;
   if (same) throw UsageError("the signal and the truth file must differ: " + signal_path);
-  const std::array<std::string, 2> paths{signal_path, truth_path};
-  const std::array<std::string, 2> temps{temp_name(signal_path), temp_name(truth_path)};
-  try {
-    write_file_or_throw(temps[0], paths[0], format_signal_csv(record.signal, digits));
-    write_file_or_throw(temps[1], paths[1], format_truth_csv(record.beats));
-    for (std::size_t i = 0; i < paths.size(); ++i) {
-      fs::rename(temps[i], paths[i], ec);
-      if (ec) throw OutputError("cannot write " + paths[i] + ": " + ec.message());
-    }
-  } catch (...) {
-    for (const auto& t : temps) fs::remove(t, ec);
-    throw;
-  }
+  // Both or neither; a symlink is written through, a FIFO or device written into (output.hpp).
+  OutputSet files;
+  files.bytes(signal_path, format_signal_csv(record.signal, digits));
+  files.bytes(truth_path, format_truth_csv(record.beats));
+  files.commit();
 }
 
 std::string synth_summary(const SynthRecord& r, const SynthOptions& o) {

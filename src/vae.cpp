@@ -18,6 +18,7 @@
 #include "detail/vae_scoring.hpp"
 #include "ecgpipe/config.hpp"
 #include "ecgpipe/error.hpp"
+#include "output.hpp"
 
 #ifdef ECGPIPE_TORCH_CUDA
 #include <ATen/cuda/CUDAGraph.h>
@@ -192,7 +193,12 @@ TrainResult train_and_score(BeatMatrix beats, const TrainOptions& options, const
   result.score_seconds = seconds_since(t0);
 
   // The model file: parameters and buffers (torch::save archive) plus what is needed to use it.
-  save_model(model, meta_json, model_path);
+  result.model_file = serialise_model(model, meta_json);
+  if (!model_path.empty()) {
+    OutputSet file;
+    file.bytes(model_path, result.model_file);
+    file.commit();
+  }
   return result;
 }
 

@@ -3,7 +3,11 @@
 
 #include <algorithm>
 #include <array>
+#include <sys/stat.h>
+
 #include <cctype>
+#include <cerrno>
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -12,6 +16,7 @@
 #include <iterator>
 #include <sstream>
 
+#include "ecgpipe/detect.hpp"
 #include "ecgpipe/error.hpp"
 
 namespace ecgpipe {
@@ -44,7 +49,15 @@ constexpr double kDefaultGain = 200.0;  // WFDB_DEFGAIN, ADC units per mV
 constexpr double kDefaultFs = 250.0;    // WFDB_DEFFREQ
 constexpr double kFsRelativeTolerance = 1e-9;
 
+// A directory opens like a file, then fails inside the stream library ("basic_filebuf::underflow"):
+// refuse it by name first.
+void require_not_directory(const std::string& path, const std::string& what) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) throw InputError(what + " " + path + " is a directory");
+}
+
 std::vector<unsigned char> read_bytes(const std::string& path, const char* what) {
+  require_not_directory(path, what);
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(std::string("cannot open ") + what + " " + path);
   std::vector<unsigned char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -72,11 +85,20 @@ bool to_double(const std::string& s, double& out) {
   out = std::strtod(s.c_str(), &end);
   return end == s.c_str() + s.size() && std::isfinite(out);
 }
+// False on overflow too: strtoll clamps to LLONG_MAX and says so only through errno.
 bool to_long(const std::string& s, long long& out) {
   if (s.empty()) return false;
   char* end = nullptr;
+  errno = 0;
   out = std::strtoll(s.c_str(), &end, 10);
-  return end == s.c_str() + s.size();
+  return end == s.c_str() + s.size() && errno != ERANGE;
+}
+// Fields stored as int: a value beyond int is an error, not a silent wrap (4294967508 -> 212).
+bool to_int(const std::string& s, int& out) {
+  long long v = 0;
+  if (!to_long(s, v) || v < INT_MIN || v > INT_MAX) return false;
+  out = static_cast<int>(v);
+  return true;
 }
 
 // "360", "360/1", "360/1(0)": the sampling frequency is the part before '/' or '('.
@@ -85,6 +107,12 @@ double parse_fs(const std::string& token, const std::string& path, std::size_t l
   double fs = 0.0;
   if (!to_double(head, fs) || fs < 0.0)
     throw InputError(header_error(path, line, "bad sampling frequency '" + token + "'"));
+  // The same bounds as --fs: the windows are durations scaled by the rate.
+  if (fs > 0.0 && (fs < kMinFs || fs > kMaxFs)) {
+    char buf[128];
+    std::snprintf(buf, sizeof buf, "sampling frequency %g Hz is outside %g..%g Hz", fs, kMinFs, kMaxFs);
+    throw InputError(header_error(path, line, buf));
+  }
   return fs > 0.0 ? fs : kDefaultFs;
 }
 
@@ -92,12 +120,10 @@ double parse_fs(const std::string& token, const std::string& path, std::size_t l
 void parse_format(const std::string& token, WfdbSignalSpec& s, const std::string& path, std::size_t line) {
   const std::size_t plus = token.find('+');
   const std::string fmt = token.substr(0, plus);
-  long long v = 0;
-  if (!to_long(fmt, v)) {
+  if (!to_int(fmt, s.format)) {
     throw InputError(header_error(path, line, "unsupported signal format '" + token +
                                                   "' (only plain 212 or 16, with an optional +offset)"));
   }
-  s.format = static_cast<int>(v);
   if (plus != std::string::npos) {
     long long off = 0;
     if (!to_long(token.substr(plus + 1), off) || off < 0)
@@ -118,10 +144,8 @@ void parse_gain(const std::string& token, WfdbSignalSpec& s, bool& has_baseline,
   const std::size_t open = t.find('(');
   if (open != std::string::npos) {
     const std::size_t close = t.find(')', open);
-    long long b = 0;
-    if (close == std::string::npos || !to_long(t.substr(open + 1, close - open - 1), b))
+    if (close == std::string::npos || !to_int(t.substr(open + 1, close - open - 1), s.baseline))
       throw InputError(header_error(path, line, "bad baseline in gain '" + token + "'"));
-    s.baseline = static_cast<int>(b);
     has_baseline = true;
     t = t.substr(0, open);
   }
@@ -219,6 +243,7 @@ std::vector<Annotation> read_wfdb_annotations(const std::string& path) {
 }
 
 WfdbHeader read_wfdb_header(const std::string& path) {
+  require_not_directory(path, "WFDB header");
   std::ifstream in(path);
   if (!in) throw InputError("cannot open WFDB header " + path);
   WfdbHeader h;
@@ -260,10 +285,8 @@ WfdbHeader read_wfdb_header(const std::string& path) {
     if (tok.size() > 2) parse_gain(tok[2], s, baseline_given, path, line_no);
     constexpr std::size_t kAdcZeroField = 4, kDescriptionField = 8;
     if (tok.size() > kAdcZeroField) {
-      long long z = 0;
-      if (!to_long(tok[kAdcZeroField], z))
+      if (!to_int(tok[kAdcZeroField], s.adc_zero))
         throw InputError(header_error(path, line_no, "bad ADC zero '" + tok[kAdcZeroField] + "'"));
-      s.adc_zero = static_cast<int>(z);
     }
     if (!baseline_given) s.baseline = s.adc_zero;  // header(5): baseline defaults to ADC zero
     for (std::size_t i = kDescriptionField; i < tok.size(); ++i)
@@ -370,6 +393,12 @@ WfdbSignal read_wfdb_signal(const std::string& path, const std::string& channel)
       if (v == kInvalid212) throw InputError(dat + ": sample " + std::to_string(t) + " of channel " + std::to_string(ch) + " is marked invalid (-2048)");
     }
     out.values[t] = static_cast<float>((v - baseline) / gain);
+    // As the CSV reader: a non-finite sample would poison every filter output downstream.
+    if (!std::isfinite(out.values[t])) {
+      char buf[160];
+      std::snprintf(buf, sizeof buf, ": gain %g makes sample %zu of channel %zu non-finite in float32", gain, t, ch);
+      throw InputError(h.path + buf);
+    }
   }
   return out;
 }

@@ -70,6 +70,9 @@ struct TrainResult {
   double train_seconds = 0.0;
   double score_seconds = 0.0;
   bool cuda_graph = false;           // training steps replayed from a captured CUDA graph
+  // The model file's bytes (train_and_score): serialised in memory because LibTorch's file writer
+  // throws from a destructor when the disk fills (std::terminate); the caller writes them.
+  std::string model_file;
 
   // For the report (small; host memory). Rows have `cols` values each.
   std::vector<float> decoded_grid;   // kGridSide x kGridSide beats decoded from a latent grid
@@ -89,10 +92,12 @@ inline constexpr int kTopOutliers = 12;    // outliers kept with their rows
 // (one per beat; higher = more unusual). Empty function: the score is recon_error (the seed's).
 using ScoreFunction = std::function<std::vector<float>(const TrainResult&)>;
 
-// Shuffles (seeded), splits, trains with Adam, then scores every beat in eval mode. Saves the
-// trained model to `model_path` (a temporary file the caller renames): a LibTorch archive of the
-// parameters and buffers plus `meta_json`, the caller's description of how its beats were made
-// (read back by read_model_meta, model_file.hpp). Throws InputError if the split leaves a set empty.
+// Shuffles (seeded), splits, trains with Adam, then scores every beat in eval mode. The trained
+// model, a LibTorch archive of the parameters and buffers plus `meta_json` (the caller's
+// description of how its beats were made, read back by read_model_meta, model_file.hpp), is
+// serialised in memory into TrainResult::model_file, and also written to `model_path` unless it
+// is empty (whole or not at all; OutputError on a full disk). Throws InputError if the split
+// leaves a set empty.
 TrainResult train_and_score(BeatMatrix beats, const TrainOptions& options,
                             const std::string& model_path, const std::string& meta_json,
                             const ScoreFunction& score = {});

@@ -9,8 +9,10 @@
 
 namespace ecgpipe::detail {
 
-// Writes `model` (moved to the CPU) and `meta_json` to `path`; OutputError if it cannot.
-void save_model(LightVae& model, const std::string& meta_json, const std::string& path);
+// The model file's bytes: `model` (moved to the CPU) and `meta_json`, serialised in memory
+// (LibTorch's file writer throws from a destructor when the disk fills: std::terminate); the
+// caller writes them through an OutputSet (src/output.hpp).
+std::string serialise_model(LightVae& model, const std::string& meta_json);
 
 // The archive at `path`; InputError for a missing file or one that is not a LibTorch archive.
 torch::serialize::InputArchive open_model(const std::string& path);

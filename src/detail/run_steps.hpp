@@ -3,13 +3,11 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <vector>
 
 #include "detail/clock.hpp"
 #include "ecgpipe/evaluate.hpp"
 #include "ecgpipe/pipeline.hpp"
-#include "output.hpp"
 
 namespace ecgpipe {
 
@@ -19,11 +17,11 @@ namespace ecgpipe {
 void evaluate_run(const RunOptions& options, const ReferenceBeats& reference, const std::vector<std::int64_t>& r_peaks,
                   RunResult& result);
 
-// src/run_outputs.cpp: flags the outliers (score.hpp), writes beats.csv, outliers.csv,
-// report.json and report.html, and renames them (and the trained `model_file`, if any) into
-// place once every one is complete. Sets result.seconds.write and .total (from `run_start`).
-void write_run_outputs(const RunOptions& options, RunResult& result, std::optional<AtomicFile>& model_file,
-                       std::vector<float> signal_excerpt, std::vector<double> curvature_excerpt,
-                       detail::Clock::time_point run_start);
+// src/run_outputs.cpp: flags the outliers (score.hpp) and writes model.pt (when trained: the
+// bytes in result.model.model_file), beats.csv, outliers.csv, report.json and report.html as one
+// OutputSet (src/output.hpp): all or none, --out created only then. Sets result.seconds.write
+// and .total (from `run_start`).
+void write_run_outputs(const RunOptions& options, RunResult& result, std::vector<float> signal_excerpt,
+                       std::vector<double> curvature_excerpt, detail::Clock::time_point run_start);
 
 }  // namespace ecgpipe

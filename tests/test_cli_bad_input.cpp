@@ -1,0 +1,516 @@
+// The executable against hostile input and a hostile environment (issue 11's bad-input table):
+// every row gets one clear line and its documented exit code, and no output set is ever left
+// partial. Disk-full cases run on a small tmpfs (root only: they skip with a reason otherwise);
+// signals go to a child process stopped at the moment its temporaries exist.
+//
+// ECGPIPE_EXE_UNDER_TEST=/path/to/ecgpipe runs these against another build (how each test was
+// checked to fail on the code before the fixes).
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "test_util.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using testutil::fresh_dir;
+using testutil::list_dir;
+using testutil::read_text;
+using testutil::write_text;
+
+constexpr int kUsage = 2, kInput = 3, kOutput = 4;
+const char* const kOutputs[] = {"beats.csv", "outliers.csv", "model.pt", "report.json", "report.html"};
+
+std::string exe() {
+  const char* other = std::getenv("ECGPIPE_EXE_UNDER_TEST");
+  return other != nullptr ? other : ECGPIPE_EXE;
+}
+
+testutil::Result run(const std::string& args, const fs::path& scratch) {
+  const auto out = scratch / "stdout.txt", err = scratch / "stderr.txt";
+  const std::string cmd = "'" + exe() + "' " + args + " >'" + out.string() + "' 2>'" + err.string() + "' </dev/null";
+  const int status = std::system(cmd.c_str());
+  testutil::Result r;
+  // A death by signal (abort: 134 in a shell) shows as 128 + N, as a shell would report it.
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : -1;
+  r.out = read_text(out);
+  r.err = read_text(err);
+  return r;
+}
+
+std::string q(const fs::path& p) { return "'" + p.string() + "'"; }
+
+void expect_one_line(const testutil::Result& r, int code, const std::string& needle) {
+  EXPECT_EQ(r.code, code) << r.err;
+  EXPECT_EQ(testutil::count_lines(r.err), 1u) << r.err;
+  EXPECT_NE(r.err.find(needle), std::string::npos) << "expected '" << needle << "' in: " << r.err;
+}
+
+// No entry at all (a missing directory counts as empty).
+void expect_empty(const fs::path& dir) {
+  for (const auto& name : list_dir(dir)) ADD_FAILURE() << "left behind in " << dir << ": " << name;
+}
+
+std::vector<std::string> hidden_entries(const fs::path& dir) {
+  std::vector<std::string> hidden;
+  for (const auto& name : list_dir(dir))
+    if (name[0] == '.') hidden.push_back(name);
+  return hidden;
+}
+
+fs::path small_csv(const fs::path& dir, int beats = 40) {
+  const auto path = dir / "in.csv";
+  testutil::write_signal_csv(path, testutil::synthetic_ecg(beats, 200));
+  return path;
+}
+
+// A tmpfs of `kib` KiB mounted on `dir` for the test's life: a real ENOSPC.
+class Tmpfs {
+ public:
+  Tmpfs(const fs::path& dir, int kib) : dir_(dir) {
+    fs::create_directories(dir);
+    mounted_ = ::mount("tmpfs", dir.c_str(), "tmpfs", 0, ("size=" + std::to_string(kib) + "k").c_str()) == 0;
+  }
+  ~Tmpfs() {
+    if (mounted_) ::umount2(dir_.c_str(), MNT_DETACH);
+  }
+  Tmpfs(const Tmpfs&) = delete;
+  Tmpfs& operator=(const Tmpfs&) = delete;
+  bool mounted() const { return mounted_; }
+  void resize(int kib) const {
+    ASSERT_EQ(::mount("tmpfs", dir_.c_str(), "tmpfs", MS_REMOUNT, ("size=" + std::to_string(kib) + "k").c_str()), 0);
+  }
+  // Fills what is left with a file, so the next write gets ENOSPC.
+  void fill() const {
+    std::ofstream f(dir_ / "filler", std::ios::binary);
+    const std::string block(4096, 'x');
+    while (f.write(block.data(), static_cast<std::streamsize>(block.size()))) {
+    }
+  }
+
+ private:
+  fs::path dir_;
+  bool mounted_ = false;
+};
+
+#define SKIP_WITHOUT_TMPFS(t) \
+  if (!(t).mounted()) GTEST_SKIP() << "cannot mount a tmpfs (needs root): the disk-full case is not exercised"
+
+// Trains a one-epoch model on small_csv (plus `options`) into dir/t; returns its path.
+fs::path train_small_model(const fs::path& dir, const std::string& options = "") {
+  const auto t = run("-q run " + q(small_csv(dir)) + " " + options + " --device cpu --epochs 1 --threads 1 --out " + q(dir / "t"), dir);
+  EXPECT_EQ(t.code, 0) << t.err;
+  return dir / "t" / "model.pt";
+}
+
+std::string sample_csv() { return (fs::path(ECGPIPE_SOURCE_DIR) / "data" / "sample.csv").string(); }
+
+// --- Rows 9-13: option bounds. Exit 2, one line naming the option, nothing written.
+struct BadOption {
+  const char* name;
+  const char* command;  // run / detect / eval; IN, OUT, REF replaced
+  const char* option;
+};
+
+class CliBadOption : public ::testing::TestWithParam<BadOption> {};
+
+TEST_P(CliBadOption, UsageErrorOneLineNothingWritten) {
+  const auto& p = GetParam();
+  const auto dir = fresh_dir();
+  const auto in = small_csv(dir);
+  write_text(dir / "ref.csv", "sample,symbol\n200,N\n400,N\n");
+  std::string cmd = p.command;
+  const auto replace = [&cmd](const std::string& key, const std::string& value) {
+    for (auto at = cmd.find(key); at != std::string::npos; at = cmd.find(key)) cmd.replace(at, key.size(), value);
+  };
+  replace("IN", q(in));
+  replace("OUT", q(dir / "out"));
+  replace("REF", q(dir / "ref.csv"));
+  const auto r = run(std::string("-q ") + cmd + " " + p.option, dir);
+  expect_one_line(r, kUsage, std::string(p.option).substr(0, std::string(p.option).find(' ')));
+  expect_empty(dir / "out");
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Issue11, CliBadOption,
+    ::testing::Values(
+        // Row 9: signed overflow in the NMS.
+        BadOption{"nms_window_int_max", "run IN --preset seed --device cpu --epochs 1 --out OUT", "--nms-window 2147483647"},
+        BadOption{"detect_nms_window_int_max", "detect IN --preset seed --device cpu --out OUT/b.csv", "--nms-window 2147483647"},
+        // Row 10: double -> int64 overflow of the tolerance.
+        BadOption{"eval_fs_huge", "eval --reference REF REF", "--fs 1e300"},
+        BadOption{"eval_tolerance_huge", "eval --reference REF REF", "--tolerance-ms 1e300"},
+        BadOption{"eval_tolerance_nan", "eval --reference REF REF", "--tolerance-ms nan"},
+        BadOption{"eval_fs_negative", "eval --reference REF REF", "--fs -360"},
+        // Row 11: a NaN model, scores that lose a term.
+        BadOption{"learning_rate_nan", "run IN --device cpu --epochs 1 --out OUT", "--learning-rate nan"},
+        BadOption{"learning_rate_inf", "run IN --device cpu --epochs 1 --out OUT", "--learning-rate inf"},
+        BadOption{"learning_rate_huge", "run IN --device cpu --epochs 1 --out OUT", "--learning-rate 1e30"},
+        BadOption{"learning_rate_negative", "run IN --device cpu --epochs 1 --out OUT", "--learning-rate -1"},
+        BadOption{"learning_rate_zero", "run IN --device cpu --epochs 1 --out OUT", "--learning-rate 0"},
+        // Row 12: 100000 threads.
+        BadOption{"threads_huge", "run IN --device cpu --epochs 1 --out OUT", "--threads 100000"},
+        // Row 13: bad_alloc / a LibTorch backtrace.
+        BadOption{"ricker_width_int_max", "run IN --device cpu --epochs 1 --out OUT", "--ricker-width 2147483647"},
+        BadOption{"detect_ricker_width_int_max", "detect IN --device cpu --out OUT/b.csv", "--ricker-width 2147483647"},
+        BadOption{"max_length_huge", "run IN --model seed --preset seed --device cpu --epochs 1 --out OUT",
+                  "--max-length 1048576"},
+        BadOption{"run_fs_nan", "run IN --device cpu --epochs 1 --out OUT", "--fs nan"}),
+    [](const auto& info) { return std::string(info.param.name); });
+
+// The bounds leave every sensible value alone: the defaults' extremes at the lowest and the
+// highest rate, and the largest thread count.
+TEST(CliBounds, SensibleValuesAtTheBoundsAreAccepted) {
+  const auto dir = fresh_dir();
+  const auto in = small_csv(dir);
+  const auto r = run("-q --threads 1 detect " + q(in) + " --preset seed --nms-window 2500 --ricker-width 250 --out " +
+                         q(dir / "b.csv"),
+                     dir);
+  EXPECT_EQ(r.code, 0) << "10 s NMS window and 1 s Ricker at 250 Hz: " << r.err;
+  write_text(dir / "ref.csv", "sample,symbol\n200,N\n400,N\n");
+  const auto e = run("-q eval --reference " + q(dir / "ref.csv") + " " + q(dir / "ref.csv") + " --tolerance-ms 1000 --fs 100000", dir);
+  EXPECT_EQ(e.code, 0) << e.err;
+}
+
+// --- Row 7: a directory where a file is expected.
+TEST(CliBadInputFiles, DirectoryAsSignalFileOrAnnotationFile) {
+  const auto dir = fresh_dir();
+  fs::create_directories(dir / "sig.dat");
+  write_text(dir / "r.hea", "r 1 250 1000\nsig.dat 16 200 16 0 0 0 0 MLII\n");
+  const auto r = run("-q detect " + q(dir / "r.hea") + " --device cpu --out " + q(dir / "b.csv"), dir);
+  expect_one_line(r, kInput, "sig.dat");
+  EXPECT_FALSE(fs::exists(dir / "b.csv"));
+
+  fs::create_directories(dir / "ref.atr");
+  write_text(dir / "det.csv", "r_peak\n100\n");
+  const auto e = run("-q eval --reference " + q(dir / "ref.atr") + " " + q(dir / "det.csv") + " --fs 360", dir);
+  expect_one_line(e, kInput, "ref.atr");
+  const auto in = small_csv(dir);
+  const auto w = run("-q run " + q(in) + " --reference " + q(dir / "ref.atr") + " --device cpu --epochs 1 --out " + q(dir / "o"), dir);
+  expect_one_line(w, kInput, "ref.atr");
+  expect_empty(dir / "o");
+}
+
+// --- Rows 14-16: WFDB headers with values out of range.
+// A WFDB record of `signal` (format 16, gain 200) with header text `hea` ("{DAT}" = data file).
+void write_record(const fs::path& dir, const std::string& name, const std::string& hea, const std::vector<float>& signal) {
+  std::string bytes;
+  for (float v : signal) {
+    const auto adu = static_cast<std::int16_t>(std::lround(v * 200.0f));
+    bytes += static_cast<char>(adu & 0xFF);
+    bytes += static_cast<char>((adu >> 8) & 0xFF);
+  }
+  write_text(dir / (name + ".dat"), bytes);
+  write_text(dir / (name + ".hea"), hea);
+}
+
+TEST(CliBadInputFiles, WfdbGainThatMakesSamplesInfinite) {
+  const auto dir = fresh_dir();
+  const auto x = testutil::synthetic_ecg(20, 200);
+  write_record(dir, "r", "r 1 250 " + std::to_string(x.size()) + "\nr.dat 16 1e-300 16 0 0 0 0 MLII\n", x);
+  const auto d = run("-q detect " + q(dir / "r.hea") + " --device cpu --out " + q(dir / "b.csv"), dir);
+  expect_one_line(d, kInput, "r.hea");
+  EXPECT_NE(d.err.find("finite"), std::string::npos) << d.err;
+  EXPECT_FALSE(fs::exists(dir / "b.csv"));
+  const auto r = run("-q run " + q(dir / "r.hea") + " --device cpu --epochs 1 --out " + q(dir / "o"), dir);
+  expect_one_line(r, kInput, "finite");
+  expect_empty(dir / "o");
+}
+
+TEST(CliBadInputFiles, WfdbHeaderRateOutOfRangeNamesTheFile) {
+  const auto dir = fresh_dir();
+  const auto x = testutil::synthetic_ecg(20, 200);
+  write_record(dir, "r", "r 1 1e300 " + std::to_string(x.size()) + "\nr.dat 16 200 16 0 0 0 0 MLII\n", x);
+  for (const std::string& cmd : {"detect " + q(dir / "r.hea") + " --out " + q(dir / "o" / "b.csv"),
+                                 "run " + q(dir / "r.hea") + " --epochs 1 --out " + q(dir / "o")}) {
+    const auto r = run("-q " + cmd + " --device cpu", dir);
+    expect_one_line(r, kInput, "r.hea");
+    EXPECT_EQ(r.err.find("--fs"), std::string::npos) << "the user gave no --fs: " << r.err;
+  }
+  expect_empty(dir / "o");
+  write_text(dir / "det.csv", "r_peak\n100\n");
+  write_text(dir / "r.atr", std::string("\0\0", 2));
+  const auto e = run("-q eval --reference " + q(dir / "r.atr") + " " + q(dir / "det.csv"), dir);
+  expect_one_line(e, kInput, "r.hea");
+}
+
+TEST(CliBadInputFiles, WfdbHeaderIntegerOverflow) {
+  const auto dir = fresh_dir();
+  const auto x = testutil::synthetic_ecg(20, 200);
+  // 4294967508 = 2^32 + 212: read as format 212 after an int wrap.
+  write_record(dir, "f", "f 1 250 " + std::to_string(x.size()) + "\nf.dat 4294967508 200 16 0 0 0 0 MLII\n", x);
+  const auto f = run("-q detect " + q(dir / "f.hea") + " --device cpu --out " + q(dir / "b.csv"), dir);
+  expect_one_line(f, kInput, "f.hea:2");
+  // A 23-digit sample count: clamped to INT64_MAX by strtoll.
+  write_record(dir, "n", "n 1 250 12345678901234567890123\nn.dat 16 200 16 0 0 0 0 MLII\n", x);
+  const auto n = run("-q detect " + q(dir / "n.hea") + " --device cpu --out " + q(dir / "b.csv"), dir);
+  expect_one_line(n, kInput, "n.hea:1");
+  // An ADC zero beyond int: wrapped silently before.
+  write_record(dir, "z", "z 1 250 " + std::to_string(x.size()) + "\nz.dat 16 200 16 4294967296 0 0 0 MLII\n", x);
+  const auto z = run("-q detect " + q(dir / "z.hea") + " --device cpu --out " + q(dir / "b.csv"), dir);
+  expect_one_line(z, kInput, "z.hea:2");
+  EXPECT_FALSE(fs::exists(dir / "b.csv"));
+}
+
+// Row 15: `score REC.hea` reads the record at its header's rate; a model trained at another
+// rate cannot score it (its windows are durations at its rate): exit 3 naming both, not a
+// complaint about a --fs the user never gave.
+TEST(CliBadInputFiles, ScoreWfdbRecordAtItsHeaderRate) {
+  const auto dir = fresh_dir();
+  const auto model = train_small_model(dir);
+  const auto x = testutil::synthetic_ecg(40, 200);
+  write_record(dir, "r", "r 1 250 " + std::to_string(x.size()) + "\nr.dat 16 200 16 0 0 0 0 MLII\n", x);
+  const auto ok = run("-q score " + q(dir / "r.hea") + " --model " + q(model) + " --device cpu --out " + q(dir / "s"), dir);
+  EXPECT_EQ(ok.code, 0) << "same rate: " << ok.err;
+  write_record(dir, "h", "h 1 360 " + std::to_string(x.size()) + "\nh.dat 16 200 16 0 0 0 0 MLII\n", x);
+  const auto r = run("-q score " + q(dir / "h.hea") + " --model " + q(model) + " --device cpu --out " + q(dir / "s2"), dir);
+  expect_one_line(r, kInput, "h.hea");
+  EXPECT_EQ(r.err.find("--fs"), std::string::npos) << r.err;
+  expect_empty(dir / "s2");
+}
+
+// Row 15: a model whose meta record holds a rate out of range: exit 3 naming the model.
+TEST(CliBadInputFiles, ModelWithDamagedMetaRecord) {
+  const auto dir = fresh_dir();
+  std::string model = read_text(train_small_model(dir));
+  const auto in = small_csv(dir);
+  // Same length, so the archive's record sizes stay valid.
+  const std::string good = "\"fs\":250.0", bad = "\"fs\":1e300";
+  const auto at = model.find(good);
+  ASSERT_NE(at, std::string::npos) << "meta record not found in model.pt";
+  model.replace(at, good.size(), bad);
+  write_text(dir / "bad.pt", model);
+  const auto r = run("-q score " + q(in) + " --model " + q(dir / "bad.pt") + " --device cpu --out " + q(dir / "s"), dir);
+  expect_one_line(r, kInput, "bad.pt");
+  EXPECT_EQ(r.err.find("--fs"), std::string::npos) << r.err;
+  expect_empty(dir / "s");
+}
+
+// --- Row 1: values so large that every score is inf (the latent means stay finite): no crash in
+// the report; exit 3 naming the problem, nothing written.
+TEST(CliBadInputFiles, NonFiniteScoresAreAnInputError) {
+  const auto dir = fresh_dir();
+  const auto model = train_small_model(dir, "--model seed --preset seed");
+  auto x = testutil::synthetic_ecg(40, 200);
+  for (auto& v : x) v = v * 1e20f + 1e20f;  // finite float32 (max 3.4e38)
+  testutil::write_signal_csv(dir / "huge.csv", x);
+  const auto r = run("-q score " + q(dir / "huge.csv") + " --model " + q(model) + " --device cpu --out " + q(dir / "s"), dir);
+  expect_one_line(r, kInput, "non-finite");
+  expect_empty(dir / "s");
+}
+
+// --- Row 8: reference sample numbers beyond any recording: refused with the line named.
+TEST(CliBadInputFiles, ReferenceSampleOutOfRange) {
+  const auto dir = fresh_dir();
+  write_text(dir / "det.csv", "r_peak\n100\n300\n");
+  for (const char* sample : {"9223372036854775807", "-5", "99999999999999999999999"}) {
+    write_text(dir / "ref.csv", std::string("sample,symbol\n100,N\n") + sample + ",N\n");
+    const auto r = run("-q eval --reference " + q(dir / "ref.csv") + " " + q(dir / "det.csv"), dir);
+    expect_one_line(r, kInput, "ref.csv:3");
+  }
+  const auto in = small_csv(dir);
+  const auto w = run("-q run " + q(in) + " --reference " + q(dir / "ref.csv") + " --device cpu --epochs 1 --out " + q(dir / "o"), dir);
+  expect_one_line(w, kInput, "ref.csv:3");
+  expect_empty(dir / "o");
+}
+
+// --- Row 18: a failed run creates nothing, not even --out (nor its parents).
+TEST(CliOutputs, FailedRunCreatesNoOutputDirectory) {
+  const auto dir = fresh_dir();
+  const auto r = run("-q run /dev/null --device cpu --epochs 1 --out " + q(dir / "x"), dir);
+  EXPECT_EQ(r.code, kInput) << r.err;
+  EXPECT_FALSE(fs::exists(dir / "x"));
+  const auto nested = run("-q run /dev/null --device cpu --epochs 1 --out " + q(dir / "a" / "b" / "c"), dir);
+  EXPECT_EQ(nested.code, kInput) << nested.err;
+  EXPECT_FALSE(fs::exists(dir / "a"));
+  // A good run still creates the nested directory.
+  const auto in = small_csv(dir);
+  const auto ok = run("-q run " + q(in) + " --device cpu --epochs 1 --threads 1 --out " + q(dir / "a" / "b" / "c"), dir);
+  ASSERT_EQ(ok.code, 0) << ok.err;
+  for (const char* f : kOutputs) EXPECT_TRUE(fs::exists(dir / "a" / "b" / "c" / f)) << f;
+}
+
+// --- Row 17: synth never replaces a symlink or a FIFO the user pointed at.
+TEST(CliOutputs, SynthWritesThroughSymlink) {
+  const auto dir = fresh_dir();
+  write_text(dir / "target.csv", "old\n");
+  fs::create_symlink(dir / "target.csv", dir / "link.csv");
+  const auto r = run("synth " + q(dir / "link.csv") + " --truth " + q(dir / "t.csv") + " --duration 5", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(fs::is_symlink(dir / "link.csv")) << "the link was replaced";
+  EXPECT_EQ(read_text(dir / "target.csv").rfind("heartbeats\n", 0), 0u) << "written through to the target";
+  EXPECT_TRUE(hidden_entries(dir).empty());
+}
+
+TEST(CliOutputs, SynthWritesIntoFifo) {
+  const auto dir = fresh_dir();
+  const auto fifo = dir / "f.csv";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const pid_t reader = ::fork();  // reads the FIFO into got.csv
+  ASSERT_GE(reader, 0);
+  if (reader == 0) {
+    std::ifstream in(fifo, std::ios::binary);
+    std::ofstream(dir / "got.csv", std::ios::binary) << in.rdbuf();
+    ::_exit(0);
+  }
+  const auto r = run("synth " + q(fifo) + " --truth " + q(dir / "t.csv") + " --duration 5", dir);
+  EXPECT_EQ(r.code, 0) << r.err;
+  struct stat st {};
+  ASSERT_EQ(::lstat(fifo.c_str(), &st), 0);
+  const bool still_fifo = S_ISFIFO(st.st_mode);
+  EXPECT_TRUE(still_fifo) << "the FIFO was replaced by a regular file";
+  if (!still_fifo) ::kill(reader, SIGKILL);  // nobody will ever write to it
+  ASSERT_EQ(::waitpid(reader, nullptr, 0), reader);
+  if (still_fifo) EXPECT_EQ(read_text(dir / "got.csv").rfind("heartbeats\n", 0), 0u) << "the reader got the signal";
+  EXPECT_TRUE(hidden_entries(dir).empty());
+}
+
+// --- Row 4: detect --out on a full disk keeps the earlier good file.
+TEST(CliOutputs, DetectOnFullDiskKeepsEarlierFile) {
+  const auto dir = fresh_dir();
+  Tmpfs disk(dir / "disk", 256);
+  SKIP_WITHOUT_TMPFS(disk);
+  const auto out = dir / "disk" / "beats.csv";
+  const auto good = run("-q detect " + q(sample_csv()) + " --device cpu --out " + q(out), dir);
+  ASSERT_EQ(good.code, 0) << good.err;
+  const std::string before = read_text(out);
+  ASSERT_GT(before.size(), 1000u);
+  disk.fill();
+  const auto r = run("-q detect " + q(sample_csv()) + " --preset seed --device cpu --out " + q(out), dir);
+  expect_one_line(r, kOutput, "beats.csv");
+  EXPECT_EQ(read_text(out), before) << "the earlier good file was damaged";
+  EXPECT_TRUE(hidden_entries(dir / "disk").empty());
+}
+
+// --- Row 2: the disk fills while model.pt is written: exit 4, not an abort; nothing left.
+TEST(CliOutputs, DiskFullWhileModelIsWritten) {
+  const auto dir = fresh_dir();
+  Tmpfs disk(dir / "disk", 8);  // model.pt of the small model is ~16 KiB
+  SKIP_WITHOUT_TMPFS(disk);
+  const auto in = small_csv(dir);
+  const auto r = run("-q run " + q(in) + " --device cpu --epochs 1 --threads 1 --out " + q(dir / "disk" / "o"), dir);
+  expect_one_line(r, kOutput, "disk/o");
+  expect_empty(dir / "disk");
+}
+
+// --- Row 3: the disk fills while the five outputs are written: the earlier set stays whole.
+// tmpfs counts whole 4 KiB pages of file data: the second set gets one page less than it
+// needs, so the last page of its last file fails (before the fix, the files committed before
+// that one had already replaced the earlier ones).
+std::uintmax_t pages(const fs::path& dir) {
+  constexpr std::uintmax_t kPage = 4096;
+  std::uintmax_t n = 0;
+  for (const char* f : kOutputs) n += (fs::file_size(dir / f) + kPage - 1) / kPage;
+  return n;
+}
+
+TEST(CliOutputs, DiskFullDuringCommitKeepsEarlierSet) {
+  const auto dir = fresh_dir();
+  Tmpfs disk(dir / "disk", 4096);
+  SKIP_WITHOUT_TMPFS(disk);
+  const std::string second = " --seed 7 --device cpu --epochs 1 --threads 1 --out ";
+  const auto ref = run("-q run " + q(sample_csv()) + second + q(dir / "ref"), dir);  // the second set's size
+  ASSERT_EQ(ref.code, 0) << ref.err;
+  const auto out = dir / "disk" / "o";
+  const auto first = run("-q run " + q(sample_csv()) + " --device cpu --epochs 1 --threads 1 --out " + q(out), dir);
+  ASSERT_EQ(first.code, 0) << first.err;
+  std::vector<std::string> before;
+  for (const char* f : kOutputs) before.push_back(read_text(out / f));
+  disk.resize(static_cast<int>((pages(out) + pages(dir / "ref") - 1) * 4));
+  const auto r = run("-q run " + q(sample_csv()) + second + q(out), dir);
+  expect_one_line(r, kOutput, "disk/o");
+  for (std::size_t i = 0; i < before.size(); ++i)
+    EXPECT_TRUE(read_text(out / kOutputs[i]) == before[i]) << kOutputs[i] << " changed: a partial set";
+  EXPECT_TRUE(hidden_entries(out).empty()) << hidden_entries(out).front();
+  EXPECT_EQ(list_dir(out).size(), 5u);
+}
+
+// Row 3, the commit failing half-way: a target that cannot be replaced (here report.json is a
+// directory, so rename(2) fails) after others were renamed used to leave new beats.csv,
+// outliers.csv and model.pt beside the old report.html. (A static tmpfs cannot show that half-way
+// failure on the old code: it freed each old file as it renamed the new one.)
+TEST(CliOutputs, CommitFailureHalfWayKeepsEarlierSet) {
+  const auto dir = fresh_dir();
+  const auto out = dir / "o";
+  const auto first = run("-q run " + q(sample_csv()) + " --device cpu --epochs 1 --threads 1 --out " + q(out), dir);
+  ASSERT_EQ(first.code, 0) << first.err;
+  fs::remove(out / "report.json");
+  fs::create_directories(out / "report.json" / "keep");
+  std::vector<std::string> before;
+  for (const char* f : {"beats.csv", "outliers.csv", "model.pt", "report.html"}) before.push_back(read_text(out / f));
+  const auto r = run("-q run " + q(sample_csv()) + " --seed 7 --device cpu --epochs 1 --threads 1 --out " + q(out), dir);
+  expect_one_line(r, kOutput, "report.json");
+  std::size_t i = 0;
+  for (const char* f : {"beats.csv", "outliers.csv", "model.pt", "report.html"})
+    EXPECT_TRUE(read_text(out / f) == before[i++]) << f << " changed: a partial set";
+  EXPECT_TRUE(hidden_entries(out).empty()) << hidden_entries(out).front();
+}
+
+// --- Row 5: SIGINT/SIGTERM during the write phase remove the temporaries.
+// The child stops itself (ECGPIPE_TEST_STOP_BEFORE_COMMIT) when its temporaries are written.
+void signal_during_write(int sig) {
+  const auto dir = fresh_dir();
+  const auto in = small_csv(dir);
+  const auto out = dir / "o";
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    ::setenv("ECGPIPE_TEST_STOP_BEFORE_COMMIT", "1", 1);
+    const std::string e = exe(), i = in.string(), o = out.string();
+    ::freopen("/dev/null", "w", stderr);
+    ::execl(e.c_str(), e.c_str(), "-q", "run", i.c_str(), "--device", "cpu", "--epochs", "1", "--threads", "1", "--out",
+            o.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, WUNTRACED), pid);
+  if (!WIFSTOPPED(status)) {
+    ADD_FAILURE() << "the child did not stop before its commit (exit status " << status << ")";
+    return;
+  }
+  EXPECT_FALSE(hidden_entries(out).empty()) << "temporaries should exist at this point";
+  ::kill(pid, sig);
+  ::kill(pid, SIGCONT);
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == sig) << "ends by the signal (shell: " << 128 + sig << ")";
+  expect_empty(out);
+  EXPECT_FALSE(fs::exists(out)) << "the output directory was created for this run";
+}
+
+TEST(CliSignals, SigtermDuringWriteRemovesTemporaries) { signal_during_write(SIGTERM); }
+TEST(CliSignals, SigintDuringWriteRemovesTemporaries) { signal_during_write(SIGINT); }
+
+// Temporaries of processes that died without cleaning up (SIGKILL, power loss) are removed by
+// the next run; a live process's are not touched.
+TEST(CliSignals, StaleTemporariesOfDeadProcessesAreRemoved) {
+  const auto dir = fresh_dir();
+  const auto in = small_csv(dir);
+  const auto out = dir / "o";
+  fs::create_directories(out);
+  const pid_t dead = ::fork();
+  if (dead == 0) ::_exit(0);
+  ASSERT_EQ(::waitpid(dead, nullptr, 0), dead);
+  const std::string d = std::to_string(dead), live = std::to_string(::getpid());
+  for (const std::string& name : {".beats.csv.tmp." + d, ".report.html.tmp." + d, ".model.pt.tmp." + d,
+                                  ".beats.csv.ecgpipe-tmp." + d, ".beats.csv.tmp." + live})
+    write_text(out / name, "partial");
+  const auto r = run("-q run " + q(in) + " --device cpu --epochs 1 --threads 1 --out " + q(out), dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto hidden = hidden_entries(out);
+  ASSERT_EQ(hidden.size(), 1u) << "dead processes' temporaries removed";
+  EXPECT_EQ(hidden[0], ".beats.csv.tmp." + live) << "a live process's is kept";
+}
+
+}  // namespace
