@@ -11,6 +11,7 @@ PACKAGES=(
   nlohmann-json3-dev      # report.json
   libfccp-dev             # fast-cpp-csv-parser: CPU line reader
   libfast-float-dev       # fast_float: exact decimal -> float
+  libedf-dev              # edflib: EDF/EDF+/BDF input
   libgtest-dev            # GoogleTest
   python3-numpy           # optional: lets a test compare with the seed's NumPy segmentation
 )
