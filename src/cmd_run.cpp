@@ -10,13 +10,16 @@
 
 #include "commands.hpp"
 #include "ecgpipe/pipeline.hpp"
-#include "ecgpipe/wfdb.hpp"
+#include "ecgpipe/batch.hpp"
+#include "ecgpipe/error.hpp"
+#include "ecgpipe/signal_input.hpp"
 
 namespace ecgpipe::cli {
 namespace {
 
 struct RunArgs {
   RunOptions options;
+  InputArgs in;
   bool json = false;
   std::string device = "auto";
   std::string preset = "robust";
@@ -40,7 +43,7 @@ void add_run_command(CLI::App& app) {
   auto args = std::make_shared<RunArgs>();
   auto& o = args->options;
   auto* cmd = app.add_subcommand("run", "Segment beats, train the VAE and score every beat");
-  add_input_options(*cmd, o.input, o.csv);
+  add_inputs_options(*cmd, args->in, o.csv);
   cmd->add_option("--preset", args->preset,
                   "robust: adaptive-threshold R-peak detector, far more accurate on real ECG; seed: the notebook's "
                   "NMS gates (bit-exact). Every stage runs on the GPU with either")
@@ -73,19 +76,43 @@ void add_run_command(CLI::App& app) {
   add_model_option(*cmd, args->model);
   add_reference_option(*cmd, o.reference);
   cmd->add_flag("--json", args->json, "Print report.json to stdout");
-  cmd->callback([args] {
+  cmd->callback([args, cmd] {
+    require_inputs(args->in);
     auto& opts = args->options;
     opts.device = parse_device(args->device);
     opts.preset = parse_preset(args->preset);
     opts.model = parse_model(args->model);
     if (opts.model == Model::seed && opts.train.batch_size == 0) opts.train.batch_size = kSeedBatch;
-    if (args->fs_option->count() == 0)  // a WFDB header knows its rate; a CSV does not
-      if (const auto header_fs = signal_file_fs(opts.input)) opts.fs = *header_fs;
-    const SampleWindows scaled = seed_windows(opts.fs);  // = the defaults at 250 Hz
-    if (args->ricker->count() == 0) opts.ricker_width = scaled.ricker_width;
-    if (args->nms->count() == 0) opts.nms_window = scaled.nms_window;
-    if (args->min_length->count() == 0) opts.limits.min_length = scaled.min_length;
-    if (args->max_length->count() == 0) opts.limits.max_length = scaled.max_length;
+    // One recording's rate (its header's unless --fs) and the windows scaled to it unless given.
+    const auto resolve = [args](RunOptions& o) {
+      if (args->fs_option->count() == 0)  // a WFDB or EDF header knows its rate; a CSV does not
+        if (const auto header_fs = signal_file_fs(o.input, o.csv.column)) o.fs = *header_fs;
+      const SampleWindows scaled = seed_windows(o.fs);  // = the defaults at 250 Hz
+      if (args->ricker->count() == 0) o.ricker_width = scaled.ricker_width;
+      if (args->nms->count() == 0) o.nms_window = scaled.nms_window;
+      if (args->min_length->count() == 0) o.limits.min_length = scaled.min_length;
+      if (args->max_length->count() == 0) o.limits.max_length = scaled.max_length;
+    };
+    if (is_batch(args->in.inputs, args->in.manifest)) {
+      if (!opts.reference.empty()) throw UsageError("--reference is for one recording; give each its reference in a --manifest");
+      run_many(*cmd, args->in, opts.out_dir, args->json, [args, resolve](const BatchItem& item, const std::string& folder) {
+        RunOptions o = args->options;
+        o.input = item.path;
+        if (!item.column.empty()) o.csv.column = item.column;
+        o.reference = item.reference;
+        o.out_dir = folder;
+        resolve(o);
+        const int epochs = o.train.epochs;
+        const std::string name = item.name;
+        o.train.on_epoch = [name, epochs](int epoch, double loss, double) {
+          spdlog::debug("{}: epoch {}/{}: train loss {:.6f}", name, epoch, epochs, loss);
+        };
+        print_summary(o, run_pipeline(o));
+      });
+      return;
+    }
+    opts.input = args->in.single();
+    resolve(opts);
     // A progress bar when a person watches stderr; a log line per epoch for logs and pipes.
     const bool bar = ::isatty(STDERR_FILENO) == 1 && spdlog::should_log(spdlog::level::info);
     opts.train.on_epoch = [&opts, bar](int epoch, double loss, double beats_per_second) {

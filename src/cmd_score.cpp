@@ -8,6 +8,8 @@
 #include <memory>
 
 #include "commands.hpp"
+#include "ecgpipe/batch.hpp"
+#include "ecgpipe/error.hpp"
 #include "ecgpipe/pipeline.hpp"
 #include "ecgpipe/vae.hpp"
 
@@ -16,6 +18,7 @@ namespace {
 
 struct ScoreArgs {
   RunOptions options;
+  InputArgs in;
   std::string model;
   std::string device = "auto";
   bool json = false;
@@ -28,7 +31,7 @@ void add_score_command(CLI::App& app) {
   auto& o = args->options;
   o.out_dir = "ecgpipe-score";
   auto* cmd = app.add_subcommand("score", "Score every beat of a recording with a saved model (no training)");
-  add_input_options(*cmd, o.input, o.csv);
+  add_inputs_options(*cmd, args->in, o.csv);
   cmd->add_option("--model", args->model, "model.pt written by `ecgpipe run`")->required();
   add_device_option(*cmd, args->device);
   cmd->add_option("--outlier-quantile", o.outlier_quantile, "Flag beats scoring above this quantile")->capture_default_str();
@@ -36,10 +39,25 @@ void add_score_command(CLI::App& app) {
   cmd->add_option("--out", o.out_dir, "Output directory (created if missing)")->capture_default_str();
   add_reference_option(*cmd, o.reference);
   cmd->add_flag("--json", args->json, "Print report.json to stdout");
-  cmd->callback([args] {
+  cmd->callback([args, cmd] {
+    require_inputs(args->in);
     auto& opts = args->options;
     opts.device = parse_device(args->device);
     apply_model_meta(read_model_meta(args->model), args->model, opts);
+    if (is_batch(args->in.inputs, args->in.manifest)) {
+      if (!opts.reference.empty()) throw UsageError("--reference is for one recording; give each its reference in a --manifest");
+      run_many(*cmd, args->in, opts.out_dir, args->json, [args](const BatchItem& item, const std::string& folder) {
+        RunOptions o = args->options;
+        o.input = item.path;
+        if (!item.column.empty()) o.csv.column = item.column;
+        o.reference = item.reference;
+        o.out_dir = folder;
+        const RunResult r = run_pipeline(o);
+        spdlog::info("{}: {} beats scored -> {}", o.input, r.beats.size(), folder);
+      });
+      return;
+    }
+    opts.input = args->in.single();
     const RunResult r = run_pipeline(opts);
     spdlog::info("{}: {} beats scored with {} on {}; wrote {}/beats.csv, outliers.csv, report.json, report.html", opts.input,
                  r.beats.size(), args->model, r.device, opts.out_dir);

@@ -2,7 +2,9 @@
 // Subcommand callbacks throw ecgpipe::Error; only main() catches.
 #pragma once
 
+#include <functional>
 #include <string>
+#include <vector>
 
 namespace CLI {
 class App;
@@ -10,6 +12,7 @@ class App;
 
 namespace ecgpipe {
 struct CsvOptions;
+struct BatchItem;
 }
 
 namespace ecgpipe::cli {
@@ -30,5 +33,26 @@ void add_model_option(CLI::App& cmd, std::string& model);
 // --reference FILE (run, score): reference beats to evaluate the detections and scores against.
 void add_reference_option(CLI::App& cmd, std::string& reference);
 void add_detect_command(CLI::App& app);
+void add_summarize_command(CLI::App& app);
+
+// run, detect and score take one recording or many: files, directories (every recording in
+// them), --manifest FILE, --jobs N recordings at a time.
+struct InputArgs {
+  std::vector<std::string> inputs;
+  std::string manifest;
+  int jobs = 1;
+  // The one input of a single-recording call (not is_batch); "" otherwise.
+  const std::string& single() const;
+};
+// The inputs (positional), --manifest, --jobs, --column and --no-header.
+void add_inputs_options(CLI::App& cmd, InputArgs& in, CsvOptions& csv);
+// UsageError when neither an input nor --manifest was given.
+void require_inputs(const InputArgs& in);
+// Runs `work(item, folder)` for every recording of `in` (batch.hpp), each into its folder
+// out_dir/NAME, `in.jobs` at a time with the LibTorch threads shared out (threads_per_job of the
+// global --threads of `cmd`'s parent); then writes the cohort summary (summary.hpp) into out_dir,
+// prints summary.json with `json`, and throws Error(some_failed) naming the count if any failed.
+void run_many(const CLI::App& cmd, const InputArgs& in, const std::string& out_dir, bool json,
+              const std::function<void(const BatchItem&, const std::string&)>& work);
 
 }  // namespace ecgpipe::cli

@@ -44,6 +44,7 @@ int main(int argc, char** argv) {
   ecgpipe::cli::add_eval_command(app);
   ecgpipe::cli::add_bench_command(app);
   ecgpipe::cli::add_detect_command(app);
+  ecgpipe::cli::add_summarize_command(app);
 
   try {
     app.parse(argc, argv);
