@@ -11,6 +11,7 @@
 #include <cstring>
 #include <fstream>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <numeric>
 #include <random>
@@ -377,6 +378,11 @@ TrainResult train_and_score(BeatMatrix beats, const TrainOptions& options, const
   const torch::Tensor& data = in.data;
   const auto opts = data.options();
 
+  // LibTorch's default generator is one per process: two trainings at once (`--jobs N`) would
+  // draw from it in turns and neither would get its seed's sequence. One training at a time
+  // keeps each result equal to a separate process's.
+  static std::mutex training_mutex;
+  const std::lock_guard<std::mutex> training_lock(training_mutex);
   torch::manual_seed(options.seed);
   TrainResult result;
   const auto perm = permutation(n, options.seed);
