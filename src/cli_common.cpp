@@ -73,7 +73,8 @@ void require_inputs(const InputArgs& in) {
 }
 
 void run_many(const CLI::App& cmd, const InputArgs& in, const std::string& out_dir, bool json,
-              const std::function<void(const BatchItem&, const std::string&)>& work) {
+              const std::function<void(const BatchItem&, const std::string&)>& work,
+              const std::function<void(const std::vector<BatchItem>&)>& prepare) {
   const std::vector<BatchItem> items = expand_inputs(in.inputs, in.manifest);
   // --threads is the global option: LibTorch threads per recording when given, else the cores
   // shared out. LibTorch's thread count is process-wide (at::set_num_threads stores one number
@@ -85,6 +86,7 @@ void run_many(const CLI::App& cmd, const InputArgs& in, const std::string& out_d
   if (in.jobs > 1 || threads > 0) set_cpu_threads(threads_per_job(threads, in.jobs));
   prepare_output_dir(out_dir);
   spdlog::info("{} recordings, {} at a time, {} CPU threads each -> {}/", items.size(), in.jobs, cpu_threads(), out_dir);
+  if (prepare) prepare(items);
   BatchOptions options;
   options.jobs = in.jobs;
   options.progress = ::isatty(STDERR_FILENO) == 1 && spdlog::should_log(spdlog::level::info);

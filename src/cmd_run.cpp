@@ -6,11 +6,13 @@
 #include <cstdio>
 #include <iostream>
 #include <string>
+#include <functional>
 #include <memory>
 
 #include "commands.hpp"
 #include "ecgpipe/pipeline.hpp"
 #include "ecgpipe/batch.hpp"
+#include "ecgpipe/cohort.hpp"
 #include "ecgpipe/error.hpp"
 #include "ecgpipe/signal_input.hpp"
 
@@ -21,6 +23,7 @@ struct RunArgs {
   RunOptions options;
   InputArgs in;
   bool json = false;
+  bool cohort = false;
   std::string device = "auto";
   std::string preset = "robust";
   std::string model = "rr";
@@ -76,6 +79,8 @@ void add_run_command(CLI::App& app) {
   add_model_option(*cmd, args->model);
   add_reference_option(*cmd, o.reference);
   cmd->add_flag("--json", args->json, "Print report.json to stdout");
+  cmd->add_flag("--cohort-model", args->cohort,
+                "With several recordings: train one model on all their beats (OUT/model.pt), then score each with it");
   cmd->callback([args, cmd] {
     require_inputs(args->in);
     auto& opts = args->options;
@@ -95,20 +100,37 @@ void add_run_command(CLI::App& app) {
     };
     if (is_batch(args->in.inputs, args->in.manifest)) {
       if (!opts.reference.empty()) throw UsageError("--reference is for one recording; give each its reference in a --manifest");
-      run_many(*cmd, args->in, opts.out_dir, args->json, [args, resolve](const BatchItem& item, const std::string& folder) {
+      const auto options_for = [args, resolve](const BatchItem& item) {
         RunOptions o = args->options;
         o.input = item.path;
         if (!item.column.empty()) o.csv.column = item.column;
         o.reference = item.reference;
-        o.out_dir = folder;
         resolve(o);
+        return o;
+      };
+      auto cohort = std::make_shared<CohortTraining>();
+      std::function<void(const std::vector<BatchItem>&)> train_cohort;
+      if (args->cohort)
+        train_cohort = [args, cohort, options_for](const std::vector<BatchItem>& items) {
+          *cohort = train_cohort_model(items, args->in.jobs, options_for, args->options.out_dir);
+        };
+      run_many(*cmd, args->in, opts.out_dir, args->json, [args, cohort, options_for](const BatchItem& item, const std::string& folder) {
+        RunOptions o = options_for(item);
+        o.out_dir = folder;
+        if (args->cohort) {  // score with the cohort's model
+          if (const auto f = cohort->failed.find(item.name); f != cohort->failed.end()) std::rethrow_exception(f->second);
+          apply_model_meta(read_model_meta(cohort->model_path), cohort->model_path, o);
+          const RunResult r = run_pipeline(o);
+          spdlog::info("{}: {} beats scored with the cohort model -> {}", o.input, r.beats.size(), folder);
+          return;
+        }
         const int epochs = o.train.epochs;
         const std::string name = item.name;
         o.train.on_epoch = [name, epochs](int epoch, double loss, double) {
           spdlog::debug("{}: epoch {}/{}: train loss {:.6f}", name, epoch, epochs, loss);
         };
         print_summary(o, run_pipeline(o));
-      });
+      }, train_cohort);
       return;
     }
     opts.input = args->in.single();

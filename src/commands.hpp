@@ -52,7 +52,9 @@ void require_inputs(const InputArgs& in);
 // out_dir/NAME, `in.jobs` at a time with the LibTorch threads shared out (threads_per_job of the
 // global --threads of `cmd`'s parent); then writes the cohort summary (summary.hpp) into out_dir,
 // prints summary.json with `json`, and throws Error(some_failed) naming the count if any failed.
+// `prepare` (optional) runs once over all the recordings before any `work` (--cohort-model's training).
 void run_many(const CLI::App& cmd, const InputArgs& in, const std::string& out_dir, bool json,
-              const std::function<void(const BatchItem&, const std::string&)>& work);
+              const std::function<void(const BatchItem&, const std::string&)>& work,
+              const std::function<void(const std::vector<BatchItem>&)>& prepare = {});
 
 }  // namespace ecgpipe::cli

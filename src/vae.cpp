@@ -360,6 +360,12 @@ constexpr const char* kMetaKey = "ecgpipe.meta";
 
 }  // namespace
 
+void normalise_rows_cpu(float* rows, std::int64_t n, std::int64_t cols) {
+  if (n <= 0) return;
+  torch::Tensor x = torch::from_blob(rows, {n, cols}, torch::kFloat32);
+  DeviceTensor::normalise_rows(x);
+}
+
 TrainResult train_and_score(BeatMatrix beats, const TrainOptions& options, const std::string& model_path,
                             const std::string& meta_json, const ScoreFunction& score) {
   const std::int64_t n = beats.rows;

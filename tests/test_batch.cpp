@@ -263,3 +263,29 @@ TEST(BatchCli, RunManyEqualsSeparateCallsAndSummarizeReproducesTheSummary) {
   EXPECT_NE(read_text(dir / "two" / "index.html").find("../many/p1/report.html"), std::string::npos);
   EXPECT_EQ(run_ecgpipe("-q summarize " + q(dir / "in"), dir).code, kInput) << "not an output folder";
 }
+
+// --cohort-model: one model (OUT/model.pt) on both recordings' beats, each recording scored with
+// it exactly as `ecgpipe score REC --model OUT/model.pt` scores it.
+TEST(BatchCli, CohortModelTrainsOnceAndScoresEachRecording) {
+  const auto dir = fresh_dir();
+  testutil::write_signal_csv(dir / "p1.csv", testutil::synthetic_ecg(40, 200));
+  testutil::write_signal_csv(dir / "p2.csv", testutil::synthetic_ecg(45, 190));
+  const std::string common = " --device cpu --threads 1 ";
+  const auto r = run_ecgpipe("-q run " + q(dir / "p1.csv") + " " + q(dir / "p2.csv") + common +
+                                 "--fs 250 --epochs 2 --cohort-model --jobs 2 --out " + q(dir / "out"),
+                             dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(fs::exists(dir / "out" / "model.pt"));
+  for (const char* n : {"p1", "p2"}) {
+    EXPECT_FALSE(fs::exists(dir / "out" / n / "model.pt")) << "one model for the cohort";
+    const auto report = nlohmann::json::parse(read_text(dir / "out" / n / "report.json"));
+    EXPECT_EQ(report["mode"], "score");
+    const auto s = run_ecgpipe("-q score " + q(dir / (std::string(n) + ".csv")) + common + "--model " +
+                                   q(dir / "out" / "model.pt") + " --out " + q(dir / n),
+                               dir);
+    ASSERT_EQ(s.code, 0) << s.err;
+    EXPECT_EQ(read_text(dir / "out" / n / "beats.csv"), read_text(dir / n / "beats.csv")) << n;
+  }
+  const auto summary = nlohmann::json::parse(read_text(dir / "out" / "summary.json"));
+  EXPECT_EQ(summary["rows"][0]["mode"], "score");
+}

@@ -96,6 +96,11 @@ TrainResult train_and_score(BeatMatrix beats, const TrainOptions& options,
                             const std::string& model_path, const std::string& meta_json,
                             const ScoreFunction& score = {});
 
+// BeatMatrix::normalise applied to rows on the host, in place (what train_and_score does to a
+// matrix with `normalise` set): a cohort model normalises each recording's rows on their own
+// before they are put together, as scoring will.
+void normalise_rows_cpu(float* rows, std::int64_t n, std::int64_t cols);
+
 // The meta JSON text stored in a model file. InputError for a missing file, a file that is not a
 // LibTorch archive, or an archive without ecgpipe's record.
 std::string read_model_meta(const std::string& model_path);
