@@ -10,6 +10,7 @@
 #include <mutex>
 
 #include "ecgpipe/error.hpp"
+#include "text.hpp"
 
 namespace ecgpipe {
 namespace {
@@ -52,18 +53,8 @@ const char* type_name(int filetype) {
   }
 }
 
-std::string trim(std::string s) {
-  const auto blank = [](unsigned char c) { return std::isspace(c) != 0; };
-  while (!s.empty() && blank(s.back())) s.pop_back();
-  std::size_t b = 0;
-  while (b < s.size() && blank(s[b])) ++b;
-  return s.substr(b);
-}
-
-std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
+using text::lower;
+using text::trim;
 
 // EDF+D is checked here, by the header's "reserved" field (bytes 192..235, "EDF+D"/"BDF+D"),
 // not left to edflib: its versions differ (some refuse EDF+D, newer ones read the records back to

@@ -22,16 +22,7 @@ namespace fs = std::filesystem;
 
 constexpr int kInput = 3, kSomeFailed = 6;
 
-template <class F>
-std::string input_error(F&& f) {
-  try {
-    f();
-  } catch (const ecgpipe::InputError& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "no InputError";
-  return {};
-}
+using testutil::input_error_of;
 
 std::string q(const fs::path& p) { return "'" + p.string() + "'"; }
 
@@ -75,13 +66,13 @@ TEST(Batch, ManifestErrorsNameTheLine) {
   write_text(dir / "fields.txt", "# header\na.csv\nb.csv,ref.csv,II,extra\n");
   write_text(dir / "empty_path.txt", "a.csv\n,ref.csv\n");
   write_text(dir / "nothing.txt", "# only comments\n\n");
-  const std::string f = input_error([&] { ecgpipe::parse_manifest((dir / "fields.txt").string()); });
+  const std::string f = input_error_of([&] { ecgpipe::parse_manifest((dir / "fields.txt").string()); });
   EXPECT_NE(f.find("fields.txt:3: 4 fields"), std::string::npos) << f;
-  const std::string e = input_error([&] { ecgpipe::parse_manifest((dir / "empty_path.txt").string()); });
+  const std::string e = input_error_of([&] { ecgpipe::parse_manifest((dir / "empty_path.txt").string()); });
   EXPECT_NE(e.find("empty_path.txt:2: empty recording path"), std::string::npos) << e;
-  EXPECT_NE(input_error([&] { ecgpipe::parse_manifest((dir / "nothing.txt").string()); }).find("no recordings"),
+  EXPECT_NE(input_error_of([&] { ecgpipe::parse_manifest((dir / "nothing.txt").string()); }).find("no recordings"),
             std::string::npos);
-  EXPECT_NE(input_error([&] { ecgpipe::parse_manifest((dir / "missing.txt").string()); }).find("cannot open manifest"),
+  EXPECT_NE(input_error_of([&] { ecgpipe::parse_manifest((dir / "missing.txt").string()); }).find("cannot open manifest"),
             std::string::npos);
 }
 
@@ -102,7 +93,7 @@ TEST(Batch, DirectoryListsRecordingsNotReferencesOrOutputs) {
   const std::string b = dir.string() + "/";
   EXPECT_EQ(got, (std::vector<std::string>{b + "100.csv", b + "101.hea", b + "x.EDF", b + "y.bdf"}));
   const auto empty = fresh_dir("_empty");
-  EXPECT_NE(input_error([&] { ecgpipe::directory_recordings(empty.string()); }).find("no recordings"), std::string::npos);
+  EXPECT_NE(input_error_of([&] { ecgpipe::directory_recordings(empty.string()); }).find("no recordings"), std::string::npos);
   EXPECT_TRUE(ecgpipe::is_batch({dir.string()}, ""));
   EXPECT_TRUE(ecgpipe::is_batch({"a.csv", "b.csv"}, ""));
   EXPECT_TRUE(ecgpipe::is_batch({}, "m.txt"));

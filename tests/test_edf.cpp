@@ -101,16 +101,7 @@ std::string hand_written_edf(int records, const std::string& version = "0", cons
   return h;
 }
 
-template <class F>
-std::string input_error(F&& f) {
-  try {
-    f();
-  } catch (const ecgpipe::InputError& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "no InputError";
-  return {};
-}
+using testutil::input_error_of;
 
 }  // namespace
 
@@ -142,9 +133,9 @@ TEST(Edf, EdfPlusFromEdflibByLabelAndIndexWithTheSignalsOwnRate) {
   EXPECT_EQ(first.info.label, "EEG Fpz-Cz");
   EXPECT_EQ(first.values.size(), 300u);
 
-  EXPECT_NE(input_error([&] { ecgpipe::read_edf_signal(file.string(), "ECG I"); }).find("'ECG II'"), std::string::npos)
+  EXPECT_NE(input_error_of([&] { ecgpipe::read_edf_signal(file.string(), "ECG I"); }).find("'ECG II'"), std::string::npos)
       << "the error lists the labels";
-  EXPECT_NE(input_error([&] { ecgpipe::read_edf_signal(file.string(), "2"); }).find("no signal 2"), std::string::npos);
+  EXPECT_NE(input_error_of([&] { ecgpipe::read_edf_signal(file.string(), "2"); }).find("no signal 2"), std::string::npos);
 
   EXPECT_EQ(ecgpipe::signal_file_fs(file.string(), "ECG II"), 256.0);
   EXPECT_EQ(ecgpipe::signal_file_fs(file.string()), 100.0);
@@ -212,14 +203,14 @@ TEST(Edf, BadFilesNameTheReason) {
   testutil::write_text(empty, "");
   testutil::write_text(short_header, good.substr(0, 100));
 
-  EXPECT_NE(input_error([&] { ecgpipe::read_edf_signal(truncated.string()); }).find("truncated?"), std::string::npos);
-  EXPECT_NE(input_error([&] { ecgpipe::read_edf_signal(wrong.string()); }).find("not a valid EDF"), std::string::npos);
-  const std::string d = input_error([&] { ecgpipe::read_edf_signal(discontinuous.string()); });
+  EXPECT_NE(input_error_of([&] { ecgpipe::read_edf_signal(truncated.string()); }).find("truncated?"), std::string::npos);
+  EXPECT_NE(input_error_of([&] { ecgpipe::read_edf_signal(wrong.string()); }).find("not a valid EDF"), std::string::npos);
+  const std::string d = input_error_of([&] { ecgpipe::read_edf_signal(discontinuous.string()); });
   EXPECT_NE(d.find("EDF+D (discontinuous)"), std::string::npos) << d;
   EXPECT_NE(d.find("d.edf"), std::string::npos) << d;
-  EXPECT_FALSE(input_error([&] { ecgpipe::read_edf_signal(empty.string()); }).empty());
-  EXPECT_FALSE(input_error([&] { ecgpipe::read_edf_signal(short_header.string()); }).empty());
-  EXPECT_NE(input_error([&] { ecgpipe::read_edf_signal((dir / "missing.edf").string()); }).find("no such file"),
+  EXPECT_FALSE(input_error_of([&] { ecgpipe::read_edf_signal(empty.string()); }).empty());
+  EXPECT_FALSE(input_error_of([&] { ecgpipe::read_edf_signal(short_header.string()); }).empty());
+  EXPECT_NE(input_error_of([&] { ecgpipe::read_edf_signal((dir / "missing.edf").string()); }).find("no such file"),
             std::string::npos);
 }
 
