@@ -15,7 +15,7 @@
 #include <limits>
 #include <string>
 
-#include "ecgpipe/bandpass.hpp"
+#include "ecgpipe/bandpass_cuda.hpp"
 #include "ecgpipe/cuda.hpp"
 #include "ecgpipe/error.hpp"
 #include "launch.hpp"

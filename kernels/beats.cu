@@ -15,7 +15,7 @@
 #include <cstdint>
 #include <string>
 
-#include "ecgpipe/beats.hpp"
+#include "ecgpipe/beats_cuda.hpp"
 #include "ecgpipe/cuda.hpp"
 #include "ecgpipe/error.hpp"
 #include "launch.hpp"

@@ -12,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-#include "ecgpipe/csv.hpp"
+#include "ecgpipe/csv_cuda.hpp"
 
 namespace ecgpipe::csv_internal {
 

@@ -29,7 +29,7 @@
 #include <vector>
 
 #include "ecgpipe/cuda.hpp"
-#include "ecgpipe/detect.hpp"
+#include "ecgpipe/detect_cuda.hpp"
 #include "ecgpipe/error.hpp"
 #include "launch.hpp"
 

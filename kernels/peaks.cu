@@ -21,7 +21,7 @@
 
 #include "ecgpipe/cuda.hpp"
 #include "ecgpipe/error.hpp"
-#include "ecgpipe/peaks.hpp"
+#include "ecgpipe/peaks_cuda.hpp"
 #include "launch.hpp"
 
 namespace ecgpipe {

@@ -16,7 +16,10 @@
 #include "commands.hpp"
 #include "ecgpipe/error.hpp"
 #include "ecgpipe/pipeline.hpp"
-#include "segment.hpp"
+#include "detail/segment.hpp"
+#ifdef ECGPIPE_WITH_CUDA
+#include "detail/segment_cuda.hpp"
+#endif
 
 namespace ecgpipe::cli {
 namespace {

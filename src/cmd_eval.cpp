@@ -8,6 +8,7 @@
 #include <string>
 
 #include "commands.hpp"
+#include "detail/eval_json.hpp"
 #include "ecgpipe/evaluate.hpp"
 #include "ecgpipe/wfdb.hpp"
 

@@ -14,6 +14,7 @@
 #include "ecgpipe/batch.hpp"
 #include "ecgpipe/cohort.hpp"
 #include "ecgpipe/error.hpp"
+#include "ecgpipe/model_file.hpp"
 #include "ecgpipe/signal_input.hpp"
 
 namespace ecgpipe::cli {

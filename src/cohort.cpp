@@ -5,10 +5,12 @@
 
 #include <mutex>
 
+#include "ecgpipe/beat_rows.hpp"
 #include "ecgpipe/error.hpp"
+#include "ecgpipe/model_file.hpp"
 #include "ecgpipe/vae.hpp"
 #include "output.hpp"
-#include "segment.hpp"
+#include "detail/segment.hpp"
 
 namespace ecgpipe {
 

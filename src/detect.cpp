@@ -11,6 +11,10 @@
 #include "ecgpipe/peaks.hpp"
 #include "ecgpipe/vae.hpp"
 
+#ifdef ECGPIPE_WITH_CUDA
+#include "ecgpipe/detect_cuda.hpp"
+#endif
+
 namespace ecgpipe {
 
 Preset parse_preset(const std::string& name) {

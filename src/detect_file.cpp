@@ -11,7 +11,11 @@
 #include "ecgpipe/peaks.hpp"
 #include "ecgpipe/signal_input.hpp"
 #include "output.hpp"
-#include "segment.hpp"
+#include "detail/eval_json.hpp"
+#include "detail/segment.hpp"
+#ifdef ECGPIPE_WITH_CUDA
+#include "detail/segment_cuda.hpp"
+#endif
 
 namespace ecgpipe {
 namespace {

@@ -7,14 +7,14 @@
 #include <array>
 #include <chrono>
 
-#include "ecgpipe/bandpass.hpp"
-#include "ecgpipe/beats.hpp"
-#include "ecgpipe/csv.hpp"
+#include "ecgpipe/bandpass_cuda.hpp"
+#include "ecgpipe/beats_cuda.hpp"
+#include "ecgpipe/csv_cuda.hpp"
 #include "ecgpipe/cuda.hpp"
-#include "ecgpipe/detect.hpp"
-#include "ecgpipe/peaks.hpp"
+#include "ecgpipe/detect_cuda.hpp"
+#include "ecgpipe/peaks_cuda.hpp"
 #include "ecgpipe/wfdb.hpp"
-#include "segment.hpp"
+#include "detail/segment_cuda.hpp"
 
 namespace ecgpipe {
 

@@ -1,11 +1,12 @@
-// report.html: hand-written SVG (one small plot toolkit, svg::Plot inside svg::Figure) and the
-// page around it. No scripts, no external fonts or images: the file works offline as is.
+// report.html: the page's panels (plots and captions) and the page around them, drawn with the
+// SVG toolkit (src/detail/svg.hpp) from a ReportData. No scripts, no external fonts or images:
+// the file works offline as is. The run -> ReportData mapping is src/report_from_run.cpp.
 #include "ecgpipe/report.hpp"
 
-#include "ecgpipe/detect.hpp"
-#include "ecgpipe/peaks.hpp"
-#include "ecgpipe/pipeline.hpp"
-#include "ecgpipe/vae.hpp"
+#include "detail/clock.hpp"
+#include "detail/svg.hpp"
+#include "detail/time_format.hpp"
+#include "ecgpipe/vae.hpp"  // top_scores: the one outlier ranking
 
 #include <algorithm>
 #include <cmath>
@@ -17,444 +18,8 @@
 namespace ecgpipe {
 namespace {
 
-// ---------------------------------------------------------------------------------------------
-// Formatting
-
-constexpr int kPixelDecimals = 1;  // 0.1 px is below what a screen shows; keeps the file small
-
-std::string fixed(double v, int decimals) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  return buf;
-}
-std::string px(double v) { return fixed(v, kPixelDecimals); }
-
-// Four significant digits: enough for a loss or a score in a caption.
-std::string short_num(double v) {
-  if (!std::isfinite(v)) return "n/a";
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.4g", v);
-  return buf;
-}
-
-std::string thousands(std::uint64_t n) {
-  std::string s = std::to_string(n), out;
-  constexpr int kGroup = 3;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    if (i > 0 && (s.size() - i) % kGroup == 0) out += ',';
-    out += s[i];
-  }
-  return out;
-}
-
-std::string escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
-
-// m:ss.s (h:mm:ss.s past an hour): how a reader finds a beat in a recording viewer.
-std::string clock_time(double seconds) {
-  if (!std::isfinite(seconds) || seconds < 0) return "n/a";
-  constexpr int kSecondsPerMinute = 60, kMinutesPerHour = 60;
-  const auto whole_minutes = static_cast<long long>(seconds / kSecondsPerMinute);
-  const double s = seconds - static_cast<double>(whole_minutes) * kSecondsPerMinute;
-  char buf[64];
-  if (whole_minutes >= kMinutesPerHour) {
-    std::snprintf(buf, sizeof buf, "%lld:%02lld:%04.1f", whole_minutes / kMinutesPerHour,
-                  whole_minutes % kMinutesPerHour, s);
-  } else {
-    std::snprintf(buf, sizeof buf, "%lld:%04.1f", whole_minutes, s);
-  }
-  return buf;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Ranges and ticks
-
-struct Range {
-  double lo = 0.0, hi = 1.0;
-};
-
-// Finite min/max of whatever is added; NaN and inf are ignored.
-class Extent {
- public:
-  void add(double v) {
-    if (!std::isfinite(v)) return;
-    lo_ = std::min(lo_, v);
-    hi_ = std::max(hi_, v);
-    any_ = true;
-  }
-  template <typename T>
-  void add_all(const std::vector<T>& values) {
-    for (const T& v : values) add(static_cast<double>(v));
-  }
-  bool empty() const { return !any_; }
-  // The extent widened by `pad` of its span on each side; a single value gets a unit-ish span.
-  Range range(double pad = 0.0) const {
-    if (!any_) return {};
-    double lo = lo_, hi = hi_;
-    if (hi - lo <= 0.0) {
-      const double half = lo == 0.0 ? 1.0 : std::abs(lo) * kDegenerateHalfSpan;
-      return {lo - half, hi + half};
-    }
-    const double span = hi - lo;
-    return {lo - pad * span, hi + pad * span};
-  }
-
- private:
-  static constexpr double kDegenerateHalfSpan = 0.1;  // +-10% around a constant
-  double lo_ = std::numeric_limits<double>::infinity();
-  double hi_ = -std::numeric_limits<double>::infinity();
-  bool any_ = false;
-};
-
-constexpr double kYPad = 0.05;  // 5% head room above and below the data
-
-// "Nice" ticks (1, 2, 5 x 10^k steps) inside [lo, hi], about `target` of them.
-std::vector<double> nice_ticks(Range r, int target, double* step_out) {
-  const double span = r.hi - r.lo;
-  if (!(span > 0.0) || !std::isfinite(span) || target < 1) return {};
-  const double raw = span / target;
-  const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
-  const double f = raw / magnitude;
-  // Thresholds halfway (geometrically) between the 1-2-5-10 steps.
-  constexpr double kTo2 = 1.5, kTo5 = 3.0, kTo10 = 7.0;
-  const double step = (f < kTo2 ? 1.0 : f < kTo5 ? 2.0 : f < kTo10 ? 5.0 : 10.0) * magnitude;
-  if (step_out) *step_out = step;
-  std::vector<double> ticks;
-  constexpr double kEdgeSlack = 1e-9;  // a tick on the edge survives rounding
-  for (double k = std::ceil(r.lo / step - kEdgeSlack); k * step <= r.hi + step * kEdgeSlack; k += 1.0) {
-    const double t = k * step;
-    ticks.push_back(std::abs(t) < step * kEdgeSlack ? 0.0 : t);
-  }
-  return ticks;
-}
-
-std::string tick_label(double v, double step) {
-  constexpr double kSciSmall = 1e-4, kSciLarge = 1e6;  // outside: 3 significant digits, %g
-  if (std::abs(step) < kSciSmall || std::abs(v) >= kSciLarge) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.3g", v);
-    return buf;
-  }
-  const int decimals = std::max(0, static_cast<int>(-std::floor(std::log10(step) + 1e-9)));
-  return fixed(v, decimals);
-}
-
-// ---------------------------------------------------------------------------------------------
-// Colours
-
-// Viridis, 9 stops: perceptually uniform and readable in grey and by colour-blind readers.
-constexpr unsigned kViridis[] = {0x440154, 0x472d7b, 0x3b528b, 0x2c728e, 0x21918c,
-                                 0x28ae80, 0x5ec962, 0xaddc30, 0xfde725};
-constexpr int kViridisStops = sizeof kViridis / sizeof kViridis[0];
-
-std::string hex_colour(unsigned rgb) {
-  char buf[8];
-  std::snprintf(buf, sizeof buf, "#%06x", rgb & 0xffffffu);
-  return buf;
-}
-
-// t in [0, 1] (clamped) -> viridis.
-std::string viridis(double t) {
-  t = std::clamp(std::isfinite(t) ? t : 0.0, 0.0, 1.0);
-  const double pos = t * (kViridisStops - 1);
-  const int i = std::min(static_cast<int>(pos), kViridisStops - 2);
-  const double f = pos - i;
-  unsigned rgb = 0;
-  constexpr int kChannelBits = 8;
-  constexpr unsigned kChannelMask = 0xff;
-  for (int shift = 2 * kChannelBits; shift >= 0; shift -= kChannelBits) {
-    const double a = (kViridis[i] >> shift) & kChannelMask, b = (kViridis[i + 1] >> shift) & kChannelMask;
-    rgb |= static_cast<unsigned>(std::lround(a + f * (b - a))) << shift;
-  }
-  return hex_colour(rgb);
-}
-
-// Categorical colours (Tableau 10 without grey): reference classes by frequency, the most common
-// class drawn in kCommonClassColour so the rare ones stand out.
-const char* const kCategorical[] = {"#d62728", "#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd",
-                                    "#8c564b", "#e377c2", "#17becf", "#bcbd22"};
-constexpr const char* kCommonClassColour = "#a3acb9";
-constexpr const char* kLineColour = "#1f77b4";    // data curves
-constexpr const char* kAccentColour = "#d62728";  // peaks, outliers
-constexpr const char* kMedianColour = "#222222";
-constexpr const char* kTestColour = "#ff7f0e";
-constexpr const char* kNoteColour = "#777777";
-
-// ---------------------------------------------------------------------------------------------
-// svg: a plot (axes, ticks, labels, marks) placed inside a figure (one <svg> with a title).
-
-namespace svg {
-
-struct Stroke {
-  std::string colour = kLineColour;
-  double width = 1.5;
-  double opacity = 1.0;
-  bool dashed = false;
-};
-
-enum class Density { normal, compact };  // compact: small multiples (fewer ticks, small font)
-enum class LegendPlace { above, right };
-
-struct LegendEntry {
-  enum Mark { line, dashed, dot, ring };
-  std::string label;
-  std::string colour;
-  Mark mark = line;
-};
-
-class Plot {
- public:
-  // `reserve_right`: extra px right of the frame (a legend column or a colour bar).
-  Plot(double width, double height, Range x, Range y, Density density = Density::normal, double reserve_right = 0)
-      : width_(width), height_(height), x_(x), y_(y), density_(density) {
-    const bool c = compact();
-    left_ = c ? kCompactLeft : kLeft;
-    right_ = (c ? kCompactRight : kRight) + reserve_right;
-    top_ = c ? kCompactTop : kTop;
-    bottom_ = c ? kCompactBottom : kBottom;
-  }
-
-  Plot& labels(const std::string& x_label, const std::string& y_label) {
-    x_label_ = x_label;
-    y_label_ = y_label;
-    return *this;
-  }
-  Plot& subtitle(const std::string& s) {
-    subtitle_ = s;
-    return *this;
-  }
-
-  double sx(double x) const { return left_ + (x - x_.lo) / (x_.hi - x_.lo) * inner_w(); }
-  double sy(double y) const {
-    // Clamped to the frame: a value outside the range (e.g. a clipped colour scale) stays visible.
-    const double p = top_ + (y_.hi - y) / (y_.hi - y_.lo) * inner_h();
-    return std::clamp(p, top_, top_ + inner_h());
-  }
-
-  // A polyline; non-finite points break it.
-  void line(const std::vector<double>& xs, const std::vector<double>& ys, const Stroke& s) {
-    std::string d;
-    bool pen_down = false;
-    const std::size_t n = std::min(xs.size(), ys.size());
-    for (std::size_t i = 0; i < n; ++i) {
-      if (!std::isfinite(xs[i]) || !std::isfinite(ys[i])) {
-        pen_down = false;
-        continue;
-      }
-      d += (pen_down ? 'L' : 'M') + px(sx(xs[i])) + ' ' + px(sy(ys[i]));
-      pen_down = true;
-    }
-    if (d.empty()) return;
-    body_ += "<path d=\"" + d + "\" fill=\"none\"" + stroke_attrs(s) + "/>\n";
-  }
-
-  // Filled dots as zero-length round-capped path segments: ~15 bytes a point instead of ~50 for
-  // <circle>, which matters with 20k points.
-  void dots(const std::vector<double>& xs, const std::vector<double>& ys, const std::string& colour, double radius,
-            double opacity = 1.0) {
-    std::string d;
-    const std::size_t n = std::min(xs.size(), ys.size());
-    for (std::size_t i = 0; i < n; ++i) {
-      if (!std::isfinite(xs[i]) || !std::isfinite(ys[i])) continue;
-      d += 'M' + px(sx(xs[i])) + ' ' + px(sy(ys[i])) + "h0";
-    }
-    if (d.empty()) return;
-    body_ += "<path d=\"" + d + "\" stroke=\"" + colour + "\" stroke-width=\"" + px(2 * radius) +
-             "\" stroke-linecap=\"round\" opacity=\"" + fixed(opacity, 2) + "\"/>\n";
-  }
-
-  // Open circles (highlighting points drawn underneath).
-  void rings(const std::vector<double>& xs, const std::vector<double>& ys, const std::string& colour, double radius) {
-    const std::size_t n = std::min(xs.size(), ys.size());
-    for (std::size_t i = 0; i < n; ++i) {
-      if (!std::isfinite(xs[i]) || !std::isfinite(ys[i])) continue;
-      body_ += "<circle cx=\"" + px(sx(xs[i])) + "\" cy=\"" + px(sy(ys[i])) + "\" r=\"" + px(radius) +
-               "\" fill=\"none\" stroke=\"" + colour + "\" stroke-width=\"1.5\"/>\n";
-    }
-  }
-
-  // Bars from edges[i] to edges[i+1] of height heights[i] (a histogram).
-  void bars(const std::vector<double>& edges, const std::vector<double>& heights, const std::string& fill) {
-    for (std::size_t i = 0; i + 1 < edges.size() && i < heights.size(); ++i) {
-      if (!(heights[i] > 0.0)) continue;
-      const double x0 = sx(edges[i]), x1 = sx(edges[i + 1]), y = sy(heights[i]), y0 = sy(std::max(0.0, y_.lo));
-      body_ += "<rect x=\"" + px(x0) + "\" y=\"" + px(y) + "\" width=\"" + px(std::max(x1 - x0 - kBarGap, kMinBar)) +
-               "\" height=\"" + px(y0 - y) + "\" fill=\"" + fill + "\"/>\n";
-    }
-  }
-
-  void hline(double y, const Stroke& s) {
-    if (!std::isfinite(y)) return;
-    body_ += "<line x1=\"" + px(left_) + "\" x2=\"" + px(left_ + inner_w()) + "\" y1=\"" + px(sy(y)) + "\" y2=\"" +
-             px(sy(y)) + "\"" + stroke_attrs(s) + "/>\n";
-  }
-
-  // Grey text in the middle of the frame ("not available").
-  void note(const std::string& text) {
-    body_ += "<text x=\"" + px(left_ + inner_w() / 2) + "\" y=\"" + px(top_ + inner_h() / 2) +
-             "\" text-anchor=\"middle\" fill=\"" + kNoteColour + "\" font-size=\"" + px(font() + 1) + "\">" +
-             escape(text) + "</text>\n";
-  }
-
-  // A legend outside the frame, so it never hides data: `above` = one row right-aligned in the top
-  // margin (a few entries); `right` = a column in the right margin reserved by the constructor.
-  void legend(const std::vector<LegendEntry>& entries, LegendPlace place = LegendPlace::above) {
-    const double fs = font();
-    auto label_w = [&](const LegendEntry& e) { return static_cast<double>(e.label.size()) * fs * kCharWidth; };
-    auto entry = [&](const LegendEntry& e, double x, double cy) {
-      constexpr double kMarkRadius = 4;
-      if (e.mark == LegendEntry::dot || e.mark == LegendEntry::ring) {
-        const std::string paint = e.mark == LegendEntry::dot ? "fill=\"" + e.colour + "\""
-                                                             : "fill=\"none\" stroke=\"" + e.colour + "\" stroke-width=\"1.5\"";
-        body_ += "<circle cx=\"" + px(x + kLegendSample / 2) + "\" cy=\"" + px(cy) + "\" r=\"" + px(kMarkRadius) + "\" " +
-                 paint + "/>\n";
-      } else {
-        const Stroke st{e.colour, 2.0, 1.0, e.mark == LegendEntry::dashed};
-        body_ += "<line x1=\"" + px(x) + "\" x2=\"" + px(x + kLegendSample) + "\" y1=\"" + px(cy) + "\" y2=\"" + px(cy) +
-                 "\"" + stroke_attrs(st) + "/>\n";
-      }
-      body_ += "<text x=\"" + px(x + kLegendSample + kLegendGap) + "\" y=\"" + px(cy) +
-               "\" dominant-baseline=\"middle\" font-size=\"" + px(fs) + "\">" + escape(e.label) + "</text>\n";
-    };
-    if (place == LegendPlace::above) {
-      double total = 0;
-      for (const auto& e : entries) total += kLegendSample + kLegendGap + label_w(e) + kLegendSpacing;
-      double x = left_ + inner_w() - total + kLegendSpacing;
-      const double cy = top_ - fs / 2 - kTickGap;
-      for (const auto& e : entries) {
-        entry(e, x, cy);
-        x += kLegendSample + kLegendGap + label_w(e) + kLegendSpacing;
-      }
-      return;
-    }
-    const double row = fs + kLegendRowGap;
-    const auto fits = static_cast<std::size_t>(std::max(1.0, std::floor(inner_h() / row)));
-    const double x = left_ + inner_w() + kLegendGap;
-    for (std::size_t i = 0; i < entries.size(); ++i) {
-      const double cy = top_ + row * (static_cast<double>(i) + 0.5);
-      if (i + 1 == fits && entries.size() > fits) {  // no room for the rest: say how many
-        body_ += "<text x=\"" + px(x) + "\" y=\"" + px(cy) + "\" dominant-baseline=\"middle\" font-size=\"" + px(fs) +
-                 "\">+" + std::to_string(entries.size() - i) + " more</text>\n";
-        break;
-      }
-      entry(entries[i], x, cy);
-    }
-  }
-
-  // The plot at (ox, oy) of its figure: frame, grid lines, ticks, labels, then the marks.
-  std::string render(double ox, double oy) const {
-    std::string s = "<g transform=\"translate(" + px(ox) + ' ' + px(oy) + ")\">\n";
-    s += "<rect x=\"" + px(left_) + "\" y=\"" + px(top_) + "\" width=\"" + px(inner_w()) + "\" height=\"" +
-         px(inner_h()) + "\" fill=\"#fbfbfb\" stroke=\"#bbbbbb\"/>\n";
-    const double fs = font();
-    double step = 1.0;
-    const int x_target = compact() ? kCompactXTicks : std::max(2, static_cast<int>(inner_w() / kPxPerXTick));
-    for (double t : nice_ticks(x_, x_target, &step)) {
-      const double p = sx(t);
-      s += "<line x1=\"" + px(p) + "\" x2=\"" + px(p) + "\" y1=\"" + px(top_) + "\" y2=\"" + px(top_ + inner_h()) +
-           "\" stroke=\"#e6e6e6\"/>\n";
-      s += "<text x=\"" + px(p) + "\" y=\"" + px(top_ + inner_h() + fs + kTickGap) +
-           "\" text-anchor=\"middle\" font-size=\"" + px(fs) + "\">" + tick_label(t, step) + "</text>\n";
-    }
-    const int y_target = compact() ? kCompactYTicks : std::max(2, static_cast<int>(inner_h() / kPxPerYTick));
-    for (double t : nice_ticks(y_, y_target, &step)) {
-      const double p = sy(t);
-      s += "<line x1=\"" + px(left_) + "\" x2=\"" + px(left_ + inner_w()) + "\" y1=\"" + px(p) + "\" y2=\"" + px(p) +
-           "\" stroke=\"#e6e6e6\"/>\n";
-      s += "<text x=\"" + px(left_ - kTickGap) + "\" y=\"" + px(p) + "\" text-anchor=\"end\" dominant-baseline=\"middle\" "
-           "font-size=\"" + px(fs) + "\">" + tick_label(t, step) + "</text>\n";
-    }
-    if (!x_label_.empty()) {
-      s += "<text x=\"" + px(left_ + inner_w() / 2) + "\" y=\"" + px(height_ - kLabelInset) +
-           "\" text-anchor=\"middle\" font-size=\"" + px(fs + 1) + "\">" + escape(x_label_) + "</text>\n";
-    }
-    if (!y_label_.empty()) {
-      const double cx = kLabelInset + fs, cy = top_ + inner_h() / 2;
-      s += "<text transform=\"translate(" + px(cx) + ' ' + px(cy) + ") rotate(-90)\" text-anchor=\"middle\" "
-           "font-size=\"" + px(fs + 1) + "\">" + escape(y_label_) + "</text>\n";
-    }
-    if (!subtitle_.empty()) {
-      s += "<text x=\"" + px(left_) + "\" y=\"" + px(top_ - kTickGap) + "\" font-size=\"" + px(fs + 1) + "\">" +
-           escape(subtitle_) + "</text>\n";
-    }
-    s += body_;
-    s += "</g>\n";
-    return s;
-  }
-
-  double width() const { return width_; }
-  double height() const { return height_; }
-  double frame_left() const { return left_; }
-  double frame_top() const { return top_; }
-  double inner_w() const { return width_ - left_ - right_; }
-  double inner_h() const { return height_ - top_ - bottom_; }
-
- private:
-  bool compact() const { return density_ == Density::compact; }
-  double font() const { return compact() ? kCompactFont : kFont; }
-  static std::string stroke_attrs(const Stroke& s) {
-    std::string a = " stroke=\"" + s.colour + "\" stroke-width=\"" + px(s.width) + "\"";
-    if (s.opacity < 1.0) a += " stroke-opacity=\"" + fixed(s.opacity, 2) + "\"";
-    if (s.dashed) a += " stroke-dasharray=\"6 4\"";
-    return a;
-  }
-
-  // Margins (px) leave room for tick labels, axis labels and a subtitle.
-  static constexpr double kLeft = 70, kRight = 16, kTop = 26, kBottom = 48;
-  static constexpr double kCompactLeft = 44, kCompactRight = 8, kCompactTop = 20, kCompactBottom = 22;
-  static constexpr double kFont = 12, kCompactFont = 10;
-  static constexpr double kPxPerXTick = 90, kPxPerYTick = 45;  // tick spacing that labels never crowd
-  static constexpr int kCompactXTicks = 4, kCompactYTicks = 3;
-  static constexpr double kTickGap = 5, kLabelInset = 8;
-  static constexpr double kBarGap = 1, kMinBar = 1;  // px between histogram bars, thinnest bar
-  static constexpr double kLegendSample = 22, kLegendGap = 6, kLegendSpacing = 18, kLegendRowGap = 8;
-  static constexpr double kCharWidth = 0.6;  // average glyph width / font size of a sans-serif font
-
-  double width_, height_;
-  Range x_, y_;
-  Density density_;
-  double left_, right_, top_, bottom_;
-  std::string x_label_, y_label_, subtitle_, body_;
-};
-
-// One <svg> with its title on top; plots and raw fragments placed below the title.
-class Figure {
- public:
-  static constexpr double kTitleHeight = 30;  // px above the first plot
-
-  Figure(std::string title, double width, double height)
-      : title_(std::move(title)), width_(width), height_(height) {}
-  void add(const Plot& p, double x, double y) { body_ += p.render(x, y + kTitleHeight); }
-  void raw(const std::string& fragment) { body_ += fragment; }
-  std::string str() const {
-    constexpr double kTitleFont = 16, kTitleBaseline = 20, kTitleX = 8;
-    return "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 " + px(width_) + ' ' + px(height_ + kTitleHeight) +
-           "\" width=\"" + px(width_) + "\" height=\"" + px(height_ + kTitleHeight) +
-           "\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" role=\"img\" aria-label=\"" + escape(title_) +
-           "\">\n<title>" + escape(title_) + "</title>\n<text x=\"" + px(kTitleX) + "\" y=\"" + px(kTitleBaseline) +
-           "\" font-size=\"" + px(kTitleFont) + "\" font-weight=\"bold\">" + escape(title_) + "</text>\n" + body_ +
-           "</svg>\n";
-  }
-
- private:
-  std::string title_;
-  double width_, height_;
-  std::string body_;
-};
-
-}  // namespace svg
+using namespace svg;
+using detail::clock_time;
 
 // ---------------------------------------------------------------------------------------------
 // The page's plots
@@ -463,7 +28,6 @@ constexpr double kFullWidth = 1300;  // px: a full-width figure
 constexpr double kHalfWidth = 640;   // px: two figures side by side
 constexpr double kPlotHeight = 340;  // px: a single plot's height
 constexpr double kNoDataHeight = 120;
-constexpr double kMillisecondsPerSecond = 1000.0;
 
 const char* const kTitleExcerpt = "Signal excerpt with R peaks";
 const char* const kTitleLengths = "Beat lengths";
@@ -491,14 +55,11 @@ Panel no_data(const std::string& title, double width, const std::string& why) {
   return {f.str(), ""};
 }
 
-double sample_rate(const ReportData& d) {
-  return std::isfinite(d.sample_rate_hz) && d.sample_rate_hz > 0 ? d.sample_rate_hz : kDefaultSampleRateHz;
-}
 
 // x values of a beat row in ms from the beat's start; `length` (0 = all) limits the row.
 std::vector<double> beat_ms(std::size_t n, double fs) {
   std::vector<double> x(n);
-  for (std::size_t i = 0; i < n; ++i) x[i] = static_cast<double>(i) / fs * kMillisecondsPerSecond;
+  for (std::size_t i = 0; i < n; ++i) x[i] = static_cast<double>(i) / fs * detail::kMsPerSecond;
   return x;
 }
 std::vector<double> row_values(const float* row, std::size_t cols, std::int32_t length) {
@@ -575,7 +136,7 @@ Panel lengths_panel(const ReportData& d) {
   svg::Figure f(kTitleLengths, kHalfWidth, kPlotHeight);
   svg::Plot p(kHalfWidth, kPlotHeight, {edges.front(), edges.back()}, {0.0, top * (1.0 + kYPad)});
   const std::string what = d.lengths_are_rr ? "RR interval to the next beat" : "beat length";
-  p.labels(what + " (samples; " + fixed(kMillisecondsPerSecond / fs, 1) + " ms each)", "beats");
+  p.labels(what + " (samples; " + fixed(detail::kMsPerSecond / fs, 1) + " ms each)", "beats");
   p.bars(edges, counts, kLineColour);
   f.add(p, 0, 0);
   std::vector<std::int32_t> sorted = d.beat_lengths;
@@ -584,7 +145,7 @@ Panel lengths_panel(const ReportData& d) {
   const std::string counted = d.lengths_are_rr ? " RR intervals between kept beats, " : " beats, ";
   return {f.str(), thousands(d.beat_lengths.size()) + counted + std::to_string(lo_i) + ".." + std::to_string(hi_i) +
                        " samples, median " + std::to_string(median) +
-                       (d.lengths_are_rr ? " (" + fixed(kMillisecondsPerSecond * median / fs, 0) + " ms)" : "") +
+                       (d.lengths_are_rr ? " (" + fixed(detail::kMsPerSecond * median / fs, 0) + " ms)" : "") +
                        " (bins of " + std::to_string(width) + ")."};
 }
 
@@ -906,83 +467,8 @@ void figure(std::ostream& out, const Panel& p, bool half) {
 
 }  // namespace
 
-ReportData report_data_from_run(const RunOptions& o, const RunResult& r, std::int64_t r_peak_offset,
-                                std::vector<float> signal_excerpt, std::vector<double> bandpassed_excerpt) {
-  ReportData d;
-  const TrainResult& m = r.model;
-  d.file_name = o.input;
-  d.device = r.device;
-  d.sample_rate_hz = o.fs;
-  d.settings = {{"detector", preset_name(o.preset)}, {"model", model_name(o.model)}};
-  if (o.model == Model::rr) {
-    d.settings.emplace_back("beat window", "R - " + std::to_string(centred_window(o.fs).before) + " samples, " +
-                                               std::to_string(row_length(o)) + " samples");
-    d.score_name = "shape + rhythm";  // score.hpp has the formula
-  } else {
-    d.settings.emplace_back("beat length limits",
-                            std::to_string(o.limits.min_length) + ".." + std::to_string(o.limits.max_length) + " samples");
-  }
-  d.samples = r.samples;
-  d.candidates = r.candidates;
-  d.beats = r.beats.size();
-  for (auto t : m.in_train) d.train_beats += t;
-  d.test_beats = d.beats - std::min(d.beats, d.train_beats);
-  d.epochs = o.train.epochs;
-  const StageSeconds& s = r.seconds;
-  d.stage_seconds = {{"read CSV", s.csv}, {"band-pass", s.bandpass}, {"R peaks", s.peaks},
-                     {"beat matrix", s.beats}, {"train", s.train},      {"score", s.score},
-                     {"write outputs", s.write}, {"total", s.total}};
-
-  d.excerpt_start = 0;
-  d.excerpt_signal = std::move(signal_excerpt);
-  d.excerpt_bandpassed = std::move(bandpassed_excerpt);
-  const auto excerpt_end = static_cast<std::int64_t>(d.excerpt_signal.size());
-  for (std::int64_t start : r.beats.start) {
-    const std::int64_t peak = start + r_peak_offset;
-    if (peak >= excerpt_end) break;  // beats are in signal order
-    if (peak >= 0) d.excerpt_peaks.push_back(peak);
-  }
-  // The causal wavelet (taps at the start of the kernel) delays the curve by half its width.
-  d.curve_delay = (o.ricker_width - 1) / 2;
-
-  if (o.model == Model::rr) {
-    // Every row starts the same distance before its R peak, so row starts are R peaks + constant.
-    d.lengths_are_rr = true;
-    for (std::size_t i = 1; i < r.beats.size(); ++i)
-      d.beat_lengths.push_back(static_cast<std::int32_t>(r.beats.start[i] - r.beats.start[i - 1]));
-  } else {
-    d.beat_lengths = r.beats.length;
-  }
-  d.beat_cols = row_length(o);
-  d.overlay_rows = m.sample_rows;
-  for (std::int64_t i : m.sample_index) {
-    d.overlay_lengths.push_back(i >= 0 && static_cast<std::size_t>(i) < r.beats.size() ? r.beats.length[static_cast<std::size_t>(i)] : 0);
-  }
-  d.median_beat = m.median_beat;
-  d.train_loss = m.epoch_loss;
-  d.test_loss = m.test_loss;
-  d.latent = m.latent_mean;
-  d.scores = m.score;
-  d.classes = r.classes;
-  d.grid_side = kGridSide;
-  d.decoded_grid = m.decoded_grid;
-  d.grid_latent = m.grid_latent;
-
-  const auto cols = static_cast<std::size_t>(d.beat_cols);
-  for (std::size_t k = 0; k < m.outlier_index.size() && (k + 1) * cols <= m.outlier_rows.size(); ++k) {
-    const std::int64_t i = m.outlier_index[k];
-    if (i < 0 || static_cast<std::size_t>(i) >= r.beats.size()) continue;
-    const auto u = static_cast<std::size_t>(i);
-    ReportBeat b;
-    b.index = i;
-    b.time_s = static_cast<double>(r.beats.start[u] + r_peak_offset) / sample_rate(d);
-    b.score = u < m.score.size() ? m.score[u] : std::numeric_limits<double>::quiet_NaN();
-    b.length = r.beats.length[u];
-    b.row.assign(m.outlier_rows.begin() + static_cast<std::ptrdiff_t>(k * cols),
-                 m.outlier_rows.begin() + static_cast<std::ptrdiff_t>((k + 1) * cols));
-    d.outliers.push_back(std::move(b));
-  }
-  return d;
+double sample_rate(const ReportData& d) {
+  return std::isfinite(d.sample_rate_hz) && d.sample_rate_hz > 0 ? d.sample_rate_hz : kDefaultSampleRateHz;
 }
 
 std::vector<std::size_t> scatter_subsample(std::size_t n, const std::vector<std::size_t>& keep, std::size_t max_points) {

@@ -7,7 +7,14 @@
 #ifdef ECGPIPE_WITH_CUDA
 #include <vector>
 
+// Every stage's GPU API (CUDA builds only; the stage headers themselves are the same in every
+// build).
+#include "ecgpipe/bandpass_cuda.hpp"
+#include "ecgpipe/beats_cuda.hpp"
+#include "ecgpipe/csv_cuda.hpp"
 #include "ecgpipe/cuda.hpp"
+#include "ecgpipe/detect_cuda.hpp"
+#include "ecgpipe/peaks_cuda.hpp"
 
 namespace ecgpipe_test {
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "test_util.hpp"
+#include "detail/eval_json.hpp"  // internal: eval_report_json
 #include "ecgpipe/error.hpp"
 #include "ecgpipe/evaluate.hpp"
 

@@ -6,6 +6,7 @@
 #include <random>
 
 #include "ecgpipe/error.hpp"
+#include "ecgpipe/model_file.hpp"
 #include "ecgpipe/vae.hpp"
 #include "test_util.hpp"
 

@@ -12,10 +12,6 @@
 
 #include "ecgpipe/config.hpp"
 
-#ifdef ECGPIPE_WITH_CUDA
-#include "ecgpipe/cuda.hpp"
-#endif
-
 namespace ecgpipe {
 
 // The seed's wavelet window on t in [-kRickerHalfRange, +kRickerHalfRange].
@@ -26,22 +22,5 @@ std::vector<double> ricker_wavelet(int width);
 
 // CPU reference via LibTorch's FFT (pocketfft) in double. Returns n values (empty for n == 0).
 std::vector<double> bandpass_cpu(const std::vector<float>& signal, int width);
-
-#ifdef ECGPIPE_WITH_CUDA
-// GPU path: cuFFT double R2C, pointwise product with the wavelet's spectrum, C2R, scaled by 1/n.
-// The wavelet is generated on the device. `out` must hold signal.size elements.
-class BandpassPlan {
- public:
-  BandpassPlan(std::size_t n, int width, cudaStream_t stream);
-  ~BandpassPlan();
-  BandpassPlan(const BandpassPlan&) = delete;
-  BandpassPlan& operator=(const BandpassPlan&) = delete;
-  void run(DeviceSpan<const float> signal, DeviceSpan<double> out, cudaStream_t stream);
-
- private:
-  struct Impl;
-  Impl* impl_ = nullptr;
-};
-#endif
 
 }  // namespace ecgpipe

@@ -18,10 +18,6 @@
 
 #include "ecgpipe/config.hpp"
 
-#ifdef ECGPIPE_WITH_CUDA
-#include "ecgpipe/cuda.hpp"
-#endif
-
 namespace ecgpipe {
 
 struct CsvOptions {
@@ -56,12 +52,5 @@ bool is_blank_line(std::string_view line);
 // CPU reference: reads the whole column. Throws InputError on a missing/unreadable file, a file
 // with no header, no data rows, or a bad cell.
 std::vector<float> read_csv_column(const std::string& path, const CsvOptions& options);
-
-#ifdef ECGPIPE_WITH_CUDA
-// GPU path: streams the file through pinned chunks and parses on the device; same values (bit for
-// bit) and same errors as read_csv_column. Synchronizes on `stream` only for counts and errors.
-DeviceBuffer<float> read_csv_column_cuda(const std::string& path, const CsvOptions& options,
-                                         cudaStream_t stream);
-#endif
 
 }  // namespace ecgpipe

@@ -19,8 +19,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "ecgpipe/wfdb.hpp"
 
 namespace ecgpipe {
@@ -110,6 +108,7 @@ struct ClassCounts {
   char aami = 'N';
   std::int64_t reference = 0;
   std::int64_t detected = 0;
+  double sensitivity() const;  // detected / reference; NaN without reference beats
 };
 std::vector<ClassCounts> per_class_counts(const ReferenceBeats& reference, const MatchResult& match);
 
@@ -173,9 +172,8 @@ EvalReport evaluate_detections(const ReferenceBeats& reference, const std::vecto
 EvalReport evaluate_files(const std::string& reference_path, const std::string& detections_path,
                           const EvalOptions& options, const std::string& score_column = "");
 
-// Human-readable report (several lines) and the JSON object `eval --json` prints
-// (Se/+P/F1/AUROC are null when undefined).
+// Human-readable report (several lines); Se/+P/F1/AUROC read n/a when undefined. The JSON object
+// `eval --json` prints: src/detail/eval_json.hpp (internal).
 std::string eval_report_text(const EvalReport& report);
-nlohmann::json eval_report_json(const EvalReport& report);
 
 }  // namespace ecgpipe

@@ -13,10 +13,6 @@
 
 #include "ecgpipe/config.hpp"
 
-#ifdef ECGPIPE_WITH_CUDA
-#include "ecgpipe/cuda.hpp"
-#endif
-
 namespace ecgpipe {
 
 // The smallest window whose compared sample lies inside it: (w + 1) / 2 <= w - 1 needs w >= 2.
@@ -29,12 +25,5 @@ inline int nms_center_offset(int window) { return (window + 1) / 2; }
 // CPU reference, O(n) with a monotonic deque. Empty when y.size() < window.
 // Throws UsageError if window < kMinNmsWindow (the GPU path too).
 std::vector<std::int64_t> detect_gates_cpu(const std::vector<double>& y, int window);
-
-#ifdef ECGPIPE_WITH_CUDA
-// GPU path: sliding max (exact), gate + fix-up, compaction of positions (CUB).
-// Returns the gate positions on the device; `count` is the one host value it needs.
-DeviceBuffer<std::int64_t> detect_gates_cuda(DeviceSpan<const double> y, int window,
-                                             std::size_t& count, cudaStream_t stream);
-#endif
 
 }  // namespace ecgpipe

@@ -1,14 +1,18 @@
-// The whole `ecgpipe run`: CSV -> band-pass -> gates -> beat matrix -> VAE -> outputs.
+// The whole `ecgpipe run`: CSV -> band-pass -> gates -> beat matrix -> VAE -> outputs: its options
+// (checked in src/run_options.cpp), its result, and run_pipeline (src/pipeline.cpp), which lists
+// the steps; each step lives in the file named for it.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "ecgpipe/beat_rows.hpp"
 #include "ecgpipe/beats.hpp"
 #include "ecgpipe/csv.hpp"
 #include "ecgpipe/detect.hpp"
 #include "ecgpipe/evaluate.hpp"
+#include "ecgpipe/model_file.hpp"
 #include "ecgpipe/score.hpp"
 #include "ecgpipe/vae.hpp"
 
@@ -70,26 +74,15 @@ struct RunResult {
 
 // Picks the device: cpu; cuda (DeviceError if unusable); auto = cuda when usable.
 Device resolve_device(Device requested);
+// "cpu" or "cuda" (report.json's device).
+const char* device_name(Device device);
 
 // Runs every stage and writes beats.csv, model.pt and report.json into options.out_dir, each
 // through a temporary file renamed into place, so a failure leaves no partial output.
 RunResult run_pipeline(const RunOptions& options);
 
-// The meta record saved in model.pt: model format, beat representation (preset, fs, windows,
-// beat length), normalisation, version.
-std::string model_meta_json(const RunOptions& options);
-// Sets `options` to score with the model at `model_path` whose meta record is `meta_json`:
-// its beat parameters, and model_in. InputError for another format, model or a damaged record.
-void apply_model_meta(const std::string& meta_json, const std::string& model_path, RunOptions& options);
-
 // The report.json text (also what `run --json` prints).
 std::string run_report_json(const RunOptions& options, const RunResult& result);
-
-// Samples per beat row (the VAE input length): --max-length for the seed model, the centred
-// window's length for rr.
-int row_length(const RunOptions& options);
-// Column of a beat's row that holds its R peak (r_peak = start + this).
-std::int64_t r_peak_offset(const RunOptions& options);
 
 // Validates option values (UsageError on nonsense such as a negative window).
 void validate(const RunOptions& options);

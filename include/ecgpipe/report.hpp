@@ -1,7 +1,8 @@
 // report.html: one self-contained page (inline SVG, no scripts, nothing fetched) summarising a
 // run: counts and timings, a signal excerpt with its R peaks, beat lengths, overlaid beats, the
 // loss curve, the 2-D latent space, beats decoded from a latent grid and the top outliers.
-// Plain types only (no LibTorch): the pipeline fills ReportData, tests build it by hand.
+// Plain types only (no LibTorch): the pipeline fills ReportData (src/report_from_run.cpp), tests
+// build it by hand.
 #pragma once
 
 #include <cstddef>
@@ -80,16 +81,8 @@ struct ReportData {
   std::vector<ReportBeat> outliers;  // highest score first
 };
 
-struct RunOptions;
-struct RunResult;
-
-// Everything a finished run knows (pipeline.hpp): counts, timings, beat lengths, losses, latent
-// means, scores and the TrainResult extras (sample rows, median beat, decoded grid, outliers;
-// missing ones stay empty and their plots say "not available"). The excerpt (from sample 0) and
-// its band-passed curve come from segmentation; R peaks sit `r_peak_offset` samples after a
-// beat's start.
-ReportData report_data_from_run(const RunOptions& options, const RunResult& result, std::int64_t r_peak_offset,
-                                std::vector<float> signal_excerpt, std::vector<double> bandpassed_excerpt);
+// The data's sample rate, or kDefaultSampleRateHz where it is not a positive number.
+double sample_rate(const ReportData& data);
 
 // Which points a latent scatter draws: all n when n <= max_points; otherwise every index in `keep`
 // (e.g. the top outliers) plus evenly spaced others, max(max_points, keep.size()) in all, ascending.

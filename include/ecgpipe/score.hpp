@@ -58,4 +58,13 @@ std::vector<float> prematurity(const std::vector<std::int64_t>& r_peaks);
 std::vector<float> score_rr(const std::vector<float>& recon_error, const std::vector<float>& template_distance,
                             const std::vector<float>& prematurity);
 
+// The beats flagged as outliers: the `quantile` of the scores (linear interpolation between order
+// statistics, as numpy.quantile's default) and per beat 1 where its score lies above it.
+// `scores` must not be empty (src/outlier_flags.cpp).
+struct OutlierFlags {
+  double threshold = 0.0;
+  std::vector<std::uint8_t> flags;
+};
+OutlierFlags flag_outliers(const std::vector<float>& scores, double quantile);
+
 }  // namespace ecgpipe

@@ -1,5 +1,6 @@
 // Stage 5: the seed's LightVAE, trained on the beat matrix, then used to score every beat.
-// LibTorch stays inside src/vae.cpp: this header exposes plain types only.
+// LibTorch stays inside the model code (src/vae.cpp and the files it names): this header exposes
+// plain types only.
 #pragma once
 
 #include <cstdint>
@@ -91,7 +92,7 @@ using ScoreFunction = std::function<std::vector<float>(const TrainResult&)>;
 // Shuffles (seeded), splits, trains with Adam, then scores every beat in eval mode. Saves the
 // trained model to `model_path` (a temporary file the caller renames): a LibTorch archive of the
 // parameters and buffers plus `meta_json`, the caller's description of how its beats were made
-// (read back by read_model_meta). Throws InputError if the split leaves a set empty.
+// (read back by read_model_meta, model_file.hpp). Throws InputError if the split leaves a set empty.
 TrainResult train_and_score(BeatMatrix beats, const TrainOptions& options,
                             const std::string& model_path, const std::string& meta_json,
                             const ScoreFunction& score = {});
@@ -100,10 +101,6 @@ TrainResult train_and_score(BeatMatrix beats, const TrainOptions& options,
 // matrix with `normalise` set): a cohort model normalises each recording's rows on their own
 // before they are put together, as scoring will.
 void normalise_rows_cpu(float* rows, std::int64_t n, std::int64_t cols);
-
-// The meta JSON text stored in a model file. InputError for a missing file, a file that is not a
-// LibTorch archive, or an archive without ecgpipe's record.
-std::string read_model_meta(const std::string& model_path);
 
 // Scores beats (rows of beats.cols samples) with a saved model, without training: recon_error,
 // neg_elbo, latent means and the report extras; in_train all 0. InputError if the model's layers

@@ -1,0 +1,32 @@
+// Internal (model code only): the beat matrix as a LibTorch tensor on its device, without a copy.
+#pragma once
+
+#include <torch/torch.h>
+
+#include <optional>
+
+#include "ecgpipe/config.hpp"
+#include "ecgpipe/vae.hpp"
+
+#ifdef ECGPIPE_TORCH_CUDA
+#include <c10/cuda/CUDAStream.h>
+#endif
+
+namespace ecgpipe::detail {
+
+// The beat matrix as a tensor on its device, without a copy (on the GPU it also owns the buffer
+// through the deleter), with LibTorch set to the pipeline's stream for the object's lifetime.
+// Normalises the rows in place when the matrix asks for it (BeatMatrix::normalise).
+struct BeatTensor {
+  torch::Device device{torch::kCPU};
+  torch::Tensor data;
+#ifdef ECGPIPE_TORCH_CUDA
+  std::optional<c10::cuda::CUDAStreamGuard> stream_guard;
+#endif
+  explicit BeatTensor(const BeatMatrix& beats);
+};
+
+// See BeatMatrix::normalise. In place.
+void normalise_rows(torch::Tensor& x);
+
+}  // namespace ecgpipe::detail

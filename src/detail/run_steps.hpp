@@ -1,0 +1,29 @@
+// Internal: the steps of `ecgpipe run` that run_pipeline (src/pipeline.cpp) lists, each in the
+// file named for it. Segmentation (stages 1-4) is src/detail/segment.hpp.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "detail/clock.hpp"
+#include "ecgpipe/evaluate.hpp"
+#include "ecgpipe/pipeline.hpp"
+#include "output.hpp"
+
+namespace ecgpipe {
+
+// src/run_evaluation.cpp: detection accuracy and score AUROCs against the reference
+// (evaluate.hpp, EC57 conventions) into result.evaluation, and each beat's reference class
+// (result.classes) for the report; logs the headline figures.
+void evaluate_run(const RunOptions& options, const ReferenceBeats& reference, const std::vector<std::int64_t>& r_peaks,
+                  RunResult& result);
+
+// src/run_outputs.cpp: flags the outliers (score.hpp), writes beats.csv, outliers.csv,
+// report.json and report.html, and renames them (and the trained `model_file`, if any) into
+// place once every one is complete. Sets result.seconds.write and .total (from `run_start`).
+void write_run_outputs(const RunOptions& options, RunResult& result, std::optional<AtomicFile>& model_file,
+                       std::vector<float> signal_excerpt, std::vector<double> curvature_excerpt,
+                       detail::Clock::time_point run_start);
+
+}  // namespace ecgpipe

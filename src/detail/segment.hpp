@@ -1,0 +1,47 @@
+// Internal: stages 1-4 (file -> beat matrix) on the CPU, and what they hand to the run; the GPU
+// path is src/detail/segment_cuda.hpp (CUDA builds only).
+#pragma once
+
+#include <algorithm>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "ecgpipe/pipeline.hpp"
+#include "ecgpipe/report.hpp"
+
+namespace ecgpipe {
+
+struct Segmentation {
+  std::size_t samples = 0;
+  std::size_t candidates = 0;
+  BeatTable beats;
+  // CPU: the matrix lives here. GPU: empty; `device_matrix` is a device pointer whose ownership
+  // passes to LibTorch through `release`.
+  std::vector<float> host_matrix;
+  float* device_matrix = nullptr;
+  std::function<void(void*)> release;
+  void* stream = nullptr;
+  StageSeconds seconds;  // csv, bandpass, peaks, beats filled
+  // For report.html: the first report_excerpt_samples() of the signal and of its band-passed curve.
+  std::vector<float> signal_excerpt;
+  std::vector<double> curvature_excerpt;
+};
+
+// report.html's excerpt: 10 s, a dozen beats, readable at full page width.
+inline constexpr double kReportExcerptSeconds = 10.0;
+inline std::size_t report_excerpt_samples(double fs, std::size_t signal_samples) {
+  return std::min(signal_samples, static_cast<std::size_t>(kReportExcerptSeconds * fs));
+}
+
+Segmentation segment_cpu(const RunOptions& options);
+
+// What `ecgpipe detect` writes: R peaks (ascending) and the counts it logs.
+struct PeakDetection {
+  std::size_t samples = 0;
+  std::size_t candidates = 0;
+  std::vector<std::int64_t> r_peaks;
+};
+
+
+}  // namespace ecgpipe

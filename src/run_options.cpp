@@ -1,0 +1,66 @@
+// A run's options: their checks and the device choice (include/ecgpipe/pipeline.hpp).
+#include <cctype>
+
+#include "ecgpipe/config.hpp"
+#include "ecgpipe/error.hpp"
+#include "ecgpipe/peaks.hpp"
+#include "ecgpipe/pipeline.hpp"
+
+#ifdef ECGPIPE_WITH_CUDA
+#include "ecgpipe/cuda.hpp"
+#endif
+
+namespace ecgpipe {
+namespace {
+
+bool cuda_usable() {
+#ifdef ECGPIPE_WITH_CUDA
+  return cuda_device_available() && torch_cuda_available();
+#else
+  return false;
+#endif
+}
+
+}  // namespace
+
+const char* device_name(Device d) { return d == Device::cuda ? "cuda" : "cpu"; }
+
+void validate(const RunOptions& o) {
+  validate_fs(o.fs);
+  if (o.ricker_width < 2) throw UsageError("--ricker-width must be at least 2 samples");
+  if (o.nms_window < kMinNmsWindow) throw UsageError("--nms-window must be at least " + std::to_string(kMinNmsWindow) + " samples");
+  if (o.limits.min_length < 1) throw UsageError("--min-length must be at least 1 sample");
+  if (o.limits.max_length < o.limits.min_length) throw UsageError("--max-length must not be below --min-length");
+  if (o.limits.max_length % kModelLengthMultiple != 0) {
+    throw UsageError("--max-length must be a multiple of " + std::to_string(kModelLengthMultiple) +
+                     " (the VAE halves it three times)");
+  }
+  if (o.train.epochs < 1) throw UsageError("--epochs must be at least 1");
+  if (o.train.batch_size < 0) throw UsageError("--batch-size must be at least 1 (or 0: automatic)");
+  if (!(o.outlier_quantile > 0.0 && o.outlier_quantile < 1.0)) throw UsageError("--outlier-quantile must lie in (0, 1)");
+  if (o.top_outliers < 1) throw UsageError("--top must be at least 1");
+}
+
+Device parse_device(const std::string& name) {
+  std::string lower(name);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (lower == "cpu") return Device::cpu;
+  if (lower == "cuda" || lower == "gpu") return Device::cuda;
+  if (lower == "auto") return Device::automatic;
+  throw UsageError("--device must be cpu, cuda or auto, got " + name);
+}
+
+Device resolve_device(Device requested) {
+  if (requested == Device::cpu) return Device::cpu;
+  if (cuda_usable()) return Device::cuda;
+  if (requested == Device::cuda) {
+#ifdef ECGPIPE_WITH_CUDA
+    throw DeviceError("--device cuda: no usable CUDA device, or LibTorch was built without CUDA");
+#else
+    throw DeviceError("--device cuda: this ecgpipe was built without CUDA");
+#endif
+  }
+  return Device::cpu;
+}
+
+}  // namespace ecgpipe

@@ -1,0 +1,124 @@
+// What a run writes (src/detail/run_steps.hpp, write_run_outputs): beats.csv, outliers.csv,
+// report.json and report.html, all renamed into place together; and run_report_json
+// (include/ecgpipe/pipeline.hpp).
+#include <sys/stat.h>
+
+#include <iomanip>
+#include <limits>
+#include <nlohmann/json.hpp>
+
+#include "detail/eval_json.hpp"
+#include "detail/report_from_run.hpp"
+#include "detail/run_steps.hpp"
+#include "detail/time_format.hpp"
+#include "ecgpipe/config.hpp"
+#include "ecgpipe/report.hpp"
+
+namespace ecgpipe {
+namespace {
+
+// Seconds of signal at sample `i`.
+double seconds_at(std::int64_t i, double fs) { return static_cast<double>(i) / fs; }
+
+// RR intervals (s) between a beat's R peak and its neighbours' in the table; NaN at the ends.
+// With the seed preset the table holds kept beats only, so an interval may span a dropped one.
+double rr_seconds(const RunOptions& o, const RunResult& r, std::size_t a, std::size_t b) {
+  if (a >= r.beats.size() || b >= r.beats.size()) return std::numeric_limits<double>::quiet_NaN();
+  return static_cast<double>(r.beats.start[b] - r.beats.start[a]) / o.fs;
+}
+
+void write_beats_csv(std::ostream& out, const RunOptions& o, const RunResult& r) {
+  out << "index,start,r_peak,time_s,length,rr_before_s,rr_after_s,split,recon_error,neg_elbo,template_distance,"
+         "prematurity,score,outlier";
+  for (int k = 0; k < kLatentDim; ++k) out << ",latent_mu" << k;
+  out << '\n' << std::setprecision(9);
+  for (std::size_t i = 0; i < r.beats.size(); ++i) {
+    const std::int64_t r_peak = r.beats.start[i] + r_peak_offset(o);
+    out << i << ',' << r.beats.start[i] << ',' << r_peak << ',' << seconds_at(r_peak, o.fs) << ',' << r.beats.length[i] << ','
+        << rr_seconds(o, r, i - 1, i) << ',' << rr_seconds(o, r, i, i + 1) << ','
+        << (!o.model_in.empty() ? "scored" : r.model.in_train[i] ? "train" : "test") << ',' << r.model.recon_error[i] << ',' << r.model.neg_elbo[i] << ','
+        << r.model.template_distance[i] << ',' << r.prematurity[i] << ',' << r.model.score[i] << ',' << static_cast<int>(r.outlier[i]);
+    for (int k = 0; k < kLatentDim; ++k) out << ',' << r.model.latent_mean[i * kLatentDim + static_cast<std::size_t>(k)];
+    out << '\n';
+  }
+}
+
+void write_outliers_csv(std::ostream& out, const RunOptions& o, const RunResult& r) {
+  out << "rank,index,r_peak,time_s,time,rr_before_s,rr_after_s,recon_error,neg_elbo,template_distance,prematurity,score,outlier\n"
+      << std::setprecision(9);
+  const auto ranked = top_scores(r.model.score.data(), r.model.score.size(), static_cast<std::size_t>(o.top_outliers));
+  for (std::size_t k = 0; k < ranked.size(); ++k) {
+    const std::size_t i = ranked[k];
+    const std::int64_t r_peak = r.beats.start[i] + r_peak_offset(o);
+    out << k + 1 << ',' << i << ',' << r_peak << ',' << seconds_at(r_peak, o.fs) << ',' << detail::clock_time_hms(seconds_at(r_peak, o.fs)) << ','
+        << rr_seconds(o, r, i - 1, i) << ',' << rr_seconds(o, r, i, i + 1) << ',' << r.model.recon_error[i] << ','
+        << r.model.neg_elbo[i] << ',' << r.model.template_distance[i] << ',' << r.prematurity[i] << ',' << r.model.score[i] << ','
+        << static_cast<int>(r.outlier[i]) << '\n';
+  }
+}
+
+nlohmann::json report_json(const RunOptions& o, const RunResult& r) {
+  using nlohmann::json;
+  struct stat st {};
+  const auto bytes = ::stat(o.input.c_str(), &st) == 0 ? static_cast<std::int64_t>(st.st_size) : -1;
+  std::size_t n_train = 0;
+  for (auto t : r.model.in_train) n_train += t;
+  json j;
+  j["ecgpipe_version"] = ECGPIPE_VERSION;
+  j["input"] = {{"path", o.input}, {"bytes", bytes}, {"samples", r.samples},
+                {"column", o.csv.column}, {"header", o.csv.has_header}};
+  j["device"] = r.device;
+  j["parameters"] = {{"preset", preset_name(o.preset)}, {"model", model_name(o.model)}, {"fs", o.fs}, {"ricker_width", o.ricker_width}, {"nms_window", o.nms_window},
+                     {"min_length", o.limits.min_length}, {"max_length", o.limits.max_length},
+                     {"row_length", row_length(o)}, {"epochs", o.train.epochs}, {"batch_size", r.model.batch_size},
+                     {"seed", o.train.seed}, {"learning_rate", o.train.learning_rate},
+                     {"train_fraction", o.train.train_fraction}};
+  j["counts"] = {{"candidates", r.candidates}, {"beats", r.beats.size()},
+                 {"train", n_train}, {"test", r.beats.size() - n_train}};
+  const auto& s = r.seconds;
+  j["seconds"] = {{"csv", s.csv}, {"bandpass", s.bandpass}, {"peaks", s.peaks}, {"beats", s.beats},
+                  {"train", s.train}, {"score", s.score}, {"write", s.write}, {"total", s.total}};
+  j["loss"] = {{"train_per_epoch", r.model.epoch_loss}, {"test", r.model.test_loss}};
+  j["training"] = {{"cuda_graph", r.model.cuda_graph}, {"cpu_threads", cpu_threads()}};
+  j["mode"] = o.model_in.empty() ? "train" : "score";
+  if (!o.model_in.empty()) j["model"] = o.model_in;
+  std::size_t flagged = 0;
+  for (auto f : r.outlier) flagged += f;
+  j["outliers"] = {{"score", o.model == Model::rr ? "ln(recon/median) + ln(template/median) + 10 prematurity" : "recon_error"}, {"quantile", o.outlier_quantile}, {"threshold", r.outlier_threshold},
+                   {"flagged", flagged}};
+  if (r.evaluated) j["evaluation"] = eval_report_json(r.evaluation);
+  j["versions"] = {{"ecgpipe", ECGPIPE_VERSION}, {"libtorch", torch_version()}};
+  return j;
+}
+
+}  // namespace
+
+std::string run_report_json(const RunOptions& o, const RunResult& r) { return report_json(o, r).dump(2); }
+
+void write_run_outputs(const RunOptions& o, RunResult& r, std::optional<AtomicFile>& model_file,
+                       std::vector<float> signal_excerpt, std::vector<double> curvature_excerpt,
+                       detail::Clock::time_point run_start) {
+  const auto t_write = detail::Clock::now();
+  OutlierFlags flagged = flag_outliers(r.model.score, o.outlier_quantile);
+  r.outlier_threshold = flagged.threshold;
+  r.outlier = std::move(flagged.flags);
+  AtomicFile beats_file(o.out_dir, "beats.csv");
+  write_beats_csv(beats_file.stream(), o, r);
+  AtomicFile outliers_file(o.out_dir, "outliers.csv");
+  write_outliers_csv(outliers_file.stream(), o, r);
+  AtomicFile report_file(o.out_dir, "report.json");
+  r.seconds.write = detail::seconds_since(t_write);
+  r.seconds.total = detail::seconds_since(run_start);
+  report_file.stream() << report_json(o, r).dump(2) << '\n';
+  AtomicFile html_file(o.out_dir, "report.html");
+  write_report_html(html_file.stream(),
+                    report_data_from_run(o, r, r_peak_offset(o), std::move(signal_excerpt), std::move(curvature_excerpt)));
+  // Every file is complete before any is renamed into place.
+  beats_file.commit();
+  outliers_file.commit();
+  if (model_file) model_file->commit();
+  report_file.commit();
+  html_file.commit();
+}
+
+}  // namespace ecgpipe

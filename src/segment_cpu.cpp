@@ -1,0 +1,46 @@
+// Stages 1-4 on the CPU (src/detail/segment.hpp, segment_cpu): signal, band-pass, R peaks or
+// gates, the beat rows and their matrix, each stage timed.
+#include "detail/clock.hpp"
+#include "detail/segment.hpp"
+#include "ecgpipe/bandpass.hpp"
+#include "ecgpipe/detect.hpp"
+#include "ecgpipe/peaks.hpp"
+#include "ecgpipe/wfdb.hpp"
+
+namespace ecgpipe {
+
+Segmentation segment_cpu(const RunOptions& o) {
+  Segmentation seg;
+  auto t0 = detail::Clock::now();
+  const std::vector<float> signal = read_signal(o.input, o.csv, o.fs);  // CSV or WFDB record
+  seg.samples = signal.size();
+  seg.seconds.csv = detail::seconds_since(t0);
+  seg.signal_excerpt.assign(signal.begin(), signal.begin() + static_cast<std::ptrdiff_t>(report_excerpt_samples(o.fs, signal.size())));
+
+  t0 = detail::Clock::now();
+  const std::vector<double> curvature = bandpass_cpu(signal, o.ricker_width);
+  seg.seconds.bandpass = detail::seconds_since(t0);
+  seg.curvature_excerpt.assign(curvature.begin(), curvature.begin() + static_cast<std::ptrdiff_t>(report_excerpt_samples(o.fs, curvature.size())));
+
+  t0 = detail::Clock::now();
+  const auto samples = static_cast<std::int64_t>(signal.size());
+  if (o.preset == Preset::robust) {  // R peaks, then the model's rows around them
+    const Detection det = detect_beats_cpu(signal, curvature, DetectOptions{o.fs, o.ricker_width});
+    seg.candidates = det.candidates;
+    seg.seconds.peaks = detail::seconds_since(t0);
+    t0 = detail::Clock::now();
+    seg.beats = beat_rows(o, det.r_peaks, samples);
+  } else {
+    const std::vector<std::int64_t> gates = detect_gates_cpu(curvature, o.nms_window);
+    seg.candidates = gates.size();
+    seg.seconds.peaks = detail::seconds_since(t0);
+    t0 = detail::Clock::now();
+    seg.beats = select_beats(gates, o.limits);
+    if (o.model == Model::rr) seg.beats = beat_rows(o, seed_r_peaks(o, seg.beats), samples);
+  }
+  seg.host_matrix = pad_beats_cpu(signal, seg.beats, row_length(o));
+  seg.seconds.beats = detail::seconds_since(t0);
+  return seg;
+}
+
+}  // namespace ecgpipe

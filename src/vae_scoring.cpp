@@ -1,0 +1,107 @@
+// Scoring every beat with the LightVAE (src/detail/vae_scoring.hpp) and the outlier ranking
+// (top_scores, include/ecgpipe/vae.hpp).
+#include "detail/vae_scoring.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "detail/template_distance.hpp"
+#include "ecgpipe/error.hpp"
+
+namespace ecgpipe {
+namespace detail {
+namespace {
+
+// Rows scored per forward pass (any size gives the same scores). On the CPU small batches keep
+// the activations in cache (16384 rows took 9.9 s for 92 k beats on 2 cores, 1024 rows 2.4 s);
+// on the GPU large batches mean fewer launches.
+constexpr std::int64_t kScoreBatchCpu = 1024;
+constexpr std::int64_t kScoreBatchCuda = 16384;
+
+// Evenly spaced indices 0..n-1, at most `k` of them.
+std::vector<std::int64_t> evenly_spaced(std::int64_t n, std::int64_t k) {
+  std::vector<std::int64_t> idx;
+  const std::int64_t m = std::min(n, k);
+  for (std::int64_t i = 0; i < m; ++i) idx.push_back(i * n / m);
+  return idx;
+}
+
+std::vector<float> rows_to_host(const torch::Tensor& data, const std::vector<std::int64_t>& idx) {
+  if (idx.empty()) return {};
+  auto t = torch::from_blob(const_cast<std::int64_t*>(idx.data()), {static_cast<std::int64_t>(idx.size())}, torch::kInt64)
+               .to(data.device());
+  auto rows = data.index_select(0, t).to(torch::kCPU).contiguous();
+  return {rows.data_ptr<float>(), rows.data_ptr<float>() + rows.numel()};
+}
+
+// The report's extras: sample rows, top outliers, median beat, decoded latent grid.
+void fill_report_extras(LightVae& model, const torch::Tensor& data, const torch::Tensor& mu_all, const torch::Tensor& median_row,
+                        TrainResult& r) {
+  const std::int64_t n = data.size(0);
+  r.sample_index = evenly_spaced(n, kSampleRows);
+  r.sample_rows = rows_to_host(data, r.sample_index);
+  const auto top = top_scores(r.score.data(), r.score.size(), kTopOutliers);
+  r.outlier_index.assign(top.begin(), top.end());
+  r.outlier_rows = rows_to_host(data, r.outlier_index);
+  auto median = median_row.to(torch::kCPU).contiguous();
+  r.median_beat.assign(median.data_ptr<float>(), median.data_ptr<float>() + median.numel());
+  // The grid spans the latent means' range (1st..99th percentile per axis, robust to outliers).
+  constexpr double kLowQuantile = 0.01, kHighQuantile = 0.99;
+  auto lo = torch::quantile(mu_all, kLowQuantile, 0), hi = torch::quantile(mu_all, kHighQuantile, 0);
+  auto steps = torch::linspace(0.0, 1.0, kGridSide, mu_all.options());
+  auto gy = steps.view({kGridSide, 1}).expand({kGridSide, kGridSide}).reshape({-1});
+  auto gx = steps.view({1, kGridSide}).expand({kGridSide, kGridSide}).reshape({-1});
+  auto z = torch::stack({lo[0] + gx * (hi[0] - lo[0]), lo[1] + gy * (hi[1] - lo[1])}, 1);
+  auto decoded = model->decode(z).to(torch::kCPU).contiguous();
+  auto zc = z.to(torch::kCPU).contiguous();
+  r.decoded_grid.assign(decoded.data_ptr<float>(), decoded.data_ptr<float>() + decoded.numel());
+  r.grid_latent.assign(zc.data_ptr<float>(), zc.data_ptr<float>() + zc.numel());
+}
+
+}  // namespace
+
+void score_all(LightVae& model, const torch::Tensor& data, bool on_cuda, const ScoreFunction& score, TrainResult& result) {
+  torch::NoGradGuard no_grad;
+  model->eval();
+  const std::int64_t n = data.size(0);
+  std::vector<torch::Tensor> errors, elbos, means;
+  const std::int64_t score_batch = on_cuda ? kScoreBatchCuda : kScoreBatchCpu;
+  for (std::int64_t b = 0; b < n; b += score_batch) {
+    auto x = data.slice(0, b, std::min(b + score_batch, n));
+    auto [mu, logvar] = model->encode(x);
+    auto recon = (model->decode(mu) - x).square().mean(1);
+    elbos.push_back(recon - kKlWeight * (1 + logvar - mu.pow(2) - logvar.exp()).mean(1));
+    errors.push_back(recon);
+    means.push_back(mu);
+  }
+  auto mu_all = torch::cat(means);
+  // The report keeps the whole recording's median beat; the distances use local ones.
+  auto median_row = std::get<0>(data.median(0));
+  auto dist = template_distance(data).to(torch::kCPU).contiguous();
+  result.template_distance.assign(dist.data_ptr<float>(), dist.data_ptr<float>() + n);
+  auto err = torch::cat(errors).to(torch::kCPU).contiguous();
+  auto elbo = torch::cat(elbos).to(torch::kCPU).contiguous();
+  auto mu = mu_all.to(torch::kCPU).contiguous();
+  result.recon_error.assign(err.data_ptr<float>(), err.data_ptr<float>() + n);
+  result.neg_elbo.assign(elbo.data_ptr<float>(), elbo.data_ptr<float>() + n);
+  result.latent_mean.assign(mu.data_ptr<float>(), mu.data_ptr<float>() + n * kLatentDim);
+  result.score = score ? score(result) : result.recon_error;
+  if (result.score.size() != static_cast<std::size_t>(n)) throw InternalError("score function returned the wrong count");
+  fill_report_extras(model, data, mu_all, median_row, result);
+}
+
+}  // namespace detail
+
+std::vector<std::size_t> top_scores(const float* scores, std::size_t n, std::size_t k) {
+  std::vector<std::size_t> idx;
+  for (std::size_t i = 0; i < n; ++i)
+    if (std::isfinite(scores[i])) idx.push_back(i);
+  k = std::min(k, idx.size());
+  std::partial_sort(idx.begin(), idx.begin() + static_cast<std::ptrdiff_t>(k), idx.end(),
+                    [&](std::size_t a, std::size_t b) { return scores[a] > scores[b] || (scores[a] == scores[b] && a < b); });
+  idx.resize(k);
+  return idx;
+}
+
+}  // namespace ecgpipe
