@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "detail/svg.hpp"
 #include "ecgpipe/batch.hpp"
 #include "output.hpp"
 
@@ -114,20 +115,6 @@ std::string csv_field(const std::string& s) {
   std::string out = "\"";
   for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
   return out + "\"";
-}
-
-std::string html_escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
 }
 
 std::string classes_text(const SummaryRow& r) {
@@ -286,12 +273,12 @@ void write_summary(const std::string& out_dir, const std::vector<SummaryRow>& ro
   for (const auto& r : rows) {
     const std::string target = r.has_report_html ? "report.html" : r.ok ? "beats.csv" : "error.json";
     h << "<tr" << (r.ok ? "" : " class=failed") << "><td class=l><a href=\""
-      << html_escape(relative_link(r.folder, out_dir, target)) << "\">" << html_escape(r.name) << "</a></td><td>"
+      << svg::escape(relative_link(r.folder, out_dir, target)) << "\">" << svg::escape(r.name) << "</a></td><td>"
       << (r.ok ? "ok" : "failed (" + std::to_string(r.exit_code) + ")") << "</td><td>" << fmt(r.duration_s) << "</td><td>"
       << fmt(r.fs) << "</td><td>" << (r.beats >= 0 ? std::to_string(r.beats) : "") << "</td><td>" << fmt(r.hr_mean_bpm)
       << "</td><td>" << fmt(r.se) << "</td><td>" << fmt(r.ppv) << "</td><td>" << fmt(r.auroc_abnormal)
-      << "</td><td class=l>" << html_escape(classes_text(r)) << "</td><td class=l>" << html_escape(top_text(r))
-      << "</td><td>" << fmt(r.seconds) << "</td><td class=l>" << html_escape(r.ok ? r.input : r.input + ": " + r.error)
+      << "</td><td class=l>" << svg::escape(classes_text(r)) << "</td><td class=l>" << svg::escape(top_text(r))
+      << "</td><td>" << fmt(r.seconds) << "</td><td class=l>" << svg::escape(r.ok ? r.input : r.input + ": " + r.error)
       << "</td></tr>\n";
   }
   h << "</table></body></html>\n";
