@@ -5,20 +5,28 @@
 #include <cmath>
 #include <cstdio>
 #include <thread>
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <iostream>
 
 #include "commands.hpp"
+#include "ecgpipe/batch.hpp"
 #include "ecgpipe/csv.hpp"
 #include "ecgpipe/detect.hpp"
 #include "ecgpipe/error.hpp"
 #include "ecgpipe/peaks.hpp"
+#include "ecgpipe/summary.hpp"
+#include "ecgpipe/vae.hpp"
+#include "output.hpp"
 
 namespace ecgpipe::cli {
 
 void add_input_options(CLI::App& cmd, std::string& input, CsvOptions& csv) {
-  cmd.add_option("file", input, "ECG CSV file (one numeric column used), or a WFDB record's .hea/.dat (one channel)")
+  cmd.add_option("file", input, "ECG CSV file (one numeric column used), a WFDB record's .hea/.dat (one channel), or an EDF/EDF+/BDF file (.edf/.bdf, one signal)")
       ->required();
   cmd.add_option("--column", csv.column, "Column to read: header name or 0-based index (default: 'heartbeats', else 0); for a WFDB record, "
-                 "the channel: description (e.g. MLII) or 0-based index (default 0)");
+                 "the channel: description (e.g. MLII) or 0-based index (default 0); for EDF/BDF, the signal: label (e.g. ECG) or 0-based index (default 0)");
   cmd.add_flag_callback("--no-header", [&csv] { csv.has_header = false; }, "The file has no header line");
 }
 
@@ -84,6 +92,69 @@ void check_windows(const SampleWindows& w, double fs) {
   check("--nms-window", w.nms_window, kMinNmsWindow, std::max(kMinNmsWindow, bound(kMaxBeatSeconds)), kMaxBeatSeconds);
   check("--min-length", w.min_length, 1, bound(kMaxBeatSeconds), kMaxBeatSeconds);
   check("--max-length", w.max_length, 1, bound(kMaxBeatSeconds), kMaxBeatSeconds);
+}
+
+const std::string& InputArgs::single() const {
+  static const std::string none;
+  return is_batch(inputs, manifest) || inputs.empty() ? none : inputs.front();
+}
+
+void add_inputs_options(CLI::App& cmd, InputArgs& in, CsvOptions& csv) {
+  cmd.add_option("inputs", in.inputs,
+                 "Recordings: ECG CSV files (one numeric column used), WFDB records (.hea/.dat, one channel), EDF/EDF+/BDF "
+                 "files (.edf/.bdf, one signal), or directories (every *.csv except *_beats.csv, *.hea, *.edf, *.bdf in "
+                 "them, sorted). One file: outputs in --out as always; several: one folder per recording under --out "
+                 "plus summary.csv, summary.json and index.html");
+  cmd.add_option("--manifest", in.manifest,
+                 "File listing recordings, one per line: path[,reference[,column]] ('#' comments; paths relative to "
+                 "the manifest)");
+  cmd.add_option("--jobs", in.jobs,
+                 "Recordings processed at a time (threads of this process); LibTorch threads per recording: --threads, "
+                 "else cores / jobs")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd.add_option("--column", csv.column, "Column to read: header name or 0-based index (default: 'heartbeats', else 0); for a WFDB record, "
+                 "the channel: description (e.g. MLII) or 0-based index (default 0); for EDF/BDF, the signal: label "
+                 "(e.g. ECG) or 0-based index (default 0)");
+  cmd.add_flag_callback("--no-header", [&csv] { csv.has_header = false; }, "The file has no header line");
+}
+
+void require_inputs(const InputArgs& in) {
+  if (in.inputs.empty() && in.manifest.empty()) throw UsageError("give a recording, a directory or --manifest FILE");
+}
+
+void run_many(const CLI::App& cmd, const InputArgs& in, const std::string& out_dir, bool json,
+              const std::function<void(const BatchItem&, const std::string&)>& work,
+              const std::function<void(const std::vector<BatchItem>&)>& prepare) {
+  const std::vector<BatchItem> items = expand_inputs(in.inputs, in.manifest);
+  // --threads is the global option: LibTorch threads per recording when given, else the cores
+  // shared out. LibTorch's thread count is process-wide (at::set_num_threads stores one number
+  // that each thread applies to its own OpenMP team when it first runs parallel work), so it is
+  // set once here, before the jobs start, and every job gets the same.
+  int threads = 0;
+  if (const CLI::App* app = cmd.get_parent())
+    if (const CLI::Option* t = app->get_option_no_throw("--threads"); t != nullptr && t->count() > 0) threads = t->as<int>();
+  if (in.jobs > 1 || threads > 0) set_cpu_threads(threads_per_job(threads, in.jobs));
+  check_output_dir(out_dir);
+  spdlog::info("{} recordings, {} at a time, {} CPU threads each -> {}/", items.size(), in.jobs, cpu_threads(), out_dir);
+  if (prepare) prepare(items);
+  BatchOptions options;
+  options.jobs = in.jobs;
+  options.progress = ::isatty(STDERR_FILENO) == 1 && spdlog::should_log(spdlog::level::info);
+  const auto outcomes = run_batch(items, options, [&](const BatchItem& item) {
+    work(item, out_dir.empty() || out_dir.back() == '/' ? out_dir + item.name : out_dir + "/" + item.name);
+  });
+  const auto rows = collect_batch_rows(out_dir, outcomes);
+  write_summary(out_dir, rows);
+  if (json) std::cout << summary_json(rows) << std::endl;
+  std::size_t failed = 0;
+  for (const auto& o : outcomes) failed += o.ok ? 0 : 1;
+  spdlog::info("{} of {} recordings done; wrote {}/summary.csv, summary.json, index.html", outcomes.size() - failed,
+               outcomes.size(), out_dir);
+  const ExitCode code = batch_exit_code(outcomes);
+  if (code != ExitCode::ok)
+    throw Error(code, std::to_string(failed) + " of " + std::to_string(outcomes.size()) + " recordings failed (each error in " +
+                          out_dir + "/summary.csv)");
 }
 
 }  // namespace ecgpipe::cli

@@ -6,55 +6,55 @@
 #include <string>
 
 #include "commands.hpp"
-#include "ecgpipe/bandpass.hpp"
-#include "ecgpipe/beats.hpp"
+#include "ecgpipe/batch.hpp"
 #include "ecgpipe/csv.hpp"
 #include "ecgpipe/detect.hpp"
+#include "ecgpipe/detect_file.hpp"
 #include "ecgpipe/error.hpp"
-#include "ecgpipe/peaks.hpp"
-#include "ecgpipe/wfdb.hpp"
-#include "detail/segment.hpp"
+#include "ecgpipe/signal_input.hpp"
 #include "output.hpp"
-#ifdef ECGPIPE_WITH_CUDA
-#include "detail/segment_cuda.hpp"
-#endif
 
 namespace ecgpipe::cli {
 
 namespace {
 struct DetectArgs {
-  std::string input, out = "beats.csv", preset = "robust", device = "auto";
+  InputArgs in;
+  std::string out = "beats.csv", preset = "robust", device = "auto";
   CsvOptions csv;
   double fs = kSeedFs;
   SampleWindows windows;
-  CLI::Option *fs_option = nullptr, *ricker = nullptr, *nms = nullptr, *min_length = nullptr, *max_length = nullptr;
-};
+  CLI::Option *fs_option = nullptr, *ricker = nullptr, *nms = nullptr, *min_length = nullptr, *max_length = nullptr,
+              *out_option = nullptr;
 
-// The CPU path: band-pass, then the robust detector or the seed's gates and beat selection.
-PeakDetection detect_cpu(const std::vector<float>& signal, Preset preset, double fs, const SampleWindows& w) {
-  PeakDetection d;
-  d.samples = signal.size();
-  const std::vector<double> y = bandpass_cpu(signal, w.ricker_width);
-  if (preset == Preset::robust) {
-    Detection det = detect_beats_cpu(signal, y, DetectOptions{fs, w.ricker_width});
-    d.r_peaks = std::move(det.r_peaks);
-    d.candidates = det.candidates;
-    return d;
+  // One recording's options: its rate from its header unless --fs, the windows scaled to it unless given.
+  DetectFileOptions options_for(const std::string& input, const std::string& column, const std::string& reference) const {
+    DetectFileOptions o;
+    o.input = input;
+    o.csv = csv;
+    if (!column.empty()) o.csv.column = column;
+    o.reference = reference;
+    o.fs = fs;
+    if (fs_option->count() == 0)  // a WFDB or EDF header knows its rate; a CSV does not
+      if (const auto header_fs = signal_file_fs(input, o.csv.column)) o.fs = *header_fs;
+    const SampleWindows def = seed_windows(o.fs);
+    o.windows = windows;
+    if (ricker->count() == 0) o.windows.ricker_width = def.ricker_width;
+    if (nms->count() == 0) o.windows.nms_window = def.nms_window;
+    if (min_length->count() == 0) o.windows.min_length = def.min_length;
+    if (max_length->count() == 0) o.windows.max_length = def.max_length;
+    check_windows(o.windows, o.fs);
+    o.preset = parse_preset(preset);
+    o.device = parse_device(device);
+    return o;
   }
-  const auto gates = detect_gates_cpu(y, w.nms_window);
-  d.candidates = gates.size();
-  const BeatTable beats = select_beats(gates, BeatLimits{w.min_length, w.max_length});
-  const std::int64_t offset = seed_r_offset(w.nms_window, w.ricker_width);
-  for (auto s : beats.start) d.r_peaks.push_back(s + offset);
-  return d;
-}
+};
 
 }  // namespace
 
 void add_detect_command(CLI::App& app) {
   auto a = std::make_shared<DetectArgs>();
   auto* cmd = app.add_subcommand("detect", "Detect R peaks only (no training); write index,r_peak");
-  add_input_options(*cmd, a->input, a->csv);
+  add_inputs_options(*cmd, a->in, a->csv);
   a->fs_option = cmd->add_option("--fs", a->fs, "Sampling rate, Hz (scales every window) [default: a WFDB header's, else 250]");
   check_finite(a->fs_option, kMinFs, kMaxFs);
   cmd->add_option("--preset", a->preset, "robust (adaptive thresholds) or seed (the notebook's gates)")
@@ -64,38 +64,28 @@ void add_detect_command(CLI::App& app) {
   a->nms = cmd->add_option("--nms-window", a->windows.nms_window, "seed NMS window, samples [default: 0.72 s]");
   a->min_length = cmd->add_option("--min-length", a->windows.min_length, "seed: shortest beat, samples [default: 0.4 s]");
   a->max_length = cmd->add_option("--max-length", a->windows.max_length, "seed: longest beat, samples [default: 1.024 s]");
-  cmd->add_option("--out", a->out, "Output CSV (index,r_peak)")->capture_default_str();
+  a->out_option = cmd->add_option("--out", a->out,
+                                  "Output CSV (index,r_peak); with several recordings a directory [default there: "
+                                  "ecgpipe-detect] with NAME/beats.csv and NAME/report.json per recording")
+                      ->capture_default_str();
   add_device_option(*cmd, a->device);
-  cmd->callback([a] {
-    if (a->fs_option->count() == 0)  // a WFDB header knows its rate; a CSV does not
-      if (const auto header_fs = signal_file_fs(a->input)) a->fs = *header_fs;
-    const SampleWindows def = seed_windows(a->fs);
-    SampleWindows w = a->windows;
-    if (a->ricker->count() == 0) w.ricker_width = def.ricker_width;
-    if (a->nms->count() == 0) w.nms_window = def.nms_window;
-    if (a->min_length->count() == 0) w.min_length = def.min_length;
-    if (a->max_length->count() == 0) w.max_length = def.max_length;
-    check_windows(w, a->fs);
-    const Preset preset = parse_preset(a->preset);
-
-    const std::vector<float> signal = read_signal(a->input, a->csv, a->fs);
-    // The same detections on either device (the GPU's kernels reproduce the CPU's arithmetic;
-    // only the band-pass FFTs differ, by round-off).
-    const Device device = resolve_device(parse_device(a->device));
-    PeakDetection found;
-#ifdef ECGPIPE_WITH_CUDA
-    if (device == Device::cuda) found = detect_peaks_cuda(signal, preset, a->fs, w);
-#endif
-    if (device == Device::cpu) found = detect_cpu(signal, preset, a->fs, w);
-    const std::vector<std::int64_t>& peaks = found.r_peaks;
-    const std::size_t candidates = found.candidates;
+  cmd->callback([a, cmd] {
+    require_inputs(a->in);
+    if (is_batch(a->in.inputs, a->in.manifest)) {
+      const std::string out = a->out_option->count() > 0 ? a->out : "ecgpipe-detect";
+      run_many(*cmd, a->in, out, false, [a](const BatchItem& item, const std::string& folder) {
+        const DetectFileOptions o = a->options_for(item.path, item.column, item.reference);
+        write_detect_folder(folder, o, detect_file(o));
+      });
+      return;
+    }
+    const DetectFileOptions o = a->options_for(a->in.single(), "", "");
+    const DetectFileResult found = detect_file(o);
     OutputSet files;  // temp + rename: a failed write leaves the earlier file whole
-    std::ostream& out = files.text(a->out);
-    out << "index,r_peak\n";
-    for (std::size_t i = 0; i < peaks.size(); ++i) out << i << ',' << peaks[i] << '\n';
+    write_r_peaks_csv(files.text(a->out), found.r_peaks);
     files.commit();
-    spdlog::info("{}: {} samples at {} Hz, preset {} on {}: {} candidates -> {} R peaks -> {}", a->input, signal.size(),
-                 a->fs, preset_name(preset), device == Device::cuda ? "cuda" : "cpu", candidates, peaks.size(), a->out);
+    spdlog::info("{}: {} samples at {} Hz, preset {} on {}: {} candidates -> {} R peaks -> {}", o.input, found.samples, o.fs,
+                 preset_name(o.preset), found.device, found.candidates, found.r_peaks.size(), a->out);
   });
 }
 

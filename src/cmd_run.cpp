@@ -6,19 +6,26 @@
 #include <cstdio>
 #include <iostream>
 #include <string>
+#include <functional>
 #include <memory>
 
 #include "commands.hpp"
 #include "ecgpipe/pipeline.hpp"
+#include "ecgpipe/batch.hpp"
+#include "ecgpipe/cohort.hpp"
+#include "ecgpipe/error.hpp"
+#include "ecgpipe/model_file.hpp"
+#include "ecgpipe/signal_input.hpp"
 #include "ecgpipe/view.hpp"
-#include "ecgpipe/wfdb.hpp"
 
 namespace ecgpipe::cli {
 namespace {
 
 struct RunArgs {
   RunOptions options;
+  InputArgs in;
   bool json = false;
+  bool cohort = false;
   bool view = false;  // --view: serve the outputs in a browser afterwards (ecgpipe view)
   ViewOptions view_options;
   std::string device = "auto";
@@ -43,7 +50,7 @@ void add_run_command(CLI::App& app) {
   auto args = std::make_shared<RunArgs>();
   auto& o = args->options;
   auto* cmd = app.add_subcommand("run", "Segment beats, train the VAE and score every beat");
-  add_input_options(*cmd, o.input, o.csv);
+  add_inputs_options(*cmd, args->in, o.csv);
   cmd->add_option("--preset", args->preset,
                   "robust: adaptive-threshold R-peak detector, far more accurate on real ECG; seed: the notebook's "
                   "NMS gates (bit-exact). Every stage runs on the GPU with either")
@@ -82,20 +89,64 @@ void add_run_command(CLI::App& app) {
   cmd->add_flag("--json", args->json, "Print report.json to stdout");
   cmd->add_flag("--view", args->view, "Then serve the results in a browser until Ctrl-C, as `ecgpipe view OUT_DIR`");
   add_view_server_options(*cmd, args->view_options, "--view-");
-  cmd->callback([args] {
+  cmd->add_flag("--cohort-model", args->cohort,
+                "With several recordings: train one model on all their beats (OUT/model.pt), then score each with it");
+  cmd->callback([args, cmd] {
+    require_inputs(args->in);
     auto& opts = args->options;
     opts.device = parse_device(args->device);
     opts.preset = parse_preset(args->preset);
     opts.model = parse_model(args->model);
     if (opts.model == Model::seed && opts.train.batch_size == 0) opts.train.batch_size = kSeedBatch;
-    if (args->fs_option->count() == 0)  // a WFDB header knows its rate; a CSV does not
-      if (const auto header_fs = signal_file_fs(opts.input)) opts.fs = *header_fs;
-    const SampleWindows scaled = seed_windows(opts.fs);  // = the defaults at 250 Hz
-    if (args->ricker->count() == 0) opts.ricker_width = scaled.ricker_width;
-    if (args->nms->count() == 0) opts.nms_window = scaled.nms_window;
-    if (args->min_length->count() == 0) opts.limits.min_length = scaled.min_length;
-    if (args->max_length->count() == 0) opts.limits.max_length = scaled.max_length;
-    check_windows(SampleWindows{opts.ricker_width, opts.nms_window, opts.limits.min_length, opts.limits.max_length}, opts.fs);
+    // One recording's rate (its header's unless --fs) and the windows scaled to it unless given.
+    const auto resolve = [args](RunOptions& o) {
+      if (args->fs_option->count() == 0)  // a WFDB or EDF header knows its rate; a CSV does not
+        if (const auto header_fs = signal_file_fs(o.input, o.csv.column)) o.fs = *header_fs;
+      const SampleWindows scaled = seed_windows(o.fs);  // = the defaults at 250 Hz
+      if (args->ricker->count() == 0) o.ricker_width = scaled.ricker_width;
+      if (args->nms->count() == 0) o.nms_window = scaled.nms_window;
+      if (args->min_length->count() == 0) o.limits.min_length = scaled.min_length;
+      if (args->max_length->count() == 0) o.limits.max_length = scaled.max_length;
+      check_windows(SampleWindows{o.ricker_width, o.nms_window, o.limits.min_length, o.limits.max_length}, o.fs);
+    };
+    if (is_batch(args->in.inputs, args->in.manifest)) {
+      if (!opts.reference.empty()) throw UsageError("--reference is for one recording; give each its reference in a --manifest");
+      if (args->view) throw UsageError("--view is for one recording; run `ecgpipe view OUT/NAME` for each");
+      const auto options_for = [args, resolve](const BatchItem& item) {
+        RunOptions o = args->options;
+        o.input = item.path;
+        if (!item.column.empty()) o.csv.column = item.column;
+        o.reference = item.reference;
+        resolve(o);
+        return o;
+      };
+      auto cohort = std::make_shared<CohortTraining>();
+      std::function<void(const std::vector<BatchItem>&)> train_cohort;
+      if (args->cohort)
+        train_cohort = [args, cohort, options_for](const std::vector<BatchItem>& items) {
+          *cohort = train_cohort_model(items, args->in.jobs, options_for, args->options.out_dir);
+        };
+      run_many(*cmd, args->in, opts.out_dir, args->json, [args, cohort, options_for](const BatchItem& item, const std::string& folder) {
+        RunOptions o = options_for(item);
+        o.out_dir = folder;
+        if (args->cohort) {  // score with the cohort's model
+          if (const auto f = cohort->failed.find(item.name); f != cohort->failed.end()) std::rethrow_exception(f->second);
+          apply_model_meta(read_model_meta(cohort->model_path), cohort->model_path, o);
+          const RunResult r = run_pipeline(o);
+          spdlog::info("{}: {} beats scored with the cohort model -> {}", o.input, r.beats.size(), folder);
+          return;
+        }
+        const int epochs = o.train.epochs;
+        const std::string name = item.name;
+        o.train.on_epoch = [name, epochs](int epoch, double loss, double) {
+          spdlog::debug("{}: epoch {}/{}: train loss {:.6f}", name, epoch, epochs, loss);
+        };
+        print_summary(o, run_pipeline(o));
+      }, train_cohort);
+      return;
+    }
+    opts.input = args->in.single();
+    resolve(opts);
     // A progress bar when a person watches stderr; a log line per epoch for logs and pipes.
     const bool bar = ::isatty(STDERR_FILENO) == 1 && spdlog::should_log(spdlog::level::info);
     opts.train.on_epoch = [&opts, bar](int epoch, double loss, double beats_per_second) {

@@ -10,8 +10,9 @@
 #include <memory>
 
 #include "commands.hpp"
-#include "ecgpipe/pipeline.hpp"
+#include "ecgpipe/batch.hpp"
 #include "ecgpipe/error.hpp"
+#include "ecgpipe/pipeline.hpp"
 #include "ecgpipe/vae.hpp"
 #include "ecgpipe/wfdb.hpp"
 
@@ -20,6 +21,7 @@ namespace {
 
 struct ScoreArgs {
   RunOptions options;
+  InputArgs in;
   std::string model;
   std::string device = "auto";
   bool json = false;
@@ -48,7 +50,7 @@ void add_score_command(CLI::App& app) {
   auto& o = args->options;
   o.out_dir = "ecgpipe-score";
   auto* cmd = app.add_subcommand("score", "Score every beat of a recording with a saved model (no training)");
-  add_input_options(*cmd, o.input, o.csv);
+  add_inputs_options(*cmd, args->in, o.csv);
   cmd->add_option("--model", args->model, "model.pt written by `ecgpipe run`")->required();
   add_device_option(*cmd, args->device);
   cmd->add_option("--outlier-quantile", o.outlier_quantile, "Flag beats scoring above this quantile")->capture_default_str();
@@ -56,22 +58,42 @@ void add_score_command(CLI::App& app) {
   cmd->add_option("--out", o.out_dir, "Output directory (created if missing)")->capture_default_str();
   add_reference_option(*cmd, o.reference);
   cmd->add_flag("--json", args->json, "Print report.json to stdout");
-  cmd->callback([args] {
+  cmd->callback([args, cmd] {
+    require_inputs(args->in);
     auto& opts = args->options;
     opts.device = parse_device(args->device);
     apply_model_meta(read_model_meta(args->model), args->model, opts);
     check_model_parameters(opts, args->model);
-    // A WFDB record carries its rate; the model's windows are durations at the rate it was
+    // A WFDB or EDF record carries its rate; the model's windows are durations at the rate it was
     // trained at, so another rate cannot be scored (and no --fs exists here to blame).
-    if (const auto header_fs = signal_file_fs(opts.input)) {
-      if (std::abs(*header_fs - opts.fs) > kFsRelativeTolerance * *header_fs) {
-        char buf[512];
-        std::snprintf(buf, sizeof buf, "%s is sampled at %g Hz, but the model %s was trained at %g Hz; train a model at %g Hz",
-                      wfdb_header_path(opts.input).c_str(), *header_fs, args->model.c_str(), opts.fs, *header_fs);
-        throw InputError(buf);
+    const auto use_header_rate = [args](RunOptions& o) {
+      if (const auto header_fs = signal_file_fs(o.input, o.csv.column)) {
+        if (std::abs(*header_fs - o.fs) > kFsRelativeTolerance * *header_fs) {
+          const std::string file = is_wfdb_record_path(o.input) ? wfdb_header_path(o.input) : o.input;
+          char buf[512];
+          std::snprintf(buf, sizeof buf, "%s is sampled at %g Hz, but the model %s was trained at %g Hz; train a model at %g Hz",
+                        file.c_str(), *header_fs, args->model.c_str(), o.fs, *header_fs);
+          throw InputError(buf);
+        }
+        o.fs = *header_fs;
       }
-      opts.fs = *header_fs;
+    };
+    if (is_batch(args->in.inputs, args->in.manifest)) {
+      if (!opts.reference.empty()) throw UsageError("--reference is for one recording; give each its reference in a --manifest");
+      run_many(*cmd, args->in, opts.out_dir, args->json, [args, use_header_rate](const BatchItem& item, const std::string& folder) {
+        RunOptions o = args->options;
+        o.input = item.path;
+        if (!item.column.empty()) o.csv.column = item.column;
+        o.reference = item.reference;
+        o.out_dir = folder;
+        use_header_rate(o);
+        const RunResult r = run_pipeline(o);
+        spdlog::info("{}: {} beats scored -> {}", o.input, r.beats.size(), folder);
+      });
+      return;
     }
+    opts.input = args->in.single();
+    use_header_rate(opts);
     const RunResult r = run_pipeline(opts);
     spdlog::info("{}: {} beats scored with {} on {}; wrote {}/beats.csv, outliers.csv, report.json, report.html", opts.input,
                  r.beats.size(), args->model, r.device, opts.out_dir);

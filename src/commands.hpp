@@ -2,7 +2,9 @@
 // Subcommand callbacks throw ecgpipe::Error; only main() catches.
 #pragma once
 
+#include <functional>
 #include <string>
+#include <vector>
 
 namespace CLI {
 class App;
@@ -13,6 +15,7 @@ namespace ecgpipe {
 struct CsvOptions;
 struct SampleWindows;
 struct ViewOptions;
+struct BatchItem;
 }  // namespace ecgpipe
 
 namespace ecgpipe::cli {

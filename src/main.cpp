@@ -49,6 +49,7 @@ int main(int argc, char** argv) {
   ecgpipe::cli::add_detect_command(app);
   ecgpipe::cli::add_view_command(app);
   ecgpipe::cli::add_selftest_command(app);
+  ecgpipe::cli::add_summarize_command(app);
 
   try {
     app.parse(argc, argv);

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <mutex>
 #include <numeric>
 #include <random>
 
@@ -86,6 +87,12 @@ void require_deterministic_kernels() {
 
 }  // namespace
 
+void normalise_rows_cpu(float* rows, std::int64_t n, std::int64_t cols) {
+  if (n <= 0) return;
+  torch::Tensor x = torch::from_blob(rows, {n, cols}, torch::kFloat32);
+  detail::normalise_rows(x);
+}
+
 TrainResult train_and_score(BeatMatrix beats, const TrainOptions& options, const std::string& model_path,
                             const std::string& meta_json, const ScoreFunction& score) {
   const std::int64_t n = beats.rows;
@@ -104,6 +111,11 @@ TrainResult train_and_score(BeatMatrix beats, const TrainOptions& options, const
   const torch::Tensor& data = in.data;
   const auto opts = data.options();
 
+  // LibTorch's default generator is one per process: two trainings at once (`--jobs N`) would
+  // draw from it in turns and neither would get its seed's sequence. One training at a time
+  // keeps each result equal to a separate process's.
+  static std::mutex training_mutex;
+  const std::lock_guard<std::mutex> training_lock(training_mutex);
   torch::manual_seed(options.seed);
   TrainResult result;
   const auto perm = permutation(n, options.seed);

@@ -47,7 +47,6 @@ constexpr int kInvalid212 = -2048;
 constexpr int kInvalid16 = -32768;
 constexpr double kDefaultGain = 200.0;  // WFDB_DEFGAIN, ADC units per mV
 constexpr double kDefaultFs = 250.0;    // WFDB_DEFFREQ
-constexpr double kFsRelativeTolerance = 1e-9;
 
 // A directory opens like a file, then fails inside the stream library ("basic_filebuf::underflow"):
 // refuse it by name first.
@@ -401,23 +400,6 @@ WfdbSignal read_wfdb_signal(const std::string& path, const std::string& channel)
     }
   }
   return out;
-}
-
-std::optional<double> signal_file_fs(const std::string& path) {
-  if (!is_wfdb_record_path(path)) return std::nullopt;
-  return read_wfdb_header(wfdb_header_path(path)).fs;
-}
-
-std::vector<float> read_signal(const std::string& path, const CsvOptions& csv, double fs) {
-  if (!is_wfdb_record_path(path)) return read_csv_column(path, csv);
-  WfdbSignal s = read_wfdb_signal(path, csv.column);
-  if (std::abs(s.fs - fs) > kFsRelativeTolerance * s.fs) {
-    char buf[256];
-    std::snprintf(buf, sizeof buf, "--fs %g does not match the %g Hz of %s: leave --fs out or pass --fs %g", fs, s.fs,
-                  wfdb_header_path(path).c_str(), s.fs);
-    throw UsageError(buf);
-  }
-  return std::move(s.values);
 }
 
 }  // namespace ecgpipe

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "ecgpipe/error.hpp"
+
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -112,6 +114,18 @@ inline Result run_ecgpipe(const std::string& args, const fs::path& scratch) {
   r.out = read_text(out);
   r.err = read_text(err);
   return r;
+}
+
+// The message of the InputError that `f` throws (a test failure and "" if it throws none).
+template <class F>
+std::string input_error_of(F&& f) {
+  try {
+    f();
+  } catch (const ecgpipe::InputError& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "no InputError";
+  return {};
 }
 
 inline std::size_t count_lines(const std::string& s) {

@@ -17,6 +17,7 @@ enum class ExitCode : int {
   input = 3,     // bad input data: missing/empty file, non-numeric cell, too few beats
   output = 4,    // the output directory or a file in it cannot be written
   device = 5,    // --device cuda asked for, but no usable GPU / CUDA build
+  some_failed = 6,  // many recordings in one call: at least one failed (the others completed; summary.csv)
 };
 
 class Error : public std::runtime_error {

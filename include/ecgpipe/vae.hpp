@@ -102,6 +102,11 @@ TrainResult train_and_score(BeatMatrix beats, const TrainOptions& options,
                             const std::string& model_path, const std::string& meta_json,
                             const ScoreFunction& score = {});
 
+// BeatMatrix::normalise applied to rows on the host, in place (what train_and_score does to a
+// matrix with `normalise` set): a cohort model normalises each recording's rows on their own
+// before they are put together, as scoring will.
+void normalise_rows_cpu(float* rows, std::int64_t n, std::int64_t cols);
+
 // Scores beats (rows of beats.cols samples) with a saved model, without training: recon_error,
 // neg_elbo, latent means and the report extras; in_train all 0. InputError if the model's layers
 // do not fit that beat length or there are no beats.

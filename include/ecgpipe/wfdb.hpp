@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "ecgpipe/csv.hpp"
+#include "ecgpipe/signal_input.hpp"  // read_signal, signal_file_fs: moved there (any input format)
 
 namespace ecgpipe {
 
@@ -78,14 +79,5 @@ struct WfdbSignal {
 // (only 212 and 16), a missing or truncated signal file, or a WFDB invalid-sample marker
 // (-2048 in 212, -32768 in 16), which this pipeline has no way to represent.
 WfdbSignal read_wfdb_signal(const std::string& path, const std::string& channel = "");
-
-// The sampling rate a signal file declares: the header's for a WFDB record, nullopt for a CSV.
-std::optional<double> signal_file_fs(const std::string& path);
-
-// The CPU readers' one entry point for an input signal: a WFDB record (is_wfdb_record_path) is
-// read with read_wfdb_signal(path, csv.column) and its header's rate must equal `fs` (else a
-// UsageError telling to drop --fs or pass the header's rate: the windows are scaled by fs, so a
-// silent mismatch would detect nonsense); anything else is read_csv_column(path, csv).
-std::vector<float> read_signal(const std::string& path, const CsvOptions& csv, double fs);
 
 }  // namespace ecgpipe

@@ -1,0 +1,24 @@
+// The one entry point for reading an input recording on the host, whatever its format: a CSV
+// column (csv.hpp), a WFDB record (.hea/.dat, wfdb.hpp) or an EDF/EDF+/BDF file (.edf/.bdf,
+// edf.hpp). The format is chosen by the path's extension.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ecgpipe/csv.hpp"
+
+namespace ecgpipe {
+
+// The sampling rate a recording declares: a WFDB header's, or the EDF header's rate of the signal
+// `channel` selects (edf_select_signal); nullopt for a CSV file, which has none.
+std::optional<double> signal_file_fs(const std::string& path, const std::string& channel = "");
+
+// The signal of `path`: for a WFDB record read_wfdb_signal(path, csv.column), for an EDF/BDF file
+// read_edf_signal(path, csv.column), and the declared rate must equal `fs` (else a UsageError
+// telling to drop --fs or pass the file's rate: the windows are scaled by fs, so a silent mismatch
+// would detect nonsense); anything else is read_csv_column(path, csv).
+std::vector<float> read_signal(const std::string& path, const CsvOptions& csv, double fs);
+
+}  // namespace ecgpipe

@@ -1,0 +1,167 @@
+// EDF / EDF+ / BDF input through edflib (see edf.hpp).
+#include "ecgpipe/edf.hpp"
+
+#include <edflib.h>
+
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+#include <memory>
+#include <mutex>
+
+#include "ecgpipe/error.hpp"
+#include "text.hpp"
+
+namespace ecgpipe {
+namespace {
+
+// edflib keeps its open files in a process-wide table that edfopen_file_readonly and
+// edfclose_file change without a lock (edflib.h: "MT-unsafe"); `--jobs N` reads files from
+// several threads, so every use of edflib goes through this lock. Reading is a small part of a
+// run, so holding it for the whole read costs little.
+std::mutex& edflib_mutex() {
+  static std::mutex m;
+  return m;
+}
+
+// edflib's error codes (edfopen_file_readonly's edf_hdr_struct::filetype) as the reason shown.
+std::string edflib_reason(int code) {
+  switch (code) {
+    case EDFLIB_MALLOC_ERROR: return "out of memory while opening it";
+    case EDFLIB_NO_SUCH_FILE_OR_DIRECTORY: return "no such file, or it cannot be opened";
+    case EDFLIB_FILE_CONTAINS_FORMAT_ERRORS:
+      return "not a valid EDF/EDF+/BDF file: a malformed header field, or a size that does not match the header's "
+             "data records (truncated?)";
+    case EDFLIB_MAXFILES_REACHED: return "too many EDF files open at once";
+    case EDFLIB_FILE_READ_ERROR: return "read error";
+    case EDFLIB_FILE_ALREADY_OPENED: return "the file is already open";
+    case EDFLIB_FILETYPE_ERROR: return "unknown file type (neither EDF nor BDF)";
+    case EDFLIB_NUMBER_OF_SIGNALS_INVALID: return "invalid number of signals in the header";
+    case EDFLIB_FILE_IS_DISCONTINUOUS: return "EDF+D/BDF+D (discontinuous)";
+    case EDFLIB_ARCH_ERROR: return "edflib does not support this platform";
+    default: return "edflib error " + std::to_string(code);
+  }
+}
+
+const char* type_name(int filetype) {
+  switch (filetype) {
+    case EDFLIB_FILETYPE_EDF: return "EDF";
+    case EDFLIB_FILETYPE_EDFPLUS: return "EDF+";
+    case EDFLIB_FILETYPE_BDF: return "BDF";
+    case EDFLIB_FILETYPE_BDFPLUS: return "BDF+";
+    default: return "unknown";
+  }
+}
+
+using text::lower;
+using text::trim;
+
+// EDF+D is checked here, by the header's "reserved" field (bytes 192..235, "EDF+D"/"BDF+D"),
+// not left to edflib: its versions differ (some refuse EDF+D, newer ones read the records back to
+// back as if there were no gaps, which would put every beat after a gap at the wrong time).
+void refuse_discontinuous(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char reserved[5] = {};
+  if (!in.seekg(192) || !in.read(reserved, sizeof reserved)) return;  // too short: edflib says why
+  const std::string r(reserved, sizeof reserved);
+  if (r == "EDF+D" || r == "BDF+D")
+    throw InputError(path + ": " + r + " (discontinuous) recordings are not supported: ecgpipe needs one evenly "
+                     "sampled signal; export the recording as " + r.substr(0, 4) + "C (continuous) or split it at the gaps");
+}
+
+// An open file; closed (under the lock the caller holds) when it goes out of scope.
+struct OpenEdf {
+  std::unique_ptr<edf_hdr_struct> hdr = std::make_unique<edf_hdr_struct>();  // ~200 KB: not on the stack
+  bool open = false;
+  explicit OpenEdf(const std::string& path) {
+    refuse_discontinuous(path);
+    if (edfopen_file_readonly(path.c_str(), hdr.get(), EDFLIB_DO_NOT_READ_ANNOTATIONS) != 0)
+      throw InputError(path + ": cannot read as EDF/BDF: " + edflib_reason(hdr->filetype));
+    open = true;
+  }
+  ~OpenEdf() {
+    if (open) edfclose_file(hdr->handle);
+  }
+  OpenEdf(const OpenEdf&) = delete;
+  OpenEdf& operator=(const OpenEdf&) = delete;
+};
+
+EdfHeader header_of(const std::string& path, const edf_hdr_struct& h) {
+  EdfHeader out;
+  out.path = path;
+  out.type = type_name(h.filetype);
+  for (int i = 0; i < h.edfsignals; ++i) {
+    const edf_param_struct& p = h.signalparam[i];
+    EdfSignalInfo s;
+    s.index = static_cast<std::size_t>(i);
+    s.label = trim(p.label);
+    s.units = trim(p.physdimension);
+    // edflib.h: sf = smp_in_datarecord * EDFLIB_TIME_DIMENSION / datarecord_duration.
+    s.fs = h.datarecord_duration > 0
+               ? static_cast<double>(p.smp_in_datarecord) * EDFLIB_TIME_DIMENSION / static_cast<double>(h.datarecord_duration)
+               : 0.0;
+    s.samples = p.smp_in_file;
+    out.signals.push_back(std::move(s));
+  }
+  if (out.signals.empty()) throw InputError(path + ": the file has no signals (only annotations)");
+  return out;
+}
+
+}  // namespace
+
+bool is_edf_path(const std::string& path) {
+  if (path.size() < 4) return false;
+  const std::string ext = lower(path.substr(path.size() - 4));
+  return ext == ".edf" || ext == ".bdf";
+}
+
+EdfHeader read_edf_header(const std::string& path) {
+  std::lock_guard<std::mutex> lock(edflib_mutex());
+  OpenEdf f(path);
+  return header_of(path, *f.hdr);
+}
+
+const EdfSignalInfo& edf_select_signal(const EdfHeader& header, const std::string& channel) {
+  if (channel.empty()) return header.signals.front();
+  if (std::all_of(channel.begin(), channel.end(), [](unsigned char c) { return std::isdigit(c) != 0; })) {
+    const unsigned long i = std::stoul(channel);
+    if (i < header.signals.size()) return header.signals[i];
+    throw InputError(header.path + ": no signal " + channel + " (the file has " + std::to_string(header.signals.size()) +
+                     ", numbered from 0)");
+  }
+  for (const auto& s : header.signals)
+    if (s.label == channel) return s;
+  const std::string want = lower(trim(channel));
+  for (const auto& s : header.signals)
+    if (lower(s.label) == want) return s;
+  std::string labels;
+  for (const auto& s : header.signals) labels += (labels.empty() ? "" : ", ") + ("'" + s.label + "'");
+  throw InputError(header.path + ": no signal labelled '" + channel + "' (signals: " + labels + ")");
+}
+
+EdfSignal read_edf_signal(const std::string& path, const std::string& channel) {
+  std::lock_guard<std::mutex> lock(edflib_mutex());
+  OpenEdf f(path);
+  const EdfHeader header = header_of(path, *f.hdr);
+  EdfSignal out;
+  out.info = edf_select_signal(header, channel);
+  if (out.info.samples <= 0 || !(out.info.fs > 0))
+    throw InputError(path + ": signal '" + out.info.label + "' has no samples");
+  out.values.resize(static_cast<std::size_t>(out.info.samples));
+  const int handle = f.hdr->handle, signal = static_cast<int>(out.info.index);
+  // edfread_physical_samples takes an int count and gives doubles: read in pieces (also for
+  // recordings over 2^31 samples), each converted to float, so no whole double copy is held.
+  constexpr long long kPiece = 1 << 20;
+  std::vector<double> piece(static_cast<std::size_t>(std::min(kPiece, out.info.samples)));
+  for (long long done = 0; done < out.info.samples;) {
+    const int want = static_cast<int>(std::min(kPiece, out.info.samples - done));
+    const int got = edfread_physical_samples(handle, signal, want, piece.data());
+    if (got <= 0)
+      throw InputError(path + ": read error in signal '" + out.info.label + "' at sample " + std::to_string(done));
+    std::copy(piece.begin(), piece.begin() + got, out.values.begin() + done);
+    done += got;
+  }
+  return out;
+}
+
+}  // namespace ecgpipe

@@ -1,0 +1,48 @@
+// Reading a recording whatever its format (see signal_input.hpp).
+#include "ecgpipe/signal_input.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+#include "ecgpipe/edf.hpp"
+#include "ecgpipe/error.hpp"
+#include "ecgpipe/wfdb.hpp"
+
+namespace ecgpipe {
+namespace {
+
+// Rates are compared with a relative tolerance: an EDF rate is a quotient (samples per record /
+// record duration) and a WFDB rate a decimal, so the same rate may differ in the last bits.
+constexpr double kFsRelativeTolerance = 1e-9;
+
+void check_fs(double declared, double fs, const std::string& file) {
+  if (std::abs(declared - fs) <= kFsRelativeTolerance * declared) return;
+  char buf[512];
+  std::snprintf(buf, sizeof buf, "--fs %g does not match the %g Hz of %s: leave --fs out or pass --fs %g", fs, declared,
+                file.c_str(), declared);
+  throw UsageError(buf);
+}
+
+}  // namespace
+
+std::optional<double> signal_file_fs(const std::string& path, const std::string& channel) {
+  if (is_wfdb_record_path(path)) return read_wfdb_header(wfdb_header_path(path)).fs;
+  if (is_edf_path(path)) return edf_select_signal(read_edf_header(path), channel).fs;
+  return std::nullopt;
+}
+
+std::vector<float> read_signal(const std::string& path, const CsvOptions& csv, double fs) {
+  if (is_wfdb_record_path(path)) {
+    WfdbSignal s = read_wfdb_signal(path, csv.column);
+    check_fs(s.fs, fs, wfdb_header_path(path));
+    return std::move(s.values);
+  }
+  if (is_edf_path(path)) {
+    EdfSignal s = read_edf_signal(path, csv.column);
+    check_fs(s.info.fs, fs, path + " (signal '" + s.info.label + "')");
+    return std::move(s.values);
+  }
+  return read_csv_column(path, csv);
+}
+
+}  // namespace ecgpipe
