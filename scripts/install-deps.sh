@@ -15,6 +15,7 @@ PACKAGES=(
   libgtest-dev            # GoogleTest
   libcpp-httplib-dev      # cpp-httplib: the HTTP server of `ecgpipe view`
   chromium chromium-driver python3-selenium  # the viewer's browser test (headless)
+  slurm-wlm munge         # the job-array test: a one-node Slurm on localhost (tests/slurm/array_test.sh)
   python3-numpy           # optional: lets a test compare with the seed's NumPy segmentation
 )
 

@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <cerrno>
+#include <climits>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -123,6 +125,51 @@ std::vector<BatchItem> expand_inputs(const std::vector<std::string>& args, const
   const auto names = output_names(paths);
   for (std::size_t i = 0; i < items.size(); ++i) items[i].name = names[i];
   return items;
+}
+
+namespace {
+
+// A non-negative integer of `text` (all of it), or -1.
+long long parse_count(const char* text) {
+  if (text == nullptr || *text == '\0') return -1;
+  char* end = nullptr;
+  errno = 0;
+  const long long v = std::strtoll(text, &end, 10);
+  return (errno != 0 || *end != '\0' || v < 0) ? -1 : v;
+}
+
+}  // namespace
+
+Shard slurm_array_shard() {
+  const char* id = std::getenv("SLURM_ARRAY_TASK_ID");
+  const char* count = std::getenv("SLURM_ARRAY_TASK_COUNT");
+  if (id == nullptr || count == nullptr)
+    throw UsageError("--shard slurm: not a Slurm job-array task (SLURM_ARRAY_TASK_ID / SLURM_ARRAY_TASK_COUNT unset)");
+  const char* min = std::getenv("SLURM_ARRAY_TASK_MIN");
+  const char* step = std::getenv("SLURM_ARRAY_TASK_STEP");
+  const long long i = parse_count(id), n = parse_count(count);
+  const long long lo = min != nullptr ? parse_count(min) : 0, st = step != nullptr ? parse_count(step) : 1;
+  if (i < 0 || n < 1 || lo < 0 || st < 1 || i < lo || (i - lo) % st != 0 || (i - lo) / st >= n || n > INT_MAX)
+    throw UsageError(std::string("--shard slurm: the job-array variables do not describe a task (SLURM_ARRAY_TASK_ID ") + id +
+                     ", SLURM_ARRAY_TASK_COUNT " + count + ")");
+  return Shard{static_cast<int>((i - lo) / st), static_cast<int>(n)};
+}
+
+Shard parse_shard(const std::string& text) {
+  if (text == "slurm") return slurm_array_shard();
+  const auto slash = text.find('/');
+  const long long k = slash == std::string::npos ? -1 : parse_count(text.substr(0, slash).c_str());
+  const long long n = slash == std::string::npos ? -1 : parse_count(text.substr(slash + 1).c_str());
+  if (k < 0 || n < 1 || k >= n || n > INT_MAX)
+    throw UsageError("--shard must be K/N with 0 <= K < N (e.g. 0/4), or slurm; got " + text);
+  return Shard{static_cast<int>(k), static_cast<int>(n)};
+}
+
+std::vector<BatchItem> select_shard(const std::vector<BatchItem>& items, const Shard& shard) {
+  std::vector<BatchItem> part;
+  for (std::size_t i = static_cast<std::size_t>(shard.index); i < items.size(); i += static_cast<std::size_t>(shard.count))
+    part.push_back(items[i]);
+  return part;
 }
 
 bool is_batch(const std::vector<std::string>& args, const std::string& manifest) {

@@ -113,6 +113,9 @@ void add_inputs_options(CLI::App& cmd, InputArgs& in, CsvOptions& csv) {
                  "else cores / jobs")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  cmd.add_option("--shard", in.shard,
+                 "K/N: only every N-th recording from the K-th (0-based), for job arrays; slurm: this Slurm "
+                 "array task's part. The summary is left to `ecgpipe summarize OUT` once every part is done");
   cmd.add_option("--column", csv.column, "Column to read: header name or 0-based index (default: 'heartbeats', else 0); for a WFDB record, "
                  "the channel: description (e.g. MLII) or 0-based index (default 0); for EDF/BDF, the signal: label "
                  "(e.g. ECG) or 0-based index (default 0)");
@@ -126,7 +129,13 @@ void require_inputs(const InputArgs& in) {
 void run_many(const CLI::App& cmd, const InputArgs& in, const std::string& out_dir, bool json,
               const std::function<void(const BatchItem&, const std::string&)>& work,
               const std::function<void(const std::vector<BatchItem>&)>& prepare) {
-  const std::vector<BatchItem> items = expand_inputs(in.inputs, in.manifest);
+  std::vector<BatchItem> items = expand_inputs(in.inputs, in.manifest);
+  const bool sharded = !in.shard.empty();
+  if (sharded) {
+    const Shard shard = parse_shard(in.shard);
+    items = select_shard(items, shard);
+    spdlog::info("shard {}/{}: {} recordings", shard.index, shard.count, items.size());
+  }
   // --threads is the global option: LibTorch threads per recording when given, else the cores
   // shared out. LibTorch's thread count is process-wide (at::set_num_threads stores one number
   // that each thread applies to its own OpenMP team when it first runs parallel work), so it is
@@ -145,12 +154,15 @@ void run_many(const CLI::App& cmd, const InputArgs& in, const std::string& out_d
     work(item, out_dir.empty() || out_dir.back() == '/' ? out_dir + item.name : out_dir + "/" + item.name);
   });
   const auto rows = collect_batch_rows(out_dir, outcomes);
-  write_summary(out_dir, rows);
+  // The parts of a job array run at once: none writes the summary, which `summarize` makes from
+  // every folder once all are done (scripts/slurm/submit.sh queues it).
+  if (!sharded) write_summary(out_dir, rows);
   if (json) std::cout << summary_json(rows) << std::endl;
   std::size_t failed = 0;
   for (const auto& o : outcomes) failed += o.ok ? 0 : 1;
-  spdlog::info("{} of {} recordings done; wrote {}/summary.csv, summary.json, index.html", outcomes.size() - failed,
-               outcomes.size(), out_dir);
+  spdlog::info("{} of {} recordings done; {}", outcomes.size() - failed, outcomes.size(),
+               sharded ? "run `ecgpipe summarize " + out_dir + "` once every shard is done"
+                       : "wrote " + out_dir + "/summary.csv, summary.json, index.html");
   const ExitCode code = batch_exit_code(outcomes);
   if (code != ExitCode::ok)
     throw Error(code, std::to_string(failed) + " of " + std::to_string(outcomes.size()) + " recordings failed (each error in " +

@@ -50,4 +50,29 @@ int max_cpu_threads();
 // that are durations at `fs` (UsageError naming the option otherwise); fs itself by validate_fs.
 void check_windows(const SampleWindows& w, double fs);
 
+void add_summarize_command(CLI::App& app);
+
+// run, detect and score take one recording or many: files, directories (every recording in
+// them), --manifest FILE, --jobs N recordings at a time.
+struct InputArgs {
+  std::vector<std::string> inputs;
+  std::string manifest;
+  int jobs = 1;
+  std::string shard;  // --shard K/N or slurm: this job-array task's part (batch.hpp); "" = all
+  // The one input of a single-recording call (not is_batch); "" otherwise.
+  const std::string& single() const;
+};
+// The inputs (positional), --manifest, --jobs, --column and --no-header.
+void add_inputs_options(CLI::App& cmd, InputArgs& in, CsvOptions& csv);
+// UsageError when neither an input nor --manifest was given.
+void require_inputs(const InputArgs& in);
+// Runs `work(item, folder)` for every recording of `in` (batch.hpp), each into its folder
+// out_dir/NAME, `in.jobs` at a time with the LibTorch threads shared out (threads_per_job of the
+// global --threads of `cmd`'s parent); then writes the cohort summary (summary.hpp) into out_dir,
+// prints summary.json with `json`, and throws Error(some_failed) naming the count if any failed.
+// `prepare` (optional) runs once over all the recordings before any `work` (--cohort-model's training).
+void run_many(const CLI::App& cmd, const InputArgs& in, const std::string& out_dir, bool json,
+              const std::function<void(const BatchItem&, const std::string&)>& work,
+              const std::function<void(const std::vector<BatchItem>&)>& prepare = {});
+
 }  // namespace ecgpipe::cli

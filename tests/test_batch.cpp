@@ -280,3 +280,59 @@ TEST(BatchCli, CohortModelTrainsOnceAndScoresEachRecording) {
   const auto summary = nlohmann::json::parse(read_text(dir / "out" / "summary.json"));
   EXPECT_EQ(summary["rows"][0]["mode"], "score");
 }
+
+namespace {
+
+// --shard: the parts of a job array partition the recordings exactly, in order, names kept.
+TEST(BatchShard, PartsPartitionTheRecordingsExactly) {
+  std::vector<ecgpipe::BatchItem> items;
+  for (int i = 0; i < 7; ++i) items.push_back({"r" + std::to_string(i) + ".csv", "", "", "n" + std::to_string(i), ""});
+  for (const int n : {1, 2, 3, 7, 9}) {
+    std::vector<int> seen(items.size(), 0);
+    for (int k = 0; k < n; ++k) {
+      const auto part = ecgpipe::select_shard(items, ecgpipe::parse_shard(std::to_string(k) + "/" + std::to_string(n)));
+      for (std::size_t j = 0; j < part.size(); ++j) {
+        const std::size_t i = static_cast<std::size_t>(k) + j * static_cast<std::size_t>(n);  // every n-th from the k-th
+        ASSERT_LT(i, items.size());
+        EXPECT_EQ(part[j].path, items[i].path);
+        EXPECT_EQ(part[j].name, items[i].name);  // the whole list's output name
+        ++seen[i];
+      }
+    }
+    for (const int s : seen) EXPECT_EQ(s, 1) << "n = " << n;
+  }
+}
+
+TEST(BatchShard, BadShardsAreUsageErrors) {
+  for (const char* bad : {"", "1", "2/2", "-1/2", "0/0", "a/b", "1/2/3", "0/99999999999"})
+    EXPECT_THROW(ecgpipe::parse_shard(bad), ecgpipe::UsageError) << bad;
+  const auto s = ecgpipe::parse_shard("3/4");
+  EXPECT_EQ(s.index, 3);
+  EXPECT_EQ(s.count, 4);
+}
+
+// Slurm's variables: --array=1-7:2 gives IDs 1, 3, 5, 7 (MIN 1, STEP 2, COUNT 4).
+TEST(BatchShard, SlurmArrayVariables) {
+  ::unsetenv("SLURM_ARRAY_TASK_ID");
+  ::unsetenv("SLURM_ARRAY_TASK_COUNT");
+  EXPECT_THROW(ecgpipe::parse_shard("slurm"), ecgpipe::UsageError);  // not in an array
+  ::setenv("SLURM_ARRAY_TASK_ID", "5", 1);
+  ::setenv("SLURM_ARRAY_TASK_COUNT", "4", 1);
+  ::setenv("SLURM_ARRAY_TASK_MIN", "1", 1);
+  ::setenv("SLURM_ARRAY_TASK_STEP", "2", 1);
+  auto s = ecgpipe::parse_shard("slurm");
+  EXPECT_EQ(s.index, 2);
+  EXPECT_EQ(s.count, 4);
+  ::setenv("SLURM_ARRAY_TASK_ID", "4", 1);  // not on the step
+  EXPECT_THROW(ecgpipe::parse_shard("slurm"), ecgpipe::UsageError);
+  ::unsetenv("SLURM_ARRAY_TASK_MIN");
+  ::unsetenv("SLURM_ARRAY_TASK_STEP");
+  ::setenv("SLURM_ARRAY_TASK_ID", "0", 1);
+  s = ecgpipe::parse_shard("slurm");
+  EXPECT_EQ(s.index, 0);
+  EXPECT_EQ(s.count, 4);
+  ::unsetenv("SLURM_ARRAY_TASK_ID");
+  ::unsetenv("SLURM_ARRAY_TASK_COUNT");
+}
+
+}  // namespace

@@ -37,6 +37,23 @@ std::vector<std::string> directory_recordings(const std::string& dir);
 // Arguments (files or directories, in order) then the manifest's lines, as one list.
 std::vector<BatchItem> expand_inputs(const std::vector<std::string>& args, const std::string& manifest);
 
+// One part of the recordings for a job array (`--shard K/N`): every `count`-th recording from the
+// `index`-th (0-based), in input order. The output names stay those of the whole list, so the
+// parts of one manifest write the same folders as one call would.
+struct Shard {
+  int index = 0;
+  int count = 1;
+};
+// "K/N" with 0 <= K < N, or "slurm": the shard of this Slurm job-array task (slurm_array_shard).
+// UsageError otherwise.
+Shard parse_shard(const std::string& text);
+// From Slurm's job-array variables: index (SLURM_ARRAY_TASK_ID - SLURM_ARRAY_TASK_MIN) /
+// SLURM_ARRAY_TASK_STEP of SLURM_ARRAY_TASK_COUNT (MIN 0 and STEP 1 when unset). UsageError outside
+// a job array or for values that do not fit.
+Shard slurm_array_shard();
+// The items of `shard`.
+std::vector<BatchItem> select_shard(const std::vector<BatchItem>& items, const Shard& shard);
+
 // Whether a command line means "many recordings": more than one argument, a directory or a manifest.
 bool is_batch(const std::vector<std::string>& args, const std::string& manifest);
 

@@ -30,7 +30,8 @@ for i in 1 2 3 4; do echo "$work/rec$i.csv" >>"$work/manifest.txt"; done
 opts=(--epochs 2 --device cpu)
 
 "$ecgpipe" -q --threads 1 run --manifest "$work/manifest.txt" --out "$work/local" "${opts[@]}"
-"$root/scripts/slurm/submit.sh" --tasks 2 --wait --ecgpipe "$ecgpipe" "$work/manifest.txt" "$work/array" -- "${opts[@]}"
+# One CPU thread per task, as the local call: LibTorch's sums, and so the scores, depend on it.
+SBATCH_ARGS="--cpus-per-task=1" "$root/scripts/slurm/submit.sh" --tasks 2 --wait --ecgpipe "$ecgpipe" "$work/manifest.txt" "$work/array" -- "${opts[@]}"
 
 # Same rows, same values, but for the seconds each recording took.
 strip() { python3 - "$1" <<'PY'
