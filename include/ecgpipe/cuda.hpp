@@ -20,17 +20,23 @@ struct CudaError : Error {
 
 [[noreturn]] void throw_cuda_error(const char* call, const char* message, const char* file, int line);
 
-inline void check_cuda(cudaError_t status, const char* call, const char* file, int line) {
+// One check for every library's status: an overload of check_status per status type (here the
+// CUDA runtime's, which CUB returns too; cuFFT's beside its one user, kernels/bandpass.cu), all
+// ending in throw_cuda_error with the call's text and its file and line.
+inline void check_status(cudaError_t status, const char* call, const char* file, int line) {
   if (status != cudaSuccess) throw_cuda_error(call, cudaGetErrorString(status), file, line);
 }
 
 }  // namespace ecgpipe
 
-#define ECGPIPE_CUDA_CHECK(call) ::ecgpipe::check_cuda((call), #call, __FILE__, __LINE__)
+// ECGPIPE_CHECK(call): any CUDA runtime, CUB or cuFFT call; CudaError (exit 1) on failure.
+#define ECGPIPE_CHECK(call) ::ecgpipe::check_status((call), #call, __FILE__, __LINE__)
+// The same check under its older name (the CUDA runtime's calls across kernels/ and src/).
+#define ECGPIPE_CUDA_CHECK(call) ECGPIPE_CHECK(call)
 // After a <<<...>>> launch: catches bad launch configurations at once (asynchronous faults
 // surface at the next synchronizing call, which is checked too).
 #define ECGPIPE_CUDA_CHECK_LAUNCH(name) \
-  ::ecgpipe::check_cuda(cudaGetLastError(), "launch of " name, __FILE__, __LINE__)
+  ::ecgpipe::check_status(cudaGetLastError(), "launch of " name, __FILE__, __LINE__)
 
 namespace ecgpipe {
 
