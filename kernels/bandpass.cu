@@ -46,7 +46,11 @@ const char* cufft_result_name(cufftResult r) {
   }
 }
 
-void check_cufft(cufftResult status, const char* call, const char* file, int line) {
+}  // namespace
+
+// cuFFT's overload of the one status check (include/ecgpipe/cuda.hpp, ECGPIPE_CHECK); in ecgpipe
+// itself, beside the CUDA runtime's, so that ECGPIPE_CHECK's qualified call finds both.
+void check_status(cufftResult status, const char* call, const char* file, int line) {
   if (status != CUFFT_SUCCESS) {
     const std::string message = std::string(cufft_result_name(status)) + " (cufftResult " +
                                 std::to_string(static_cast<int>(status)) + ")";
@@ -54,7 +58,8 @@ void check_cufft(cufftResult status, const char* call, const char* file, int lin
   }
 }
 
-#define ECGPIPE_CUFFT_CHECK(call) check_cufft((call), #call, __FILE__, __LINE__)
+namespace {
+
 
 // Wavelet taps folded onto an n-long kernel: kernel[i] = sum of w[j] over j < width, j = i mod n,
 // added in increasing j, i.e. exactly the CPU's `k[j % n] += w[j]` loop (so a wavelet longer than
@@ -158,29 +163,29 @@ BandpassPlan::BandpassPlan(std::size_t n, int width, cudaStream_t stream) {
     impl->product = DeviceBuffer<cufftDoubleComplex>(static_cast<std::size_t>(bins), stream);
 
     // Plans with a caller-provided (stream-ordered) work area instead of cuFFT's own cudaMalloc.
-    ECGPIPE_CUFFT_CHECK(cufftCreate(&impl->forward));
+    ECGPIPE_CHECK(cufftCreate(&impl->forward));
     if (cufftCreate(&impl->inverse) != CUFFT_SUCCESS) {
       (void)cufftDestroy(impl->forward);
-      ECGPIPE_CUFFT_CHECK(cufftCreate(&impl->inverse));  // reports the failure
+      ECGPIPE_CHECK(cufftCreate(&impl->inverse));  // reports the failure
     }
     impl->have_plans = true;
-    ECGPIPE_CUFFT_CHECK(cufftSetAutoAllocation(impl->forward, 0));
-    ECGPIPE_CUFFT_CHECK(cufftSetAutoAllocation(impl->inverse, 0));
+    ECGPIPE_CHECK(cufftSetAutoAllocation(impl->forward, 0));
+    ECGPIPE_CHECK(cufftSetAutoAllocation(impl->inverse, 0));
     long long dims[1] = {static_cast<long long>(n)};
     std::size_t work_forward = 0;
     std::size_t work_inverse = 0;
-    ECGPIPE_CUFFT_CHECK(cufftMakePlanMany64(impl->forward, 1, dims, nullptr, 1, 0, nullptr, 1, 0, CUFFT_D2Z, 1, &work_forward));
-    ECGPIPE_CUFFT_CHECK(cufftMakePlanMany64(impl->inverse, 1, dims, nullptr, 1, 0, nullptr, 1, 0, CUFFT_Z2D, 1, &work_inverse));
+    ECGPIPE_CHECK(cufftMakePlanMany64(impl->forward, 1, dims, nullptr, 1, 0, nullptr, 1, 0, CUFFT_D2Z, 1, &work_forward));
+    ECGPIPE_CHECK(cufftMakePlanMany64(impl->inverse, 1, dims, nullptr, 1, 0, nullptr, 1, 0, CUFFT_Z2D, 1, &work_inverse));
     // At least one byte, so the plans never get a null work area.
     const std::size_t work_bytes = work_forward > work_inverse ? work_forward : work_inverse;
     impl->work = DeviceBuffer<unsigned char>(work_bytes > 0 ? work_bytes : 1, stream);
-    ECGPIPE_CUFFT_CHECK(cufftSetWorkArea(impl->forward, impl->work.data()));
-    ECGPIPE_CUFFT_CHECK(cufftSetWorkArea(impl->inverse, impl->work.data()));
-    ECGPIPE_CUFFT_CHECK(cufftSetStream(impl->forward, stream));
-    ECGPIPE_CUFFT_CHECK(cufftSetStream(impl->inverse, stream));
+    ECGPIPE_CHECK(cufftSetWorkArea(impl->forward, impl->work.data()));
+    ECGPIPE_CHECK(cufftSetWorkArea(impl->inverse, impl->work.data()));
+    ECGPIPE_CHECK(cufftSetStream(impl->forward, stream));
+    ECGPIPE_CHECK(cufftSetStream(impl->inverse, stream));
 
     // The wavelet spectrum, once.
-    ECGPIPE_CUFFT_CHECK(cufftExecD2Z(impl->forward, impl->kernel.data(), impl->spectrum.data()));
+    ECGPIPE_CHECK(cufftExecD2Z(impl->forward, impl->kernel.data(), impl->spectrum.data()));
   } catch (...) {
     delete impl;
     impl_ = nullptr;
@@ -215,13 +220,13 @@ void BandpassPlan::run(DeviceSpan<const float> signal, DeviceSpan<double> out, c
     const std::int64_t bins = p.n / 2 + 1;
     widen_to_double<<<grid_for(p.n), kBlockSize, 0, stream>>>(signal, p.widened.data());
     ECGPIPE_CUDA_CHECK_LAUNCH("widen_to_double");
-    ECGPIPE_CUFFT_CHECK(cufftSetStream(p.forward, stream));
-    ECGPIPE_CUFFT_CHECK(cufftSetStream(p.inverse, stream));
-    ECGPIPE_CUFFT_CHECK(cufftExecD2Z(p.forward, p.widened.data(), p.product.data()));
+    ECGPIPE_CHECK(cufftSetStream(p.forward, stream));
+    ECGPIPE_CHECK(cufftSetStream(p.inverse, stream));
+    ECGPIPE_CHECK(cufftExecD2Z(p.forward, p.widened.data(), p.product.data()));
     multiply_spectra<<<grid_for(bins), kBlockSize, 0, stream>>>(p.product.data(), p.spectrum.data(), bins,
                                                                 1.0 / static_cast<double>(p.n));
     ECGPIPE_CUDA_CHECK_LAUNCH("multiply_spectra");
-    ECGPIPE_CUFFT_CHECK(cufftExecZ2D(p.inverse, p.product.data(), out.data));
+    ECGPIPE_CHECK(cufftExecZ2D(p.inverse, p.product.data(), out.data));
   }
 
   if (other_stream) {

@@ -38,6 +38,7 @@ namespace {
 
 using launch::grid_for;
 using launch::kBlockSize;
+using launch::max_of;
 
 // The CPU's floor is kFloorFraction * kFloorFraction * max(m), evaluated left to right: the
 // constant product first (folded at compile time, the same IEEE product on both sides).
@@ -46,7 +47,6 @@ constexpr double kFloorRatio = kFloorFraction * kFloorFraction;
 __device__ __forceinline__ std::int64_t min64(std::int64_t a, std::int64_t b) { return a < b ? a : b; }
 __device__ __forceinline__ std::int64_t max64(std::int64_t a, std::int64_t b) { return a > b ? a : b; }
 // std::max's definition ((a < b) ? b : a), so a maximum picks the same value as on the CPU.
-__device__ __forceinline__ double max_of(double a, double b) { return a < b ? b : a; }
 
 // Steps 1-2. Mapping: one thread per sample i (grid-stride). y[i] = bandpass[i + delay], 0 where
 // that output is past the end or among the first `wrapped` (circular wrap-around) outputs.

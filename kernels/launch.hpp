@@ -1,4 +1,4 @@
-// Launch geometry shared by the element-wise and warp-per-item kernels (internal to kernels/).
+// Launch geometry and small device helpers shared by the kernels (internal to kernels/; CUDA only).
 #pragma once
 
 #include <cstdint>
@@ -19,5 +19,9 @@ inline unsigned grid_for(std::int64_t threads) {
   const std::int64_t blocks = (threads + kBlockSize - 1) / kBlockSize;
   return static_cast<unsigned>(blocks < 1 ? 1 : (blocks > kMaxGridBlocks ? kMaxGridBlocks : blocks));
 }
+
+// The larger of two values, the one definition every kernel uses: `b` when a < b, else `a` (for
+// the finite values the kernels compare this is max; NaN never reaches them). Only in .cu files.
+__device__ __forceinline__ double max_of(double a, double b) { return a < b ? b : a; }
 
 }  // namespace ecgpipe::launch

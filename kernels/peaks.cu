@@ -31,12 +31,12 @@ using launch::grid_for;
 using launch::kBlockSize;
 using launch::kFullMask;
 using launch::kWarpSize;
+using launch::max_of;
 
 // Samples one warp scans (rounded up to whole segments): 8 chunks of 32 amortize the per-span
 // set-up, and n / 256 spans still give thousands of warps for an ECG-sized signal.
 constexpr std::int64_t kSpanTarget = 256;
 
-__device__ __forceinline__ double max_of(double a, double b) { return a > b ? a : b; }
 
 // Segmented prefix and suffix maxima over segments [k * window, (k + 1) * window).
 // Mapping: one warp per span of `span` samples (a whole number of segments, so no segment

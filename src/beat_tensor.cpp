@@ -9,20 +9,31 @@
 
 namespace ecgpipe::detail {
 
-BeatTensor::BeatTensor(const BeatMatrix& beats) {
+BeatTensor::BeatTensor(BeatMatrix beats) {
 #ifdef ECGPIPE_TORCH_CUDA
-  if (beats.on_cuda) {
+  if (beats.on_cuda()) {
     device = torch::Device(torch::kCUDA, c10::cuda::current_device());
     // LibTorch works on the pipeline's stream: no cross-stream sync needed for the matrix.
-    stream_guard.emplace(c10::cuda::getStreamFromExternal(static_cast<cudaStream_t>(beats.cuda_stream), device.index()));
+    stream_guard.emplace(c10::cuda::getStreamFromExternal(static_cast<cudaStream_t>(beats.cuda_stream()), device.index()));
   }
 #else
-  if (beats.on_cuda) throw DeviceError("this build's LibTorch has no CUDA support");
+  if (beats.on_cuda()) throw DeviceError("this build's LibTorch has no CUDA support");
 #endif
   const auto opts = torch::TensorOptions().dtype(torch::kFloat32).device(device);
-  data = beats.release ? torch::from_blob(beats.data, {beats.rows, beats.cols}, beats.release, opts)
-                       : torch::from_blob(beats.data, {beats.rows, beats.cols}, opts);
-  if (beats.normalise && beats.rows > 0) normalise_rows(data);
+  float* rows = beats.data();
+  const std::int64_t n = beats.rows(), cols = beats.cols();
+  const bool normalise = beats.normalise;
+  if (BeatMatrix::Deleter free_rows = beats.release()) {
+    try {
+      data = torch::from_blob(rows, {n, cols}, [free_rows](void* p) { free_rows(static_cast<float*>(p)); }, opts);
+    } catch (...) {
+      free_rows(rows);  // LibTorch never took it
+      throw;
+    }
+  } else {
+    data = torch::from_blob(rows, {n, cols}, opts);  // a view: the caller keeps the rows alive
+  }
+  if (normalise && n > 0) normalise_rows(data);
 }
 
 // In place: the matrix is ours (CPU: the pipeline's buffer, which it does not read again; GPU:

@@ -58,7 +58,7 @@ void bench(const BenchArgs& a) {
     if (device == Device::cuda) {
       ctx = make_cuda_context();
       seg = segment_cuda(o, *ctx);
-      if (seg.release) seg.release(seg.device_matrix);
+      seg.matrix = BeatMatrix();  // freed now, while its stream (ctx) lives
       pool_peak = std::max(pool_peak, device_pool_peak_bytes());
     }
 #endif

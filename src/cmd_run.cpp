@@ -81,7 +81,7 @@ void add_run_command(CLI::App& app) {
   add_device_option(*cmd, args->device);
   cmd->add_option("--out", o.out_dir, "Output directory (created if missing)")->capture_default_str();
   cmd->add_option("--outlier-quantile", o.outlier_quantile,
-                  "Flag beats whose reconstruction error is above this quantile of all beats' errors")
+                  "Flag beats whose outlier score (see --model) is above this quantile of all beats' scores")
       ->capture_default_str();
   cmd->add_option("--top", o.top_outliers, "Beats listed in outliers.csv, highest score first")->capture_default_str();
   add_model_option(*cmd, args->model);

@@ -26,8 +26,10 @@ CohortTraining train_cohort_model(const std::vector<BatchItem>& items, int jobs,
     validate(o);
     Segmentation seg = segment_cpu(o);
     cols[i] = row_length(o);
-    if (o.model == Model::rr) normalise_rows_cpu(seg.host_matrix.data(), static_cast<std::int64_t>(seg.beats.size()), cols[i]);
-    rows[i] = std::move(seg.host_matrix);
+    // segment_cpu's matrix holds host rows: copied out, this recording's part of the cohort.
+    const float* m = seg.matrix.data();
+    rows[i].assign(m, m + seg.matrix.rows() * seg.matrix.cols());
+    if (o.model == Model::rr) normalise_rows_cpu(rows[i].data(), seg.matrix.rows(), cols[i]);
   });
   // The first recording with beats sets the options and the row length.
   std::size_t first = items.size();
@@ -50,14 +52,11 @@ CohortTraining train_cohort_model(const std::vector<BatchItem>& items, int jobs,
   }
   RunOptions o = options_for(items[first]);
   o.input = out_dir + " (cohort of " + std::to_string(result.recordings) + " recordings)";  // the model's meta record
-  BeatMatrix matrix;
-  matrix.data = all.data();
-  matrix.cols = cols[first];
-  matrix.rows = static_cast<std::int64_t>(all.size()) / matrix.cols;
+  BeatMatrix matrix = BeatMatrix::view(all.data(), static_cast<std::int64_t>(all.size()) / cols[first], cols[first]);
   matrix.normalise = false;  // done per recording above
-  result.beats = static_cast<std::size_t>(matrix.rows);
+  result.beats = static_cast<std::size_t>(matrix.rows());
   spdlog::info("cohort model: training on {} beats of {} recordings", result.beats, result.recordings);
-  TrainResult t = train_and_score(matrix, o.train, "", model_meta_json(o));
+  TrainResult t = train_and_score(std::move(matrix), o.train, "", model_meta_json(o));
   result.model_path = out_dir + "/model.pt";
   OutputSet model(/*create_dirs=*/true);  // whole or not at all (output.hpp)
   model.bytes(result.model_path, std::move(t.model_file));

@@ -54,26 +54,15 @@ RunResult run_pipeline(const RunOptions& o) {
   check_output_dir(o.out_dir);  // now, not after minutes of training; created at the commit
   spdlog::info("reading {} on {}", o.input, device_name(device));
 
-  Segmentation seg;
-  BeatMatrix matrix;
+  // Stages 1-4: the file to the beat matrix, on one device (segment_cpu.cpp, pipeline_cuda.cpp).
 #ifdef ECGPIPE_WITH_CUDA
-  std::shared_ptr<CudaContext> cuda;  // outlives training: LibTorch runs on its stream
-  if (device == Device::cuda) {
-    cuda = make_cuda_context();
-    seg = segment_cuda(o, *cuda);
-    matrix.data = seg.device_matrix;
-    matrix.on_cuda = true;
-    matrix.release = seg.release;
-    matrix.cuda_stream = seg.stream;
-  }
+  std::shared_ptr<CudaContext> cuda;  // declared before `seg`: outlives the matrix and training
+  if (device == Device::cuda) cuda = make_cuda_context();
+  Segmentation seg = device == Device::cuda ? segment_cuda(o, *cuda) : segment_cpu(o);
+#else
+  Segmentation seg = segment_cpu(o);
 #endif
-  if (device == Device::cpu) {
-    seg = segment_cpu(o);
-    matrix.data = seg.host_matrix.data();
-  }
-  matrix.rows = static_cast<std::int64_t>(seg.beats.size());
-  matrix.cols = row_length(o);
-  matrix.normalise = o.model == Model::rr;
+  seg.matrix.normalise = o.model == Model::rr;
   spdlog::info("{} samples, {} gates, {} beats of {}..{} samples", seg.samples, seg.candidates, seg.beats.size(),
                o.limits.min_length, o.limits.max_length);
 
@@ -97,9 +86,9 @@ RunResult run_pipeline(const RunOptions& o) {
   }
   const bool training = o.model_in.empty();
   if (training) {
-    r.model = train_and_score(std::move(matrix), o.train, /*model_path=*/"", model_meta_json(o), score);
+    r.model = train_and_score(std::move(seg.matrix), o.train, /*model_path=*/"", model_meta_json(o), score);
   } else {
-    r.model = score_with_model(std::move(matrix), o.model_in, score);
+    r.model = score_with_model(std::move(seg.matrix), o.model_in, score);
   }
   r.seconds.train = r.model.train_seconds;
   if (device == Device::cuda) {

@@ -5,7 +5,6 @@
 #include <cuda_runtime_api.h>
 
 #include <array>
-#include <chrono>
 
 #include "ecgpipe/bandpass_cuda.hpp"
 #include "ecgpipe/beats_cuda.hpp"
@@ -14,15 +13,17 @@
 #include "ecgpipe/detect_cuda.hpp"
 #include "ecgpipe/peaks_cuda.hpp"
 #include "ecgpipe/wfdb.hpp"
+#include "detail/clock.hpp"
 #include "detail/segment_cuda.hpp"
 
 namespace ecgpipe {
 
 namespace {
 
-// Hands a device buffer to LibTorch's deleter: freed stream-ordered on the pipeline's stream.
-std::function<void(void*)> stream_free(cudaStream_t stream) {
-  return [stream](void* p) { (void)cudaFreeAsync(p, stream); };
+// The deleter of a device buffer handed to the beat matrix's owner: freed stream-ordered on the
+// pipeline's stream.
+BeatMatrix::Deleter stream_free(cudaStream_t stream) {
+  return [stream](float* p) { (void)cudaFreeAsync(p, stream); };
 }
 
 }  // namespace
@@ -68,8 +69,7 @@ struct Events {
   double seconds(Mark a, Mark b) const {
     float ms = 0.0f;
     ECGPIPE_CUDA_CHECK(cudaEventElapsedTime(&ms, e[a], e[b]));
-    constexpr double kMsPerSecond = 1000.0;
-    return ms / kMsPerSecond;
+    return ms / detail::kMsPerSecond;
   }
 };
 
@@ -79,8 +79,7 @@ Segmentation segment_cuda(const RunOptions& o, CudaContext& ctx) {
   cudaStream_t stream = ctx.stream;
   Events ev;
   Segmentation seg;
-  seg.stream = stream;
-  const auto t0 = std::chrono::steady_clock::now();
+  const auto t0 = detail::Clock::now();
   ECGPIPE_CUDA_CHECK(cudaEventRecord(ev.e[kStart], stream));
   // CSV: parsed on the device. A WFDB record (binary samples) is read on the host (wfdb.hpp)
   // and uploaded: the data still crosses PCIe once.
@@ -155,7 +154,7 @@ Segmentation segment_cuda(const RunOptions& o, CudaContext& ctx) {
     copy_to_host(seg.curvature_excerpt.data(), curvature.cspan(), excerpt, stream);
   }
   ECGPIPE_CUDA_CHECK(cudaStreamSynchronize(stream));  // host needs the positions and the times
-  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double wall = detail::seconds_since(t0);
   seg.seconds.bandpass = ev.seconds(kCsv, kBandpass);
   seg.seconds.peaks = ev.seconds(kBandpass, kPeaks);
   seg.seconds.beats = ev.seconds(kPeaks, kBeats);
@@ -165,8 +164,16 @@ Segmentation segment_cuda(const RunOptions& o, CudaContext& ctx) {
   seg.beat_class = classify_beats(host_signal, kept_r_peaks(o, seg.beats), o.fs);
   seg.seconds.classify = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_classify).count();
 
-  seg.device_matrix = beats.matrix.release();
-  seg.release = stream_free(stream);
+  // The matrix leaves its DeviceBuffer for its owner on the way to LibTorch, freed stream-ordered
+  // on the pipeline's stream by whoever holds it last.
+  const auto rows = static_cast<std::int64_t>(seg.beats.size());
+  float* matrix = beats.matrix.release();
+  try {
+    seg.matrix = BeatMatrix(matrix, rows, row_length(o), stream_free(stream), /*on_cuda=*/true, stream);
+  } catch (...) {
+    (void)cudaFreeAsync(matrix, stream);
+    throw;
+  }
   return seg;
 }
 

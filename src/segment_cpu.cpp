@@ -38,7 +38,7 @@ Segmentation segment_cpu(const RunOptions& o) {
     seg.beats = select_beats(gates, o.limits);
     if (o.model == Model::rr) seg.beats = beat_rows(o, seed_r_peaks(o, seg.beats), samples);
   }
-  seg.host_matrix = pad_beats_cpu(signal, seg.beats, row_length(o));
+  seg.matrix = BeatMatrix(pad_beats_cpu(signal, seg.beats, row_length(o)), static_cast<std::int64_t>(seg.beats.size()), row_length(o));
   seg.seconds.beats = detail::seconds_since(t0);
   t0 = detail::Clock::now();
   seg.beat_class = classify_beats(signal, kept_r_peaks(o, seg.beats), o.fs);

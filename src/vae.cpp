@@ -95,17 +95,18 @@ void normalise_rows_cpu(float* rows, std::int64_t n, std::int64_t cols) {
 
 TrainResult train_and_score(BeatMatrix beats, const TrainOptions& options, const std::string& model_path,
                             const std::string& meta_json, const ScoreFunction& score) {
-  const std::int64_t n = beats.rows;
-  const std::int64_t dims = beats.cols;
+  const std::int64_t n = beats.rows();
+  const std::int64_t dims = beats.cols();
   const auto n_train = static_cast<std::int64_t>(options.train_fraction * static_cast<double>(n));
+  // On these errors `beats` frees the matrix as the exception leaves.
   if (n_train < 1 || n - n_train < 1) {
-    if (beats.release) beats.release(beats.data);
     throw InputError("too few beats for a train/test split: found " + std::to_string(n) +
                      " beats, need at least 2 (check --min-length/--max-length and the sampling rate)");
   }
   if (dims % kModelLengthMultiple != 0) throw UsageError("--max-length must be a multiple of 8");
 
-  BeatTensor in(beats);
+  const bool on_cuda = beats.on_cuda();
+  BeatTensor in(std::move(beats));
   const torch::Device device = in.device;
   require_deterministic_kernels();
   const torch::Tensor& data = in.data;
@@ -145,7 +146,7 @@ TrainResult train_and_score(BeatMatrix beats, const TrainOptions& options, const
     loss_sum.zero_();
     std::int64_t b = 0;  // first row of the next batch
 #ifdef ECGPIPE_TORCH_CUDA
-    if (beats.on_cuda) {
+    if (on_cuda) {
       if (epoch == 1) {
         // One eager step first: it creates the cuDNN handles and the gradients, which must exist
         // before capture. Then the step is captured once per batch size and replayed; any capture
@@ -201,7 +202,7 @@ TrainResult train_and_score(BeatMatrix beats, const TrainOptions& options, const
     }
     result.test_loss = total.item<double>() / static_cast<double>(test.size(0));
   }
-  score_all(model, data, beats.on_cuda, score, result);
+  score_all(model, data, on_cuda, score, result);
   result.score_seconds = seconds_since(t0);
 
   // The model file: parameters and buffers (torch::save archive) plus what is needed to use it.
@@ -215,20 +216,22 @@ TrainResult train_and_score(BeatMatrix beats, const TrainOptions& options, const
 }
 
 TrainResult score_with_model(BeatMatrix beats, const std::string& model_path, const ScoreFunction& score) {
-  if (beats.rows < 1) {
-    if (beats.release) beats.release(beats.data);
+  // On these errors `beats` frees the matrix as the exception leaves.
+  if (beats.rows() < 1) {
     throw InputError("no beats to score (check the recording and the model's sampling rate)");
   }
   auto archive = open_model(model_path);
-  BeatTensor in(beats);
+  const bool on_cuda = beats.on_cuda();
+  const std::int64_t cols = beats.cols();
+  BeatTensor in(std::move(beats));
   require_deterministic_kernels();
-  LightVae model(beats.cols);
-  load_model(model, archive, model_path, beats.cols);
+  LightVae model(cols);
+  load_model(model, archive, model_path, cols);
   model->to(in.device);
   const auto t0 = Clock::now();
   TrainResult result;
-  result.in_train.assign(static_cast<std::size_t>(beats.rows), 0);
-  score_all(model, in.data, beats.on_cuda, score, result);
+  result.in_train.assign(static_cast<std::size_t>(in.data.size(0)), 0);
+  score_all(model, in.data, on_cuda, score, result);
   result.score_seconds = seconds_since(t0);
   return result;
 }

@@ -5,6 +5,8 @@
 #include "ecgpipe/config.hpp"
 
 #ifdef ECGPIPE_WITH_CUDA
+#include <gtest/gtest.h>
+
 #include <vector>
 
 // Every stage's GPU API (CUDA builds only; the stage headers themselves are the same in every
@@ -15,6 +17,10 @@
 #include "ecgpipe/cuda.hpp"
 #include "ecgpipe/detect_cuda.hpp"
 #include "ecgpipe/peaks_cuda.hpp"
+
+// The first line of every GPU test: skips it, with the reason, on a machine without a GPU.
+#define SKIP_WITHOUT_GPU() \
+  if (!ecgpipe::cuda_device_available()) GTEST_SKIP() << "no CUDA device"
 
 namespace ecgpipe_test {
 

@@ -119,7 +119,7 @@ void expect_close(const std::vector<double>& gpu, const std::vector<double>& cpu
 class BandpassGpuSizes : public ::testing::TestWithParam<std::size_t> {};
 
 TEST_P(BandpassGpuSizes, MatchesCpu) {
-  if (!ecgpipe::cuda_device_available()) GTEST_SKIP() << "no CUDA device";
+  SKIP_WITHOUT_GPU();
   TestStream stream;
   const std::size_t n = GetParam();
   const auto x = random_signal(n, static_cast<unsigned>(n) + 1000u);
@@ -136,7 +136,7 @@ INSTANTIATE_TEST_SUITE_P(Edges, BandpassGpuSizes,
                          ::testing::Values(1, 2, 3, 5, 31, 32, 33, 179, 1024, 4099, 20011, 65536, 1000000));
 
 TEST(BandpassGpu, EmptySignal) {
-  if (!ecgpipe::cuda_device_available()) GTEST_SKIP() << "no CUDA device";
+  SKIP_WITHOUT_GPU();
   TestStream stream;
   BandpassPlan plan(0, 30, stream);
   EXPECT_NO_THROW(plan.run({}, {}, stream));
@@ -144,7 +144,7 @@ TEST(BandpassGpu, EmptySignal) {
 }
 
 TEST(BandpassGpu, ImpulseGivesTheWavelet) {
-  if (!ecgpipe::cuda_device_available()) GTEST_SKIP() << "no CUDA device";
+  SKIP_WITHOUT_GPU();
   TestStream stream;
   std::vector<float> x(100, 0.0f);
   x[10] = 1.0f;
@@ -157,7 +157,7 @@ TEST(BandpassGpu, ImpulseGivesTheWavelet) {
 }
 
 TEST(BandpassGpu, WrapsAroundLikeTheCpu) {
-  if (!ecgpipe::cuda_device_available()) GTEST_SKIP() << "no CUDA device";
+  SKIP_WITHOUT_GPU();
   TestStream stream;
   // The impulse near the end: the wavelet's tail wraps to the start of the output.
   std::vector<float> x(50, 0.0f);
@@ -168,7 +168,7 @@ TEST(BandpassGpu, WrapsAroundLikeTheCpu) {
 }
 
 TEST(BandpassGpu, PlanIsReusableAndStreamAgnostic) {
-  if (!ecgpipe::cuda_device_available()) GTEST_SKIP() << "no CUDA device";
+  SKIP_WITHOUT_GPU();
   TestStream stream;
   TestStream other;
   const std::size_t n = 4096;
@@ -189,7 +189,7 @@ TEST(BandpassGpu, PlanIsReusableAndStreamAgnostic) {
 }
 
 TEST(BandpassGpu, RejectsBadArguments) {
-  if (!ecgpipe::cuda_device_available()) GTEST_SKIP() << "no CUDA device";
+  SKIP_WITHOUT_GPU();
   TestStream stream;
   EXPECT_THROW(BandpassPlan(100, 1, stream), ecgpipe::UsageError);
   BandpassPlan plan(100, 30, stream);

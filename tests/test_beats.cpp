@@ -108,7 +108,7 @@ std::vector<std::int64_t> gates_with_gaps(std::int64_t first, std::size_t count,
 }
 
 TEST(BeatsGpu, NoCandidates) {
-  if (!ecgpipe::cuda_device_available()) GTEST_SKIP() << "no CUDA device";
+  SKIP_WITHOUT_GPU();
   const auto x = ramp_signal(1000);
   expect_same_as_cpu(x, {}, {}, "no gates");
   expect_same_as_cpu(x, {42}, {}, "one gate");
@@ -116,7 +116,7 @@ TEST(BeatsGpu, NoCandidates) {
 }
 
 TEST(BeatsGpu, OneBeat) {
-  if (!ecgpipe::cuda_device_available()) GTEST_SKIP() << "no CUDA device";
+  SKIP_WITHOUT_GPU();
   const auto x = ramp_signal(1000);
   expect_same_as_cpu(x, {10, 160}, {}, "one beat");
   expect_same_as_cpu(x, {0, 100}, {}, "min length at the start");
@@ -125,7 +125,7 @@ TEST(BeatsGpu, OneBeat) {
 }
 
 TEST(BeatsGpu, AroundAWarpOfBeats) {
-  if (!ecgpipe::cuda_device_available()) GTEST_SKIP() << "no CUDA device";
+  SKIP_WITHOUT_GPU();
   const auto x = ramp_signal(20000);
   for (std::size_t beats : {31, 32, 33, 64, 65}) {
     // All kept, lengths 100 .. 256 (not multiples of 32, and exactly 256).
@@ -138,7 +138,7 @@ TEST(BeatsGpu, AroundAWarpOfBeats) {
 }
 
 TEST(BeatsGpu, BeatsAtTheVeryEnd) {
-  if (!ecgpipe::cuda_device_available()) GTEST_SKIP() << "no CUDA device";
+  SKIP_WITHOUT_GPU();
   const std::size_t n = 5000;
   const auto x = ramp_signal(n);
   // The last candidate ends exactly at n: its last sample is x[n - 1].
@@ -148,7 +148,7 @@ TEST(BeatsGpu, BeatsAtTheVeryEnd) {
 }
 
 TEST(BeatsGpu, RowWidthsAroundAWarp) {
-  if (!ecgpipe::cuda_device_available()) GTEST_SKIP() << "no CUDA device";
+  SKIP_WITHOUT_GPU();
   const auto x = ramp_signal(3000);
   // max_length 1, 31, 32, 33, 64, 65: rows narrower than, equal to and just over the warp stride.
   for (int max_length : {1, 31, 32, 33, 64, 65}) {
@@ -160,7 +160,7 @@ TEST(BeatsGpu, RowWidthsAroundAWarp) {
 }
 
 TEST(BeatsGpu, LargeRandomGates) {
-  if (!ecgpipe::cuda_device_available()) GTEST_SKIP() << "no CUDA device";
+  SKIP_WITHOUT_GPU();
   const std::size_t n = 1000000;
   std::mt19937 rng(9);
   std::uniform_real_distribution<float> u(-1.0f, 1.0f);
@@ -174,7 +174,7 @@ TEST(BeatsGpu, LargeRandomGates) {
 }
 
 TEST(BeatsGpu, BeatOutsideTheSignalThrows) {
-  if (!ecgpipe::cuda_device_available()) GTEST_SKIP() << "no CUDA device";
+  SKIP_WITHOUT_GPU();
   TestStream stream;
   const auto x = ramp_signal(100);
   const auto d_signal = upload(x, stream);
@@ -216,7 +216,7 @@ ecgpipe::BeatTable table_of(std::size_t rows, std::int64_t first, std::int64_t s
 }
 
 TEST(BeatsGpu, TableOfZeroOneAndAroundAWarpOfBeats) {
-  if (!ecgpipe::cuda_device_available()) GTEST_SKIP() << "no CUDA device";
+  SKIP_WITHOUT_GPU();
   const auto x = ramp_signal(20000);
   for (std::size_t rows : {0, 1, 31, 32, 33, 64, 65}) {
     expect_table_same_as_cpu(x, table_of(rows, 5, 200, {256, 1, 100, 255, 31, 32, 33}), 256,
@@ -227,7 +227,7 @@ TEST(BeatsGpu, TableOfZeroOneAndAroundAWarpOfBeats) {
 }
 
 TEST(BeatsGpu, TableRowWidthsAroundAWarp) {
-  if (!ecgpipe::cuda_device_available()) GTEST_SKIP() << "no CUDA device";
+  SKIP_WITHOUT_GPU();
   const auto x = ramp_signal(3000);
   for (int max_length : {1, 8, 31, 32, 33, 64, 65})
     expect_table_same_as_cpu(x, table_of(40, 3, 50, {1, max_length, (max_length + 1) / 2}), max_length,
@@ -235,7 +235,7 @@ TEST(BeatsGpu, TableRowWidthsAroundAWarp) {
 }
 
 TEST(BeatsGpu, TableFromBeatWindowsCutAtTheSignalEnd) {
-  if (!ecgpipe::cuda_device_available()) GTEST_SKIP() << "no CUDA device";
+  SKIP_WITHOUT_GPU();
   const std::size_t n = 5000;
   const auto x = ramp_signal(n);
   // R peaks up to the last sample: the last rows are cut by the end of the signal.
@@ -254,7 +254,7 @@ TEST(BeatsGpu, TableFromBeatWindowsCutAtTheSignalEnd) {
 }
 
 TEST(BeatsGpu, TableRowOutsideTheSignalThrows) {
-  if (!ecgpipe::cuda_device_available()) GTEST_SKIP() << "no CUDA device";
+  SKIP_WITHOUT_GPU();
   TestStream stream;
   const auto x = ramp_signal(100);
   const auto d_signal = upload(x, stream);

@@ -309,9 +309,6 @@ TEST(CsvCpu, Errors) {
 // ---------------------------------------------------------------------------------------------
 // The GPU parser: same values bit for bit, same errors.
 
-#define SKIP_WITHOUT_GPU() \
-  if (!ecgpipe::cuda_device_available()) GTEST_SKIP() << "no CUDA device"
-
 std::vector<float> gpu_read(const std::string& path, const CsvOptions& options, std::size_t chunk_bytes = 0) {
   ecgpipe_test::TestStream stream;
   ecgpipe::DeviceBuffer<float> d =

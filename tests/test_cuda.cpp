@@ -99,7 +99,7 @@ TEST(CudaBuild, ExecutableEmbedsEveryConfiguredArchitecture) {
 TEST(CudaErrors, NoKernelImageIsADeviceErrorNamingTheArchitectures) {
   for (const cudaError_t status : {cudaErrorNoKernelImageForDevice, cudaErrorUnsupportedPtxVersion}) {
     try {
-      ecgpipe::check_cuda(status, "launch of some_kernel", __FILE__, __LINE__);
+      ecgpipe::check_status(status, "launch of some_kernel", __FILE__, __LINE__);
       FAIL() << "no exception";
     } catch (const ecgpipe::DeviceError& e) {
       EXPECT_EQ(e.code(), ecgpipe::ExitCode::device);
@@ -112,7 +112,7 @@ TEST(CudaErrors, NoKernelImageIsADeviceErrorNamingTheArchitectures) {
   }
   // Any other failure stays an internal error (exit 1).
   try {
-    ecgpipe::check_cuda(cudaErrorInvalidValue, "cudaMemcpy", __FILE__, __LINE__);
+    ecgpipe::check_status(cudaErrorInvalidValue, "cudaMemcpy", __FILE__, __LINE__);
     FAIL() << "no exception";
   } catch (const ecgpipe::Error& e) {
     EXPECT_EQ(e.code(), ecgpipe::ExitCode::internal);

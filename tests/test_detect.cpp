@@ -317,7 +317,7 @@ std::vector<float> synth_signal(double fs, double seconds, double snr_db, std::u
 }
 
 TEST(DetectGpu, CandidatesOfShortSignals) {
-  if (!cuda_device_available()) GTEST_SKIP() << "no CUDA device";
+  SKIP_WITHOUT_GPU();
   const DetectOptions o{kFs, 30};
   for (std::size_t n : {0, 1, 2, 31, 32, 33}) {
     std::vector<double> bp(n);
@@ -330,13 +330,13 @@ TEST(DetectGpu, CandidatesOfShortSignals) {
 }
 
 TEST(DetectGpu, CandidatesOverSeveralBlocks) {
-  if (!cuda_device_available()) GTEST_SKIP() << "no CUDA device";
+  SKIP_WITHOUT_GPU();
   for (std::size_t n : {255, 256, 257, 5000, 70001})
     expect_same_candidates(bandpass_at(noise(n, 7), kFs), DetectOptions{kFs, 30}, "noise of " + std::to_string(n));
 }
 
 TEST(DetectGpu, CandidatesOfFlatSignalsAndOneBeat) {
-  if (!cuda_device_available()) GTEST_SKIP() << "no CUDA device";
+  SKIP_WITHOUT_GPU();
   const DetectOptions o{kFs, 30};
   expect_same_candidates(std::vector<double>(5000, 0.0), o, "zeros");
   expect_same_candidates(bandpass_at(std::vector<float>(5000, 0.0f), kFs), o, "flat signal");
@@ -351,7 +351,7 @@ TEST(DetectGpu, CandidatesOfFlatSignalsAndOneBeat) {
 }
 
 TEST(DetectGpu, CandidatesWithExactTies) {
-  if (!cuda_device_available()) GTEST_SKIP() << "no CUDA device";
+  SKIP_WITHOUT_GPU();
   // Identical pulses closer than the candidate window: exactly equal envelope maxima, of which
   // the first is the candidate.
   std::vector<double> bp(3000, 0.0);
@@ -362,7 +362,7 @@ TEST(DetectGpu, CandidatesWithExactTies) {
 }
 
 TEST(DetectGpu, CandidatesOfSyntheticEcgAt250And360Hz) {
-  if (!cuda_device_available()) GTEST_SKIP() << "no CUDA device";
+  SKIP_WITHOUT_GPU();
   for (double fs : {250.0, 360.0}) {
     for (double snr : {std::numeric_limits<double>::infinity(), 20.0, 5.0}) {
       const auto x = synth_signal(fs, 120.0, snr, 3);
@@ -373,7 +373,7 @@ TEST(DetectGpu, CandidatesOfSyntheticEcgAt250And360Hz) {
 }
 
 TEST(DetectGpu, RefinementIsExact) {
-  if (!cuda_device_available()) GTEST_SKIP() << "no CUDA device";
+  SKIP_WITHOUT_GPU();
   for (double fs : {250.0, 360.0}) {
     const auto x = synth_signal(fs, 60.0, 20.0, 5);
     const auto n = static_cast<std::int64_t>(x.size());
@@ -393,7 +393,7 @@ TEST(DetectGpu, RefinementIsExact) {
 // Steps 1-7 on the GPU from the CPU's band-pass (exactly detect_beats_cpu) and from the GPU's
 // own band-pass (cuFFT: the same peaks on these recordings).
 TEST(DetectGpu, WholeDetectionEqualsTheCpus) {
-  if (!cuda_device_available()) GTEST_SKIP() << "no CUDA device";
+  SKIP_WITHOUT_GPU();
   for (double fs : {250.0, 360.0}) {
     for (double snr : {30.0, 10.0}) {
       const auto x = synth_signal(fs, 300.0, snr, 11);
@@ -442,7 +442,7 @@ std::vector<std::string> start_and_length(const std::string& csv) {
 // The whole pipeline, as a user runs it: `detect` and `run` (robust, the default) give the same
 // peaks and beat rows on either device.
 TEST(DetectCliGpu, SameDetectionsOnBothDevices) {
-  if (!cuda_device_available()) GTEST_SKIP() << "no CUDA device";
+  SKIP_WITHOUT_GPU();
   const auto dir = testutil::fresh_dir();
   SynthOptions so;
   so.fs = 360.0;

@@ -123,7 +123,7 @@ std::vector<double> ecg_like_signal(std::size_t n, std::mt19937& rng) {
 }
 
 TEST(PeaksGpu, RandomSignalsMatchCpuExactly) {
-  if (!ecgpipe::cuda_device_available()) GTEST_SKIP() << "no CUDA device";
+  SKIP_WITHOUT_GPU();
   TestStream stream;
   std::mt19937 rng(11);
   // Sizes around a warp, around the 256-sample span one warp scans, several blocks of warps.
@@ -139,7 +139,7 @@ TEST(PeaksGpu, RandomSignalsMatchCpuExactly) {
 }
 
 TEST(PeaksGpu, PlateausAndConstantSignals) {
-  if (!ecgpipe::cuda_device_available()) GTEST_SKIP() << "no CUDA device";
+  SKIP_WITHOUT_GPU();
   TestStream stream;
   for (int window : {2, 3, 32, 180}) {
     const std::vector<double> flat(1000, 0.25);
@@ -154,7 +154,7 @@ TEST(PeaksGpu, PlateausAndConstantSignals) {
 }
 
 TEST(PeaksGpu, WindowEdges) {
-  if (!ecgpipe::cuda_device_available()) GTEST_SKIP() << "no CUDA device";
+  SKIP_WITHOUT_GPU();
   TestStream stream;
   std::mt19937 rng(3);
   const auto y = continuous_signal(180, rng);
@@ -172,7 +172,7 @@ TEST(PeaksGpu, WindowEdges) {
 }
 
 TEST(PeaksGpu, LargeEcgLikeSignal) {
-  if (!ecgpipe::cuda_device_available()) GTEST_SKIP() << "no CUDA device";
+  SKIP_WITHOUT_GPU();
   TestStream stream;
   std::mt19937 rng(1);
   const auto y = ecg_like_signal(1000000, rng);
@@ -184,7 +184,7 @@ TEST(PeaksGpu, LargeEcgLikeSignal) {
 }
 
 TEST(PeaksGpu, RejectsBadWindow) {
-  if (!ecgpipe::cuda_device_available()) GTEST_SKIP() << "no CUDA device";
+  SKIP_WITHOUT_GPU();
   TestStream stream;
   std::size_t count = 0;
   EXPECT_THROW(detect_gates_cuda({}, 0, count, stream), ecgpipe::UsageError);

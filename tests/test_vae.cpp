@@ -1,9 +1,12 @@
 // Stage 5: LightVAE training and scoring on the CPU (GPU variant when a CUDA LibTorch is present).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <random>
+#include <type_traits>
+#include <vector>
 
 #include "ecgpipe/error.hpp"
 #include "ecgpipe/model_file.hpp"
@@ -52,7 +55,7 @@ TEST(Vae, TrainsScoresAndSaves) {
     EXPECT_EQ(epoch, static_cast<int>(seen.size()) + 1);
     seen.push_back(loss);
   };
-  const auto r = train_and_score(BeatMatrix{m.data(), 200, kDims}, opts, model, kMeta);
+  const auto r = train_and_score(BeatMatrix::view(m.data(), 200, kDims), opts, model, kMeta);
   ASSERT_EQ(r.epoch_loss.size(), 20u);
   EXPECT_EQ(seen, r.epoch_loss);
   EXPECT_LT(r.epoch_loss.back(), r.epoch_loss.front()) << "training lowers the loss";
@@ -70,17 +73,17 @@ TEST(Vae, SavedModelScoresLikeTheTrainedOne) {
   const auto dir = testutil::fresh_dir();
   auto m = beat_matrix(100, 3), copy = m;
   const auto model = (dir / "model.pt").string();
-  const auto trained = train_and_score(BeatMatrix{m.data(), 100, kDims}, small_options(5), model, kMeta);
+  const auto trained = train_and_score(BeatMatrix::view(m.data(), 100, kDims), small_options(5), model, kMeta);
   EXPECT_EQ(ecgpipe::read_model_meta(model), kMeta);
-  const auto scored = ecgpipe::score_with_model(BeatMatrix{copy.data(), 100, kDims}, model);
+  const auto scored = ecgpipe::score_with_model(BeatMatrix::view(copy.data(), 100, kDims), model);
   EXPECT_EQ(scored.recon_error, trained.recon_error) << "same parameters, same arithmetic";
   EXPECT_EQ(scored.neg_elbo, trained.neg_elbo);
   EXPECT_EQ(scored.latent_mean, trained.latent_mean);
   EXPECT_TRUE(scored.epoch_loss.empty());
   // The model's layers are sized for kDims-sample beats.
   auto other = beat_matrix(10, 0);
-  EXPECT_THROW(ecgpipe::score_with_model(BeatMatrix{other.data(), 5, 2 * kDims}, model), ecgpipe::InputError);
-  EXPECT_THROW(ecgpipe::score_with_model(BeatMatrix{other.data(), 0, kDims}, model), ecgpipe::InputError);
+  EXPECT_THROW(ecgpipe::score_with_model(BeatMatrix::view(other.data(), 5, 2 * kDims), model), ecgpipe::InputError);
+  EXPECT_THROW(ecgpipe::score_with_model(BeatMatrix::view(other.data(), 0, kDims), model), ecgpipe::InputError);
 }
 
 TEST(Vae, ModelFileValidation) {
@@ -93,8 +96,8 @@ TEST(Vae, ModelFileValidation) {
 TEST(Vae, SameSeedSameResult) {
   const auto dir = testutil::fresh_dir();
   auto m1 = beat_matrix(64, 0), m2 = m1;
-  const auto a = train_and_score(BeatMatrix{m1.data(), 64, kDims}, small_options(3), (dir / "a.pt").string(), kMeta);
-  const auto b = train_and_score(BeatMatrix{m2.data(), 64, kDims}, small_options(3), (dir / "b.pt").string(), kMeta);
+  const auto a = train_and_score(BeatMatrix::view(m1.data(), 64, kDims), small_options(3), (dir / "a.pt").string(), kMeta);
+  const auto b = train_and_score(BeatMatrix::view(m2.data(), 64, kDims), small_options(3), (dir / "b.pt").string(), kMeta);
   EXPECT_EQ(a.epoch_loss, b.epoch_loss);
   EXPECT_EQ(a.recon_error, b.recon_error);
   EXPECT_EQ(a.in_train, b.in_train);
@@ -109,10 +112,10 @@ TEST(Vae, NormalisedRowsAreGainAndOffsetInvariant) {
   const auto dir = testutil::fresh_dir();
   auto m1 = beat_matrix(64, 4), m2 = m1;
   for (std::size_t i = 0; i < m2.size(); ++i) m2[i] = 1000.0f * m2[i] + static_cast<float>(i / kDims);
-  BeatMatrix b1{m1.data(), 64, kDims}, b2{m2.data(), 64, kDims};
+  BeatMatrix b1 = BeatMatrix::view(m1.data(), 64, kDims), b2 = BeatMatrix::view(m2.data(), 64, kDims);
   b1.normalise = b2.normalise = true;
-  const auto a = train_and_score(b1, small_options(1), (dir / "a.pt").string(), kMeta);
-  const auto b = train_and_score(b2, small_options(1), (dir / "b.pt").string(), kMeta);
+  const auto a = train_and_score(std::move(b1), small_options(1), (dir / "a.pt").string(), kMeta);
+  const auto b = train_and_score(std::move(b2), small_options(1), (dir / "b.pt").string(), kMeta);
   ASSERT_EQ(a.template_distance.size(), 64u);
   for (std::size_t i = 0; i < 64; ++i) EXPECT_NEAR(a.template_distance[i], b.template_distance[i], 1e-4 * (1 + a.template_distance[i])) << i;
   // The median row has unit RMS after normalisation.
@@ -133,11 +136,11 @@ TEST(Vae, ScoreFunctionRanksTheOutlierRows) {
     for (std::size_t i = 0; i < s.size(); ++i) s[i] = static_cast<float>(i);
     return s;
   };
-  const auto r = train_and_score(BeatMatrix{m.data(), 64, kDims}, small_options(1), (dir / "m.pt").string(), kMeta, by_index);
+  const auto r = train_and_score(BeatMatrix::view(m.data(), 64, kDims), small_options(1), (dir / "m.pt").string(), kMeta, by_index);
   EXPECT_EQ(r.score[10], 10.0f);
   ASSERT_FALSE(r.outlier_index.empty());
   EXPECT_EQ(r.outlier_index.front(), 63);
-  const auto plain = train_and_score(BeatMatrix{m.data(), 64, kDims}, small_options(1), (dir / "p.pt").string(), kMeta);
+  const auto plain = train_and_score(BeatMatrix::view(m.data(), 64, kDims), small_options(1), (dir / "p.pt").string(), kMeta);
   EXPECT_EQ(plain.score, plain.recon_error) << "without a function the score is recon_error";
 }
 
@@ -151,9 +154,9 @@ TEST(Vae, AutomaticBatchSize) {
 TEST(Vae, TooFewBeatsForASplit) {
   const auto dir = testutil::fresh_dir();
   auto m = beat_matrix(1, 0);
-  EXPECT_THROW(train_and_score(BeatMatrix{m.data(), 1, kDims}, small_options(1), (dir / "m.pt").string(), kMeta),
+  EXPECT_THROW(train_and_score(BeatMatrix::view(m.data(), 1, kDims), small_options(1), (dir / "m.pt").string(), kMeta),
                ecgpipe::InputError);
-  EXPECT_THROW(train_and_score(BeatMatrix{nullptr, 0, kDims}, small_options(1), (dir / "m.pt").string(), kMeta),
+  EXPECT_THROW(train_and_score(BeatMatrix::view(nullptr, 0, kDims), small_options(1), (dir / "m.pt").string(), kMeta),
                ecgpipe::InputError);
   EXPECT_FALSE(std::filesystem::exists(dir / "m.pt"));
 }
@@ -161,8 +164,59 @@ TEST(Vae, TooFewBeatsForASplit) {
 TEST(Vae, TwoBeatsIsTheSmallestSplit) {
   const auto dir = testutil::fresh_dir();
   auto m = beat_matrix(2, 0);
-  const auto r = train_and_score(BeatMatrix{m.data(), 2, kDims}, small_options(1), (dir / "m.pt").string(), kMeta);
+  const auto r = train_and_score(BeatMatrix::view(m.data(), 2, kDims), small_options(1), (dir / "m.pt").string(), kMeta);
   EXPECT_EQ(r.in_train[0] + r.in_train[1], 1);
 }
 
 }  // namespace
+
+// The beat matrix has one owner from its allocation to LibTorch's tensor deleter: it cannot be
+// copied, and every path frees it exactly once: the errors before LibTorch takes it (too few
+// beats, a bad row length, no beats to score, a missing model), a successful training, a matrix
+// never used. Counted with a deleter that counts (any allocator works the same way).
+TEST(BeatMatrixOwner, EveryPathFreesTheMatrixOnce) {
+  static_assert(!std::is_copy_constructible_v<BeatMatrix> && !std::is_copy_assignable_v<BeatMatrix>);
+  static_assert(std::is_nothrow_move_constructible_v<BeatMatrix>);
+  const auto dir = testutil::fresh_dir();
+  int allocated = 0, freed = 0;
+  const auto make = [&](std::int64_t rows, std::int64_t cols) {
+    const std::vector<float> rows_of = beat_matrix(static_cast<int>(rows), 0);
+    auto* p = new float[static_cast<std::size_t>(std::max<std::int64_t>(1, rows * cols))]();
+    for (std::size_t i = 0; i < rows_of.size() && cols == kDims; ++i) p[i] = rows_of[i];
+    ++allocated;
+    return BeatMatrix(p, rows, cols, [&freed](float* q) {
+      delete[] q;
+      ++freed;
+    });
+  };
+  const std::string model = (dir / "m.pt").string();
+  EXPECT_THROW(train_and_score(make(1, kDims), small_options(1), model, kMeta), ecgpipe::InputError);
+  EXPECT_EQ(freed, 1) << "too few beats";
+  EXPECT_THROW(train_and_score(make(4, kDims + 4), small_options(1), model, kMeta), ecgpipe::UsageError);
+  EXPECT_EQ(freed, 2) << "a row length the VAE cannot take";
+  EXPECT_THROW(ecgpipe::score_with_model(make(0, kDims), model), ecgpipe::InputError);
+  EXPECT_EQ(freed, 3) << "no beats to score";
+  EXPECT_THROW(ecgpipe::score_with_model(make(4, kDims), (dir / "missing.pt").string()), ecgpipe::InputError);
+  EXPECT_EQ(freed, 4) << "a missing model";
+  const auto r = train_and_score(make(8, kDims), small_options(1), model, kMeta);
+  EXPECT_EQ(r.in_train.size(), 8u);
+  EXPECT_EQ(freed, 5) << "trained: the tensor's deleter";
+  {
+    BeatMatrix a = make(2, kDims);
+    BeatMatrix b = std::move(a);
+    BeatMatrix c;
+    c = std::move(b);
+    EXPECT_EQ(a.data(), nullptr);
+    EXPECT_EQ(c.rows(), 2);
+  }
+  EXPECT_EQ(freed, 6) << "moved twice, never used";
+  EXPECT_EQ(allocated, freed);
+  // A view frees nothing; host rows the matrix holds free themselves.
+  {
+    std::vector<float> mine(kDims, 1.0f);
+    BeatMatrix v = BeatMatrix::view(mine.data(), 1, kDims);
+    BeatMatrix h(std::vector<float>(2 * kDims, 0.0f), 2, kDims);
+    EXPECT_NE(h.data(), nullptr);
+  }
+  EXPECT_EQ(freed, 6);
+}

@@ -28,7 +28,10 @@ struct CudaError : Error {
 // The CUDA architectures this binary was built for (CMAKE_CUDA_ARCHITECTURES, e.g. "75-real 90").
 const char* built_cuda_architectures();
 
-inline void check_cuda(cudaError_t status, const char* call, const char* file, int line) {
+// One check for every library's status: an overload of check_status per status type (here the
+// CUDA runtime's, which CUB returns too; cuFFT's beside its one user, kernels/bandpass.cu), all
+// ending in throw_cuda_error with the call's text and its file and line.
+inline void check_status(cudaError_t status, const char* call, const char* file, int line) {
   if (status == cudaSuccess) return;
   if (status == cudaErrorNoKernelImageForDevice || status == cudaErrorUnsupportedPtxVersion) throw_no_kernel_image(status, call);
   throw_cuda_error(call, cudaGetErrorString(status), file, line);
@@ -36,11 +39,14 @@ inline void check_cuda(cudaError_t status, const char* call, const char* file, i
 
 }  // namespace ecgpipe
 
-#define ECGPIPE_CUDA_CHECK(call) ::ecgpipe::check_cuda((call), #call, __FILE__, __LINE__)
+// ECGPIPE_CHECK(call): any CUDA runtime, CUB or cuFFT call; CudaError (exit 1) on failure.
+#define ECGPIPE_CHECK(call) ::ecgpipe::check_status((call), #call, __FILE__, __LINE__)
+// The same check under its older name (the CUDA runtime's calls across kernels/ and src/).
+#define ECGPIPE_CUDA_CHECK(call) ECGPIPE_CHECK(call)
 // After a <<<...>>> launch: catches bad launch configurations at once (asynchronous faults
 // surface at the next synchronizing call, which is checked too).
 #define ECGPIPE_CUDA_CHECK_LAUNCH(name) \
-  ::ecgpipe::check_cuda(cudaGetLastError(), "launch of " name, __FILE__, __LINE__)
+  ::ecgpipe::check_status(cudaGetLastError(), "launch of " name, __FILE__, __LINE__)
 
 namespace ecgpipe {
 

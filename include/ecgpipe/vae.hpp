@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "ecgpipe/beat_matrix.hpp"
+
 namespace ecgpipe {
 
 inline constexpr int kLatentDim = 2;           // the seed's 2-D latent
@@ -37,21 +39,6 @@ struct TrainOptions {
   // Called after each epoch with (epoch 1-based, mean train loss per beat, training beats per
   // second over that epoch).
   std::function<void(int, double, double)> on_epoch;
-};
-
-// The beat matrix handed to LibTorch without a copy. On the GPU `data` is a device pointer and
-// `release` (if set) is called once LibTorch no longer needs it, so the tensor owns the buffer.
-struct BeatMatrix {
-  float* data = nullptr;
-  std::int64_t rows = 0;
-  std::int64_t cols = 0;
-  bool on_cuda = false;
-  std::function<void(void*)> release;
-  void* cuda_stream = nullptr;  // cudaStream_t the matrix was written on (GPU only)
-  // Normalise the rows before use (the `rr` model, in place on their device): each row minus its
-  // own median (baseline wander), then all rows divided by the RMS of the median beat (the
-  // recording's gain), so the model sees beats of unit scale from any lead or amplifier.
-  bool normalise = false;
 };
 
 struct TrainResult {
@@ -98,6 +85,7 @@ using ScoreFunction = std::function<std::vector<float>(const TrainResult&)>;
 // serialised in memory into TrainResult::model_file, and also written to `model_path` unless it
 // is empty (whole or not at all; OutputError on a full disk). Throws InputError if the split
 // leaves a set empty.
+// Takes the matrix over: LibTorch's tensor frees it, or, on an error before that, `beats` does.
 TrainResult train_and_score(BeatMatrix beats, const TrainOptions& options,
                             const std::string& model_path, const std::string& meta_json,
                             const ScoreFunction& score = {});

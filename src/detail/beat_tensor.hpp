@@ -15,8 +15,9 @@
 
 namespace ecgpipe::detail {
 
-// The beat matrix as a tensor on its device, without a copy (on the GPU it also owns the buffer
-// through the deleter), with LibTorch set to the pipeline's stream for the object's lifetime.
+// The beat matrix as a tensor on its device, without a copy, with LibTorch set to the pipeline's
+// stream for the object's lifetime. The tensor takes the matrix's storage over (BeatMatrix::release
+// into torch::from_blob's deleter), so it is freed when the last tensor using it goes.
 // Normalises the rows in place when the matrix asks for it (BeatMatrix::normalise).
 struct BeatTensor {
   torch::Device device{torch::kCPU};
@@ -24,7 +25,7 @@ struct BeatTensor {
 #ifdef ECGPIPE_TORCH_CUDA
   std::optional<c10::cuda::CUDAStreamGuard> stream_guard;
 #endif
-  explicit BeatTensor(const BeatMatrix& beats);
+  explicit BeatTensor(BeatMatrix beats);
 };
 
 // See BeatMatrix::normalise. In place.

@@ -3,12 +3,12 @@
 #pragma once
 
 #include <algorithm>
-#include <functional>
 #include <memory>
 #include <vector>
 
 #include "ecgpipe/beat_rows.hpp"
 #include "ecgpipe/classify.hpp"
+#include "ecgpipe/beat_matrix.hpp"
 #include "ecgpipe/pipeline.hpp"
 #include "ecgpipe/report.hpp"
 
@@ -18,12 +18,9 @@ struct Segmentation {
   std::size_t samples = 0;
   std::size_t candidates = 0;
   BeatTable beats;
-  // CPU: the matrix lives here. GPU: empty; `device_matrix` is a device pointer whose ownership
-  // passes to LibTorch through `release`.
-  std::vector<float> host_matrix;
-  float* device_matrix = nullptr;
-  std::function<void(void*)> release;
-  void* stream = nullptr;
+  // The beat matrix (host rows on the CPU, a device buffer on the GPU) and its one owner, until
+  // the VAE stage hands it to LibTorch.
+  BeatMatrix matrix;
   StageSeconds seconds;  // csv, bandpass, peaks, beats, classify filled
   std::vector<BeatClass> beat_class;  // per kept beat (classify.hpp), from the signal on the host
   // For report.html: the first report_excerpt_samples() of the signal and of its band-passed curve.
