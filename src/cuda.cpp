@@ -1,6 +1,8 @@
 // Shared CUDA plumbing: the one place a failed CUDA call becomes an exception.
 #include "ecgpipe/cuda.hpp"
 
+#include "ecgpipe/config.hpp"  // ECGPIPE_CUDA_ARCHITECTURES
+
 #include <string>
 
 namespace ecgpipe {

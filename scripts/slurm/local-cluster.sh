@@ -43,6 +43,13 @@ start() {
   "$munged" --force --key-file="$key" --socket="$STATE/munge/munge.socket" \
     --pid-file="$STATE/munged.pid" --log-file="$STATE/munged.log" --seed-file="$STATE/munge/munge.seed" ||
     { echo "local-cluster: munged did not start ($STATE/munged.log)" >&2; exit $SKIP; }
+  # Free ports unless given: a second cluster (another test run, a leftover) must not collide.
+  local ports
+  ports=$(python3 -c 'import socket
+s = [socket.socket() for _ in range(2)]
+for x in s: x.bind(("127.0.0.1", 0))
+print(*[x.getsockname()[1] for x in s])')
+  read -r ctld_port slurmd_port <<<"$ports"
   local cpus mem user
   cpus=$(nproc)
   mem=$(awk '/MemTotal/ {print int($2 / 1024 * 0.8)}' /proc/meminfo)
@@ -53,8 +60,8 @@ ClusterName=ecgpipe-local
 SlurmctldHost=localhost
 SlurmUser=$user
 SlurmdUser=$user
-SlurmctldPort=${ECGPIPE_SLURMCTLD_PORT:-16817}
-SlurmdPort=${ECGPIPE_SLURMD_PORT:-16818}
+SlurmctldPort=${ECGPIPE_SLURMCTLD_PORT:-$ctld_port}
+SlurmdPort=${ECGPIPE_SLURMD_PORT:-$slurmd_port}
 AuthType=auth/munge
 CredType=cred/munge
 AuthInfo=socket=$STATE/munge/munge.socket
@@ -95,7 +102,7 @@ CONF
   done
   echo "local-cluster: the node did not come up in 30 s:" >&2
   sinfo >&2 || true
-  tail -5 "$STATE/slurmctld.log" "$STATE/slurmd.log" >&2 || true
+  tail -n 5 "$STATE/slurmctld.log" "$STATE/slurmd.log" >&2 || true
   stop
   exit $SKIP
 }
