@@ -2,30 +2,25 @@
 
 #include <cstdio>
 
+#include "detail/svg.hpp"
+
 namespace ecgpipe {
 
 namespace {
 
+// XML text: the SVG toolkit's markup escaping (& < > " '), after replacing the control
+// characters XML 1.0 cannot carry (all but tab, newline and carriage return) with U+FFFD.
 std::string escape(const std::string& text) {
-  std::string out;
-  out.reserve(text.size());
+  std::string clean;
+  clean.reserve(text.size());
   for (const char ch : text) {
     const auto c = static_cast<unsigned char>(ch);
-    switch (ch) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default:
-        // XML 1.0 allows tab, newline and carriage return among the control characters, no other.
-        if (c < 0x20 && ch != '\t' && ch != '\n' && ch != '\r')
-          out += "\xEF\xBF\xBD";  // U+FFFD in UTF-8
-        else
-          out += ch;
-    }
+    if (c < 0x20 && ch != '\t' && ch != '\n' && ch != '\r')
+      clean += "\xEF\xBF\xBD";  // U+FFFD in UTF-8
+    else
+      clean += ch;
   }
-  return out;
+  return svg::escape(clean);
 }
 
 std::string seconds_attr(double s) {

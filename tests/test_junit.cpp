@@ -31,7 +31,7 @@ TEST(Junit, CountsPassedFailedSkipped) {
 TEST(Junit, EscapesMarkupAndControlCharacters) {
   const std::vector<TestCaseResult> cases = {{"a<b", "x & \"y\" 'z'", 0.0, Status::failed, "1 > 0\x01\ttab"}};
   const std::string xml = junit_xml("s", cases);
-  EXPECT_NE(xml.find("classname=\"a&lt;b\" name=\"x &amp; &quot;y&quot; &apos;z&apos;\""), std::string::npos) << xml;
+  EXPECT_NE(xml.find("classname=\"a&lt;b\" name=\"x &amp; &quot;y&quot; &#39;z&#39;\""), std::string::npos) << xml;
   // \x01 cannot appear in XML 1.0: replaced by U+FFFD; the tab stays.
   EXPECT_NE(xml.find("message=\"1 &gt; 0\xEF\xBF\xBD\ttab\""), std::string::npos) << xml;
 }
