@@ -11,6 +11,7 @@ PACKAGES=(
   libspdlog-dev libfmt-dev  # logging
   nlohmann-json3-dev      # report.json
   libfast-float-dev       # fast_float: exact decimal -> float
+  libfccp-dev             # fast-cpp-csv-parser: the viewer's CSV reader (beats.csv, outliers.csv)
   libedf-dev              # edflib: EDF/EDF+/BDF input
   libgtest-dev            # GoogleTest
   libcpp-httplib-dev      # cpp-httplib: the HTTP server of `ecgpipe view`

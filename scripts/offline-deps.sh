@@ -12,7 +12,7 @@ DEPS_PREFIX=${DEPS_PREFIX:-/opt/ecgpipe-deps}
 BUILD_DIR=${BUILD_DIR:-build-gpu}
 # Header-only or small libraries the build needs beyond the CUDA toolkit and LibTorch.
 PACKAGES=(libcli11-dev libspdlog-dev libspdlog1.10 libfmt-dev libfmt9 libgtest-dev googletest
-          libfast-float-dev nlohmann-json3-dev libedf-dev libedf1
+          libfast-float-dev libfccp-dev nlohmann-json3-dev libedf-dev libedf1
           libcpp-httplib-dev libcpp-httplib0.11 libssl-dev zlib1g-dev libbrotli-dev)
 
 case "${1:-}" in
