@@ -2,6 +2,8 @@
 // defined). The CPU reference and the shared types are in ecgpipe/beats.hpp.
 #pragma once
 
+#include <cstdint>
+
 #include "ecgpipe/beats.hpp"
 #include "ecgpipe/cuda.hpp"
 

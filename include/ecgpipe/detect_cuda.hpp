@@ -2,6 +2,8 @@
 // defined). The CPU reference and the shared types are in ecgpipe/detect.hpp.
 #pragma once
 
+#include <cstdint>
+
 #include "ecgpipe/detect.hpp"
 #include "ecgpipe/cuda.hpp"
 

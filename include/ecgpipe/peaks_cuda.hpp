@@ -2,6 +2,8 @@
 // defined). The CPU reference and the shared types are in ecgpipe/peaks.hpp.
 #pragma once
 
+#include <cstdint>
+
 #include "ecgpipe/peaks.hpp"
 #include "ecgpipe/cuda.hpp"
 

@@ -4,6 +4,8 @@
 // `ecgpipe summarize DIR...` rebuilds exactly what the batch wrote.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>

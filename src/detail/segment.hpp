@@ -2,6 +2,8 @@
 // path is src/detail/segment_cuda.hpp (CUDA builds only).
 #pragma once
 
+#include <cstdint>
+
 #include <algorithm>
 #include <memory>
 #include <vector>
