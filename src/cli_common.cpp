@@ -22,12 +22,21 @@
 
 namespace ecgpipe::cli {
 
-void add_input_options(CLI::App& cmd, std::string& input, CsvOptions& csv) {
-  cmd.add_option("file", input, "ECG CSV file (one numeric column used), a WFDB record's .hea/.dat (one channel), or an EDF/EDF+/BDF file (.edf/.bdf, one signal)")
-      ->required();
+namespace {
+
+// --column and --no-header: which signal of a recording, the same for one input and for many.
+void add_column_options(CLI::App& cmd, CsvOptions& csv) {
   cmd.add_option("--column", csv.column, "Column to read: header name or 0-based index (default: 'heartbeats', else 0); for a WFDB record, "
                  "the channel: description (e.g. MLII) or 0-based index (default 0); for EDF/BDF, the signal: label (e.g. ECG) or 0-based index (default 0)");
   cmd.add_flag_callback("--no-header", [&csv] { csv.has_header = false; }, "The file has no header line");
+}
+
+}  // namespace
+
+void add_input_options(CLI::App& cmd, std::string& input, CsvOptions& csv) {
+  cmd.add_option("file", input, "ECG CSV file (one numeric column used), a WFDB record's .hea/.dat (one channel), or an EDF/EDF+/BDF file (.edf/.bdf, one signal)")
+      ->required();
+  add_column_options(cmd, csv);
 }
 
 void add_device_option(CLI::App& cmd, std::string& device) {
@@ -116,10 +125,7 @@ void add_inputs_options(CLI::App& cmd, InputArgs& in, CsvOptions& csv) {
   cmd.add_option("--shard", in.shard,
                  "K/N: only every N-th recording from the K-th (0-based), for job arrays; slurm: this Slurm "
                  "array task's part. The summary is left to `ecgpipe summarize OUT` once every part is done");
-  cmd.add_option("--column", csv.column, "Column to read: header name or 0-based index (default: 'heartbeats', else 0); for a WFDB record, "
-                 "the channel: description (e.g. MLII) or 0-based index (default 0); for EDF/BDF, the signal: label "
-                 "(e.g. ECG) or 0-based index (default 0)");
-  cmd.add_flag_callback("--no-header", [&csv] { csv.has_header = false; }, "The file has no header line");
+  add_column_options(cmd, csv);
 }
 
 void require_inputs(const InputArgs& in) {
