@@ -671,6 +671,9 @@ void GpuCsvReader::fail(std::uint64_t offset, bool chunk_overflow) {
   const LocatedLine line = locate_line(path_, first);
   if (line.length > csv_internal::kMaxLineBytes) csv_internal::throw_line_too_long(path_, line.line_no);
   if (chunk_overflow) {
+    // The CPU names a NUL byte in this line before anything else (a zeroed block is a "line"
+    // longer than a small chunk, and the user must hear about the NUL, as on the CPU).
+    csv_internal::check_no_nul(path_, line.line_no, line.raw);
     throw InputError(path_ + ":" + std::to_string(line.line_no) + ": line longer than the GPU parser's chunk (" +
                      std::to_string(chunk_) + " bytes)");
   }
