@@ -1,13 +1,18 @@
 // The HTTP side of `ecgpipe view` (view.hpp): cpp-httplib routes answering from a ViewData in
 // memory, and serving until Ctrl-C.
 #include <httplib.h>
-#include <pthread.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <unistd.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <charconv>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -27,6 +32,52 @@ using nlohmann::json;
 constexpr std::size_t kMaxBeatsPerRequest = 20000;
 // Most heart-rate bins per request: more than any screen has pixels.
 constexpr std::int64_t kMaxHrBins = 10000;
+
+// The write end of the pipe a SIGINT/SIGTERM handler writes to while a server runs (-1: none).
+volatile sig_atomic_t g_stop_fd = -1;
+
+extern "C" void on_view_stop_signal(int) {
+  const int saved = errno;
+  const char byte = 1;
+  if (g_stop_fd >= 0) (void)!::write(g_stop_fd, &byte, 1);
+  errno = saved;
+}
+
+// Routes SIGINT and SIGTERM to a pipe while alive; restores the earlier handlers (the output
+// set's cleanup, output.hpp) when destroyed.
+class StopPipe {
+ public:
+  StopPipe() {
+    if (::pipe2(fd_, O_CLOEXEC) != 0) throw InternalError(std::string("view: pipe: ") + std::strerror(errno));
+    g_stop_fd = fd_[1];
+    struct sigaction sa {};
+    sa.sa_handler = on_view_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    ::sigaction(SIGINT, &sa, &old_int_);
+    ::sigaction(SIGTERM, &sa, &old_term_);
+  }
+  ~StopPipe() {
+    ::sigaction(SIGINT, &old_int_, nullptr);
+    ::sigaction(SIGTERM, &old_term_, nullptr);
+    g_stop_fd = -1;
+    ::close(fd_[0]);
+    ::close(fd_[1]);
+  }
+  StopPipe(const StopPipe&) = delete;
+  StopPipe& operator=(const StopPipe&) = delete;
+
+  // Returns once a signal came or wake() was called.
+  void wait() const {
+    char byte = 0;
+    while (::read(fd_[0], &byte, 1) < 0 && errno == EINTR) {
+    }
+  }
+  void wake() const { on_view_stop_signal(0); }
+
+ private:
+  int fd_[2] = {-1, -1};
+  struct sigaction old_int_ {}, old_term_ {};
+};
 
 void reply_error(httplib::Response& res, int status, const std::string& message) {
   res.status = status;
@@ -260,30 +311,30 @@ void serve_view(const ViewOptions& options, std::ostream& url_out) {
   auto data = std::make_shared<const ViewData>(load_view_data(options));
   ViewServer server(data);
   const int port = server.bind(options.bind, options.port);
-  // Ctrl-C and SIGTERM end the server cleanly: blocked here (and so in httplib's worker threads,
-  // which inherit the mask), taken by one thread with sigwait, which stops the server.
-  // A shell starts background jobs with SIGINT ignored, and an ignored signal never reaches
-  // sigwait: restore the default so that `kill -INT` stops a backgrounded viewer too.
-  ::signal(SIGINT, SIG_DFL);
-  ::signal(SIGTERM, SIG_DFL);
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  // Ctrl-C and SIGTERM end the server cleanly. The handler only writes a byte to a pipe (all a
+  // handler may do); a waiter thread reads it and stops the server. A handler, not a blocked
+  // mask and sigwait: `run --view` has started LibTorch's and the CUDA driver's threads before
+  // this point, and a signal sent to the process lands on any thread that does not block it,
+  // which would end the process by the default action. A handler also overrides the SIGINT that
+  // a shell ignores for background jobs, so `kill -INT` stops a backgrounded viewer too.
+  StopPipe stop;
+  std::atomic<bool> listened{false};
   std::thread waiter([&] {
-    int sig = 0;
-    sigwait(&signals, &sig);
-    server.stop();
+    stop.wait();
+    // A signal right after the URL is printed may come before listen() runs, when stop() has
+    // nothing to stop yet: repeat until listen() has returned.
+    while (!listened) {
+      server.stop();
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
   });
   const std::string host = options.bind.find(':') != std::string::npos ? "[" + options.bind + "]" : options.bind;
   url_out << "http://" << host << ":" << port << "/" << std::endl;
   spdlog::info("view: serving {} on http://{}:{}/ (Ctrl-C stops)", options.out_dir, host, port);
   server.listen();
-  // listen() returns once stopped; if it returned for another reason the waiter still waits.
-  pthread_kill(waiter.native_handle(), SIGTERM);
+  listened = true;
+  stop.wake();  // listen() may have returned for another reason: the waiter must not wait on
   waiter.join();
-  pthread_sigmask(SIG_UNBLOCK, &signals, nullptr);
   spdlog::info("view: stopped");
 }
 
