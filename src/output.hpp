@@ -29,6 +29,10 @@ void check_output_dir(const std::string& dir);
 // renames of a commit run waits until the set is whole. main() calls this once.
 void install_output_signal_handlers();
 
+// For the crash report (crash_report.hpp), async-signal-safe: removes the temporaries of a commit
+// under way unless its renames have begun (then the next run removes them as a dead process's).
+void remove_output_temporaries_on_crash();
+
 class OutputSet {
  public:
   // create_dirs: commit() creates missing parent directories (run's --out); else a missing

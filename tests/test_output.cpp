@@ -3,7 +3,12 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
+#include <future>
+#include <thread>
+#include <vector>
 #include <filesystem>
 #include <string>
 
@@ -90,3 +95,38 @@ TEST(OutputSet, CheckOutputDirCreatesNothing) {
 }
 
 }  // namespace
+
+// `--jobs N` commits sets from several threads at once. The renames' guard against signals was
+// one process-wide flag: a second thread entering it waited for a signal (pause) forever.
+TEST(OutputSet, ConcurrentCommitsFromSeveralThreadsAllFinish) {
+  const auto dir = fresh_dir();
+  constexpr int kThreads = 4, kCommits = 200;
+  auto work = [&](int t) {
+    for (int k = 0; k < kCommits; ++k) {
+      ecgpipe::OutputSet set(/*create_dirs=*/true);
+      const std::string sub = (dir / ("t" + std::to_string(t))).string();
+      set.text(sub + "/a.csv") << t << ',' << k << '\n';
+      set.text(sub + "/b.json") << k << '\n';
+      set.commit();
+    }
+  };
+  // A deadlock would hang the test binary: a watchdog ends it with a message instead.
+  std::packaged_task<void()> all([&] {
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) threads.emplace_back(work, t);
+    for (auto& th : threads) th.join();
+  });
+  auto done = all.get_future();
+  std::thread runner(std::move(all));
+  constexpr auto kDeadlockAfter = std::chrono::seconds(60);  // 800 small commits take < 1 s
+  if (done.wait_for(kDeadlockAfter) != std::future_status::ready) {
+    std::fprintf(stderr, "OutputSet.ConcurrentCommits: deadlock (threads still waiting after 60 s)\n");
+    std::_Exit(1);
+  }
+  runner.join();
+  done.get();
+  for (int t = 0; t < kThreads; ++t) {
+    EXPECT_EQ(read_text(dir / ("t" + std::to_string(t)) / "a.csv"), std::to_string(t) + "," + std::to_string(kCommits - 1) + "\n");
+    EXPECT_EQ(list_dir(dir / ("t" + std::to_string(t))).size(), 2u) << "no temporaries or backups left";
+  }
+}
