@@ -9,6 +9,7 @@
 #include <exception>
 
 #include "commands.hpp"
+#include "crash_report.hpp"
 #include "ecgpipe/config.hpp"
 #include "ecgpipe/error.hpp"
 #include "ecgpipe/vae.hpp"
@@ -18,6 +19,7 @@ int main(int argc, char** argv) {
   using ecgpipe::ExitCode;
   // SIGINT/SIGTERM remove the temporaries of an output set being written (output.hpp).
   ecgpipe::install_output_signal_handlers();
+  ecgpipe::install_crash_report();
   // Logs go to stderr; results go to stdout and files.
   auto logger = spdlog::stderr_color_mt("ecgpipe");
   logger->set_pattern("%^%l%$: %v");

@@ -460,37 +460,47 @@ TEST(CliOutputs, CommitFailureHalfWayKeepsEarlierSet) {
 
 // --- Row 5: SIGINT/SIGTERM during the write phase remove the temporaries.
 // The child stops itself (ECGPIPE_TEST_STOP_BEFORE_COMMIT) when its temporaries are written.
-void signal_during_write(int sig) {
+// Returns what the child wrote to stderr.
+std::string signal_during_write(int sig) {
   const auto dir = fresh_dir();
   const auto in = small_csv(dir);
   const auto out = dir / "o";
   const pid_t pid = ::fork();
-  ASSERT_GE(pid, 0);
+  EXPECT_GE(pid, 0);
   if (pid == 0) {
     ::setenv("ECGPIPE_TEST_STOP_BEFORE_COMMIT", "1", 1);
     const std::string e = exe(), i = in.string(), o = out.string();
-    ::freopen("/dev/null", "w", stderr);
+    ::freopen((dir / "stderr.txt").c_str(), "w", stderr);
     ::execl(e.c_str(), e.c_str(), "-q", "run", i.c_str(), "--device", "cpu", "--epochs", "1", "--threads", "1", "--out",
             o.c_str(), static_cast<char*>(nullptr));
     ::_exit(127);
   }
   int status = 0;
-  ASSERT_EQ(::waitpid(pid, &status, WUNTRACED), pid);
+  EXPECT_EQ(::waitpid(pid, &status, WUNTRACED), pid);
   if (!WIFSTOPPED(status)) {
     ADD_FAILURE() << "the child did not stop before its commit (exit status " << status << ")";
-    return;
+    return "";
   }
   EXPECT_FALSE(hidden_entries(out).empty()) << "temporaries should exist at this point";
   ::kill(pid, sig);
   ::kill(pid, SIGCONT);
-  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  EXPECT_EQ(::waitpid(pid, &status, 0), pid);
   EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == sig) << "ends by the signal (shell: " << 128 + sig << ")";
   expect_empty(out);
   EXPECT_FALSE(fs::exists(out)) << "the output directory was created for this run";
+  return testutil::read_text(dir / "stderr.txt");
 }
 
 TEST(CliSignals, SigtermDuringWriteRemovesTemporaries) { signal_during_write(SIGTERM); }
 TEST(CliSignals, SigintDuringWriteRemovesTemporaries) { signal_during_write(SIGINT); }
+
+// A crash says it is a bug, with a backtrace for the report, and leaves no temporaries; the
+// process still ends by the signal (a job scheduler sees the crash).
+TEST(CliSignals, CrashPrintsBacktraceAndLeavesNothing) {
+  const std::string err = signal_during_write(SIGSEGV);
+  EXPECT_NE(err.find("ecgpipe: internal error: segmentation fault (a bug in ecgpipe"), std::string::npos) << err;
+  EXPECT_NE(err.find("ecgpipe("), std::string::npos) << "backtrace frames of the executable:\n" << err;
+}
 
 // Temporaries of processes that died without cleaning up (SIGKILL, power loss) are removed by
 // the next run; a live process's are not touched.
