@@ -1,7 +1,6 @@
 // Many recordings in one call: inputs, manifest, output names, the driver (see batch.hpp).
 #include "ecgpipe/batch.hpp"
 
-#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -20,6 +19,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "detail/paths.hpp"
 #include "text.hpp"
 
 namespace ecgpipe {
@@ -27,6 +27,8 @@ namespace {
 
 using text::lower;
 using text::trim;
+using detail::is_directory;
+using detail::path_join;
 
 bool ends_with(const std::string& s, const std::string& tail) {
   return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
@@ -44,10 +46,6 @@ std::string dir_name(const std::string& path) {
   return slash == std::string::npos ? "" : path.substr(0, slash + 1);
 }
 
-std::string join(const std::string& dir, const std::string& name) {
-  if (dir.empty() || dir == ".") return name;
-  return dir.back() == '/' ? dir + name : dir + "/" + name;
-}
 
 }  // namespace
 
@@ -84,28 +82,19 @@ std::vector<BatchItem> parse_manifest(const std::string& path) {
   return items;
 }
 
-bool is_directory(const std::string& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-}
-
 std::vector<std::string> directory_recordings(const std::string& dir) {
-  // POSIX readdir, not std::filesystem's iterator: it crashed on the GPU machine's toolchain
-  // (tests/test_util.hpp).
-  std::vector<std::string> names;
-  DIR* d = ::opendir(dir.c_str());
-  if (d == nullptr) throw InputError("cannot list directory " + dir);
+  std::vector<std::string> entries, names;
+  if (!detail::list_directory(dir, entries)) throw InputError("cannot list directory " + dir);
   static const std::set<std::string> kOwnOutputs = {"beats.csv", "outliers.csv", "summary.csv"};
-  while (const dirent* e = ::readdir(d)) {
-    const std::string n = e->d_name, l = lower(n);
+  for (const std::string& n : entries) {
+    const std::string l = lower(n);
     const bool record = ends_with(l, ".edf") || ends_with(l, ".bdf") || ends_with(l, ".hea") ||
                         (ends_with(l, ".csv") && !ends_with(l, "_beats.csv") && kOwnOutputs.count(l) == 0);
-    if (record && !is_directory(join(dir, n))) names.push_back(n);
+    if (record && !is_directory(path_join(dir, n))) names.push_back(n);
   }
-  ::closedir(d);
   std::sort(names.begin(), names.end());
   if (names.empty()) throw InputError(dir + ": no recordings (*.csv, *.hea, *.edf, *.bdf) in this directory");
-  for (auto& n : names) n = join(dir, n);
+  for (auto& n : names) n = path_join(dir, n);
   return names;
 }
 

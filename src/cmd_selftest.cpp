@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "commands.hpp"
+#include "detail/paths.hpp"
 #include "ecgpipe/error.hpp"
 #include "junit.hpp"
 #include "output.hpp"
@@ -58,12 +59,10 @@ void add_selftest_command(CLI::App& app) {
     try {
       results = run_selftest(options);
     } catch (...) {
-      std::error_code ignored;
-      fs::remove_all(work, ignored);
+      detail::remove_tree(work.string());
       throw;
     }
-    std::error_code ignored;
-    fs::remove_all(work, ignored);
+    detail::remove_tree(work.string());
     std::size_t failed = 0, ran = 0;
     for (const auto& r : results) {
       std::printf("%s  %-5s %-40s %7.3f s  %s\n", status_word(r.status), r.classname.c_str(), r.name.c_str(), r.seconds,

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "detail/paths.hpp"
 #include "ecgpipe/batch.hpp"
 #include "ecgpipe/error.hpp"
 #include "ecgpipe/summary.hpp"
@@ -43,7 +44,7 @@ void add_summarize_command(CLI::App& app) {
     std::vector<SummaryRow> rows;
     bool one_parent = a->dirs.size() == 1;
     for (const auto& dir : a->dirs) {
-      if (!is_directory(dir)) throw InputError(dir + ": not a directory");
+      if (!detail::is_directory(dir)) throw InputError(dir + ": not a directory");
       const std::vector<std::string> folders = output_folders(dir);
       if (!folders.empty()) {
         for (const auto& f : folders) rows.push_back(read_output_folder(f, folder_name(f)));

@@ -1,7 +1,6 @@
 // The cohort summary (see summary.hpp).
 #include "ecgpipe/summary.hpp"
 
-#include <dirent.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "detail/paths.hpp"
 #include "detail/svg.hpp"
 #include "ecgpipe/batch.hpp"
 #include "output.hpp"
@@ -23,11 +23,9 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-std::string join(const std::string& dir, const std::string& name) {
-  return dir.empty() || dir.back() == '/' ? dir + name : dir + "/" + name;
-}
-
-bool exists(const std::string& path) { return ::access(path.c_str(), F_OK) == 0; }
+using detail::is_directory;
+using detail::path_exists;
+using detail::path_join;
 
 nlohmann::json read_json(const std::string& path) {
   std::ifstream in(path);
@@ -147,8 +145,8 @@ SummaryRow read_output_folder(const std::string& folder, const std::string& name
   SummaryRow row;
   row.name = name;
   row.folder = folder;
-  const std::string error_path = join(folder, "error.json"), report_path = join(folder, "report.json");
-  if (exists(error_path)) {
+  const std::string error_path = path_join(folder, "error.json"), report_path = path_join(folder, "report.json");
+  if (path_exists(error_path)) {
     const auto j = read_json(error_path);
     row.input = j.value("input", "");
     row.exit_code = j.value("exit_code", 1);
@@ -156,7 +154,7 @@ SummaryRow read_output_folder(const std::string& folder, const std::string& name
     row.seconds = number(j, "seconds");
     return row;
   }
-  if (!exists(report_path)) throw InputError(folder + ": neither report.json nor error.json (not an ecgpipe output folder)");
+  if (!path_exists(report_path)) throw InputError(folder + ": neither report.json nor error.json (not an ecgpipe output folder)");
   const auto j = read_json(report_path);
   row.ok = true;
   try {
@@ -176,23 +174,20 @@ SummaryRow read_output_folder(const std::string& folder, const std::string& name
   } catch (const nlohmann::json::exception& e) {
     throw InputError(report_path + ": missing or malformed field: " + e.what());
   }
-  read_beats(join(folder, "beats.csv"), row);
-  read_outliers(join(folder, "outliers.csv"), row);
-  row.has_report_html = exists(join(folder, "report.html"));
+  read_beats(path_join(folder, "beats.csv"), row);
+  read_outliers(path_join(folder, "outliers.csv"), row);
+  row.has_report_html = path_exists(path_join(folder, "report.html"));
   return row;
 }
 
 std::vector<std::string> output_folders(const std::string& dir) {
-  std::vector<std::string> out;
-  DIR* d = ::opendir(dir.c_str());  // POSIX, not std::filesystem's iterator (see batch.cpp)
-  if (d == nullptr) throw InputError("cannot list directory " + dir);
-  while (const dirent* e = ::readdir(d)) {
-    const std::string n = e->d_name;
-    if (n == "." || n == "..") continue;
-    const std::string p = join(dir, n);
-    if (is_directory(p) && (exists(join(p, "report.json")) || exists(join(p, "error.json")))) out.push_back(p);
+  std::vector<std::string> entries, out;
+  if (!detail::list_directory(dir, entries)) throw InputError("cannot list directory " + dir);
+  for (const std::string& n : entries) {
+    const std::string p = path_join(dir, n);
+    if (is_directory(p) && (path_exists(path_join(p, "report.json")) || path_exists(path_join(p, "error.json"))))
+      out.push_back(p);
   }
-  ::closedir(d);
   std::sort(out.begin(), out.end());
   return out;
 }
@@ -200,14 +195,14 @@ std::vector<std::string> output_folders(const std::string& dir) {
 std::vector<SummaryRow> collect_batch_rows(const std::string& out_dir, const std::vector<BatchOutcome>& outcomes) {
   std::vector<SummaryRow> rows;
   for (const auto& o : outcomes) {
-    const std::string folder = join(out_dir, o.name);
+    const std::string folder = path_join(out_dir, o.name);
     if (o.ok) {
-      std::remove(join(folder, "error.json").c_str());  // stale, from an earlier failed run
+      std::remove(path_join(folder, "error.json").c_str());  // stale, from an earlier failed run
     } else {
       OutputSet f(/*create_dirs=*/true);
       const nlohmann::json j = {{"input", o.path}, {"status", "failed"}, {"exit_code", static_cast<int>(o.code)},
                                 {"error", o.error}, {"seconds", o.seconds}};
-      f.text(join(folder, "error.json")) << j.dump(2) << '\n';
+      f.text(path_join(folder, "error.json")) << j.dump(2) << '\n';
       f.commit();
     }
     rows.push_back(read_output_folder(folder, o.name));
@@ -248,7 +243,7 @@ std::string summary_json(const std::vector<SummaryRow>& rows) {
 
 void write_summary(const std::string& out_dir, const std::vector<SummaryRow>& rows) {
   OutputSet files(/*create_dirs=*/true);  // the three appear together or not at all
-  auto& c = files.text(join(out_dir, "summary.csv"));
+  auto& c = files.text(path_join(out_dir, "summary.csv"));
   c << "record,status,exit_code,duration_s,fs,beats,hr_mean_bpm,se,ppv,auroc_abnormal,classes,top_outliers,seconds,input,error\n";
   for (const auto& r : rows) {
     c << csv_field(r.name) << ',' << (r.ok ? "ok" : "failed") << ',' << r.exit_code << ',' << fmt(r.duration_s) << ','
@@ -256,10 +251,10 @@ void write_summary(const std::string& out_dir, const std::vector<SummaryRow>& ro
       << fmt(r.se) << ',' << fmt(r.ppv) << ',' << fmt(r.auroc_abnormal) << ',' << csv_field(classes_text(r)) << ','
       << csv_field(top_text(r)) << ',' << fmt(r.seconds) << ',' << csv_field(r.input) << ',' << csv_field(r.error) << '\n';
   }
-  files.text(join(out_dir, "summary.json")) << summary_json(rows) << '\n';
+  files.text(path_join(out_dir, "summary.json")) << summary_json(rows) << '\n';
   std::size_t failed = 0;
   for (const auto& r : rows) failed += r.ok ? 0 : 1;
-  auto& h = files.text(join(out_dir, "index.html"));
+  auto& h = files.text(path_join(out_dir, "index.html"));
   h << "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>ecgpipe: " << rows.size()
     << " recordings</title>\n<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
        "td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}td.l,th.l{text-align:left}"

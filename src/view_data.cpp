@@ -10,6 +10,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "detail/paths.hpp"
 #include "ecgpipe/error.hpp"
 #include "ecgpipe/view.hpp"
 #include "ecgpipe/wfdb.hpp"
@@ -17,30 +18,21 @@
 namespace ecgpipe {
 namespace {
 
-bool is_dir(const std::string& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-std::string in_dir(const std::string& dir, const std::string& name) { return dir + "/" + name; }
-
-bool exists(const std::string& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0;
-}
+using detail::path_exists;
+using detail::path_join;
 
 // `path` if it exists or is absolute, else the same relative path from the output folder's parent
 // if it exists there, else `path` (whose error then names it as report.json does).
 std::string beside_out_dir(const std::string& path, const std::string& out_dir) {
-  if (path.empty() || path.front() == '/' || exists(path)) return path;
+  if (path.empty() || path.front() == '/' || path_exists(path)) return path;
   std::filesystem::path dir = std::filesystem::path(out_dir).lexically_normal();
   if (dir.filename().empty()) dir = dir.parent_path();  // "out/" -> "out"
   const std::string candidate = (dir.parent_path() / path).string();
-  return exists(candidate) ? candidate : path;
+  return path_exists(candidate) ? candidate : path;
 }
 
 nlohmann::json read_report(const std::string& dir) {
-  const std::string path = in_dir(dir, "report.json");
+  const std::string path = path_join(dir, "report.json");
   std::ifstream in(path);
   if (!in) throw InputError(path + ": missing; OUT_DIR must be the folder of a finished `ecgpipe run` or `score`");
   try {
@@ -62,7 +54,7 @@ void require_columns(const Reader& reader, const std::string& path, std::initial
 }
 
 void read_beats(const std::string& dir, ViewData& d) {
-  const std::string path = in_dir(dir, "beats.csv");
+  const std::string path = path_join(dir, "beats.csv");
   try {
     CsvReader<4> in(path);
     in.read_header(io::ignore_extra_column | io::ignore_missing_column, "r_peak", "score", "outlier", "class");
@@ -87,7 +79,7 @@ void read_beats(const std::string& dir, ViewData& d) {
 }
 
 void read_outliers(const std::string& dir, ViewData& d) {
-  const std::string path = in_dir(dir, "outliers.csv");
+  const std::string path = path_join(dir, "outliers.csv");
   try {
     CsvReader<4> in(path);
     in.read_header(io::ignore_extra_column, "rank", "index", "r_peak", "score");
@@ -101,7 +93,7 @@ void read_outliers(const std::string& dir, ViewData& d) {
 }  // namespace
 
 ViewData load_view_data(const ViewOptions& o) {
-  if (!is_dir(o.out_dir)) throw InputError(o.out_dir + ": no such directory (the --out folder of `ecgpipe run`)");
+  if (!detail::is_directory(o.out_dir)) throw InputError(o.out_dir + ": no such directory (the --out folder of `ecgpipe run`)");
   const nlohmann::json report = read_report(o.out_dir);
   ViewData d;
   d.out_dir = o.out_dir;
@@ -114,7 +106,7 @@ ViewData load_view_data(const ViewOptions& o) {
     d.outlier_threshold = report.value("/outliers/threshold"_json_pointer, 0.0);
     if (o.reference.empty()) d.reference = report.value("/evaluation/reference"_json_pointer, std::string());
   } catch (const nlohmann::json::exception& e) {
-    throw InputError(in_dir(o.out_dir, "report.json") + ": lacks the input or parameters record: " + e.what());
+    throw InputError(path_join(o.out_dir, "report.json") + ": lacks the input or parameters record: " + e.what());
   }
   if (!o.reference.empty()) d.reference = o.reference;
   // report.json holds the paths as `run` was given them, relative to where it ran; from
@@ -134,7 +126,7 @@ ViewData load_view_data(const ViewOptions& o) {
   }
   const auto t1 = std::chrono::steady_clock::now();
   if (!d.r_peak.empty() && d.r_peak.back() >= static_cast<std::int64_t>(signal.size()))
-    throw InputError(in_dir(o.out_dir, "beats.csv") + ": a beat at sample " + std::to_string(d.r_peak.back()) +
+    throw InputError(path_join(o.out_dir, "beats.csv") + ": a beat at sample " + std::to_string(d.r_peak.back()) +
                      " lies beyond the recording's " + std::to_string(signal.size()) + " samples (" + d.recording +
                      "): the folder belongs to another recording");
   d.pyramid = Pyramid(std::move(signal));

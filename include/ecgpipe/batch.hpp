@@ -26,9 +26,6 @@ struct BatchItem {
 // more than three fields or an empty path; InputError for an unreadable or empty manifest.
 std::vector<BatchItem> parse_manifest(const std::string& path);
 
-// True when a directory of that name exists.
-bool is_directory(const std::string& path);
-
 // The recordings of a directory, sorted by name, not recursing: *.edf, *.bdf, *.hea (a WFDB
 // record; its .dat is not listed again) and *.csv except reference files (*_beats.csv) and
 // ecgpipe's own outputs (beats.csv, outliers.csv, summary.csv). InputError if there is none.
