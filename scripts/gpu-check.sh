@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# On a GPU host: build (offline prefix from .deps/), run the whole test suite, run the GPU tests
-# under compute-sanitizer (memcheck, racecheck), then the benchmark. Each part can be skipped:
-#   STEPS="build test sanitize bench" scripts/gpu-check.sh
+# On a GPU host: build (offline prefix from .deps/), run the whole test suite, `ecgpipe selftest`,
+# the GPU tests under compute-sanitizer (memcheck, racecheck, initcheck, synccheck), then the
+# benchmark. Each part can be left out:
+#   STEPS="build test selftest sanitize bench" scripts/gpu-check.sh
 set -uo pipefail
 cd "$(dirname "$0")/.."
-STEPS=${STEPS:-build test sanitize bench}
+STEPS=${STEPS:-build test selftest sanitize bench}
 BUILD_DIR=${BUILD_DIR:-build-gpu}
 GPU_FILTER='*Gpu*:*Cuda*:*GPU*:*CUDA*'
 status=0
@@ -24,8 +25,12 @@ if has test; then
   echo "== GPU tests alone"
   "$BUILD_DIR/ecgpipe_tests" --gtest_filter="$GPU_FILTER" --gtest_brief=1 2>&1 | tail -25 || status=1
 fi
+if has selftest; then
+  echo "== ecgpipe selftest"
+  "$BUILD_DIR/ecgpipe" -q selftest --junit "${OUT:-/tmp}/selftest.xml" || status=1
+fi
 if has sanitize; then
-  for tool in memcheck racecheck; do
+  for tool in memcheck racecheck initcheck synccheck; do
     echo "== compute-sanitizer --tool $tool"
     compute-sanitizer --tool "$tool" --error-exitcode 9 "$BUILD_DIR/ecgpipe_tests" --gtest_filter="$GPU_FILTER" --gtest_brief=1 2>&1 | tail -12 || status=1
   done
