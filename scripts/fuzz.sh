@@ -15,7 +15,7 @@ SECONDS_EACH=${1:-60}
 BUILD_DIR=${FUZZ_BUILD_DIR:-build-fuzz}
 OUT=${FUZZ_OUT:-$BUILD_DIR/fuzz-out}
 CXX_FUZZ=${CXX_FUZZ:-clang++}
-ALL="fuzz_csv_column fuzz_csv_cell fuzz_wfdb_header fuzz_wfdb_signal fuzz_wfdb_annotations fuzz_reference_csv fuzz_model_meta"
+ALL="fuzz_csv_column fuzz_csv_cell fuzz_wfdb_header fuzz_wfdb_signal fuzz_wfdb_annotations fuzz_reference_csv fuzz_edf fuzz_model_meta"
 read -r -a HARNESSES <<< "${FUZZ_HARNESSES:-$ALL}"
 
 if ! echo 'extern "C" int LLVMFuzzerTestOneInput(const char*, unsigned long) { return 0; }' |

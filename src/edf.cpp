@@ -71,7 +71,9 @@ void refuse_discontinuous(const std::string& path) {
 
 // An open file; closed (under the lock the caller holds) when it goes out of scope.
 struct OpenEdf {
-  std::unique_ptr<edf_hdr_struct> hdr = std::make_unique<edf_hdr_struct>();  // ~200 KB: not on the stack
+  // ~200 KB: not on the stack, and not value-initialised (make_unique would zero 200 KB per file;
+  // edfopen_file_readonly fills what is read, including filetype on failure).
+  std::unique_ptr<edf_hdr_struct> hdr{new edf_hdr_struct};
   bool open = false;
   explicit OpenEdf(const std::string& path) {
     refuse_discontinuous(path);
