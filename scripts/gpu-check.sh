@@ -19,7 +19,7 @@ fi
 if has test; then
   echo "== ctest"
   # One CPU thread per test (CMakeLists.txt), 8 tests at a time.
-  (cd "$BUILD_DIR" && ctest --output-on-failure -j "${JOBS:-8}" --timeout 300) >"${OUT:-/tmp}/ctest.log" 2>&1 || status=1
+  (cd "$BUILD_DIR" && ctest --output-on-failure -j "${JOBS:-8}" --timeout 300 -LE isolated) >"${OUT:-/tmp}/ctest.log" 2>&1 || status=1
   grep -vE "^ *(Start|[0-9]+/[0-9]+ Test .*(Passed|Skipped))" "${OUT:-/tmp}/ctest.log" | tail -40
   echo "slowest:"; grep -E "Test +#" "${OUT:-/tmp}/ctest.log" | awk '{print $(NF-1), $4}' | sort -rn | head -5
   echo "== GPU tests alone"

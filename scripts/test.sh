@@ -7,4 +7,6 @@ scripts/install-deps.sh
 scripts/build.sh
 cd build
 # Each test runs with one CPU thread (CMakeLists.txt); the cores are used by running tests in parallel.
-ctest --output-on-failure --timeout 900 -j "${JOBS:-$(nproc)}"
+# -LE isolated: the in-process tests run once, all in one process (label unit), not again one
+# process each (label isolated; CMakeLists.txt).
+ctest --output-on-failure --timeout 900 -j "${JOBS:-$(nproc)}" -LE isolated

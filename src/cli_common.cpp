@@ -16,9 +16,12 @@
 #include "ecgpipe/detect.hpp"
 #include "ecgpipe/error.hpp"
 #include "ecgpipe/peaks.hpp"
+#include "ecgpipe/pipeline.hpp"
+#include "ecgpipe/score.hpp"
 #include "ecgpipe/summary.hpp"
 #include "ecgpipe/vae.hpp"
 #include "output.hpp"
+#include "text.hpp"
 
 namespace ecgpipe::cli {
 
@@ -39,18 +42,50 @@ void add_input_options(CLI::App& cmd, std::string& input, CsvOptions& csv) {
   add_column_options(cmd, csv);
 }
 
-void add_device_option(CLI::App& cmd, std::string& device) {
-  cmd.add_option("--device", device, "cpu, cuda, or auto (cuda when a GPU and CUDA LibTorch are present)")
-      ->check(CLI::IsMember({"auto", "cpu", "cuda"}, CLI::ignore_case))
-      ->capture_default_str();
+namespace {
+
+// An option bound to an enum through its name table (enum_names.hpp).
+template <typename E>
+CLI::Option* add_enum_option(CLI::App& cmd, const std::string& flag, E& value, const EnumNames<E>& names,
+                             const std::string& help) {
+  const std::string listed = braced_names(names);
+  // CLI11's CheckedTransformer turns the name, in any case, into the enum's integer, which CLI11
+  // then casts into `value`. On its own it would also take that integer ("--device 0") and speak
+  // of "{auto->2,...} OR {2,0,1}" in the help and errors; so only a name reaches it, and anything
+  // else is refused in IsMember's words, as before: "--device: tpu not in {auto,cpu,cuda}" (exit 2).
+  const CLI::Validator to_value = CLI::CheckedTransformer(names, CLI::ignore_case);
+  CLI::Validator named(
+      [to_value, names, listed](std::string& text) -> std::string {
+        const std::string folded = text::lower(text);
+        for (const auto& entry : names)
+          if (entry.first == folded) return to_value(text);
+        return text + " not in " + listed;
+      },
+      listed);
+  // The help as before: "--device TEXT:{auto,cpu,cuda}=auto"; CLI11 would say ENUM and print the
+  // default as its integer.
+  return cmd.add_option(flag, value, help)->transform(named)->type_name("TEXT")->default_str(name_in(names, value));
 }
 
-void add_model_option(CLI::App& cmd, std::string& model) {
-  cmd.add_option("--model", model,
-                 "rr: R-centred, normalised beats scored by shape and rhythm (finds premature beats); seed: the "
-                 "notebook's rows and reconstruction error")
-      ->check(CLI::IsMember({"rr", "seed"}, CLI::ignore_case))
-      ->capture_default_str();
+}  // namespace
+
+void add_device_option(CLI::App& cmd, Device& device, bool with_cuda, const std::string& help) {
+  EnumNames<Device> names = device_names();
+  if (!with_cuda)
+    names.erase(std::remove_if(names.begin(), names.end(), [](const auto& e) { return e.second == Device::cuda; }),
+                names.end());
+  add_enum_option(cmd, "--device", device, names,
+                  help.empty() ? "cpu, cuda, or auto (cuda when a GPU and CUDA LibTorch are present)" : help);
+}
+
+void add_preset_option(CLI::App& cmd, Preset& preset, const std::string& help) {
+  add_enum_option(cmd, "--preset", preset, preset_names(), help);
+}
+
+void add_model_option(CLI::App& cmd, Model& model) {
+  add_enum_option(cmd, "--model", model, model_names(),
+                  "rr: R-centred, normalised beats scored by shape and rhythm (finds premature beats); seed: the "
+                  "notebook's rows and reconstruction error");
 }
 
 void add_reference_option(CLI::App& cmd, std::string& reference) {

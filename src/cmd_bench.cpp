@@ -28,9 +28,6 @@ struct BenchArgs {
   RunOptions options;
   int repeat = 5;
   bool json = false;
-  std::string device = "auto";
-  std::string preset = "robust";
-  std::string model = "rr";
 };
 
 double median(std::vector<double> v) {
@@ -76,7 +73,7 @@ void bench(const BenchArgs& a) {
   }
   constexpr double kMs = 1e3, kGB = 1e9, kMiB = 1024.0 * 1024.0;
   nlohmann::json j;
-  j["device"] = device == Device::cuda ? "cuda" : "cpu";
+  j["device"] = device_name(device);
   j["preset"] = preset_name(o.preset);
   j["model"] = model_name(o.model);
   j["fs"] = o.fs;
@@ -110,18 +107,13 @@ void add_bench_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("bench", "Time stages 1-4 (CSV to beat matrix), median of repeated runs");
   add_input_options(*cmd, o.input, o.csv);
   cmd->add_option("--repeat", args->repeat, "Timed runs after one warm-up")->capture_default_str()->check(CLI::Range(1, 1000));
-  cmd->add_option("--preset", args->preset, "robust or seed, as for run")
-      ->check(CLI::IsMember({"robust", "seed"}, CLI::ignore_case))
-      ->capture_default_str();
-  add_model_option(*cmd, args->model);  // the rows stage 4 lays out (rr: R-centred windows)
+  add_preset_option(*cmd, o.preset, "robust or seed, as for run");
+  add_model_option(*cmd, o.model);  // the rows stage 4 lays out (rr: R-centred windows)
   check_finite(cmd->add_option("--fs", o.fs, "Sampling rate, Hz (the windows scale with it, as for run)")->capture_default_str(),
                kMinFs, kMaxFs);
-  add_device_option(*cmd, args->device);
+  add_device_option(*cmd, o.device);
   cmd->add_flag("--json", args->json, "Print the numbers as JSON");
   cmd->callback([args] {
-    args->options.device = parse_device(args->device);
-    args->options.preset = parse_preset(args->preset);
-    args->options.model = parse_model(args->model);
     const SampleWindows w = seed_windows(args->options.fs);
     args->options.ricker_width = w.ricker_width;
     args->options.nms_window = w.nms_window;

@@ -19,7 +19,9 @@ namespace ecgpipe::cli {
 namespace {
 struct DetectArgs {
   InputArgs in;
-  std::string out = "beats.csv", preset = "robust", device = "auto";
+  std::string out = "beats.csv";
+  Preset preset = Preset::robust;
+  Device device = Device::automatic;
   CsvOptions csv;
   double fs = kSeedFs;
   SampleWindows windows;
@@ -43,8 +45,8 @@ struct DetectArgs {
     if (min_length->count() == 0) o.windows.min_length = def.min_length;
     if (max_length->count() == 0) o.windows.max_length = def.max_length;
     check_windows(o.windows, o.fs);
-    o.preset = parse_preset(preset);
-    o.device = parse_device(device);
+    o.preset = preset;
+    o.device = device;
     return o;
   }
 };
@@ -57,9 +59,7 @@ void add_detect_command(CLI::App& app) {
   add_inputs_options(*cmd, a->in, a->csv);
   a->fs_option = cmd->add_option("--fs", a->fs, "Sampling rate, Hz (scales every window) [default: a WFDB header's, else 250]");
   check_finite(a->fs_option, kMinFs, kMaxFs);
-  cmd->add_option("--preset", a->preset, "robust (adaptive thresholds) or seed (the notebook's gates)")
-      ->check(CLI::IsMember({"seed", "robust"}, CLI::ignore_case))
-      ->capture_default_str();
+  add_preset_option(*cmd, a->preset, "robust (adaptive thresholds) or seed (the notebook's gates)");
   a->ricker = cmd->add_option("--ricker-width", a->windows.ricker_width, "Ricker width, samples [default: 0.12 s]");
   a->nms = cmd->add_option("--nms-window", a->windows.nms_window, "seed NMS window, samples [default: 0.72 s]");
   a->min_length = cmd->add_option("--min-length", a->windows.min_length, "seed: shortest beat, samples [default: 0.4 s]");

@@ -28,9 +28,6 @@ struct RunArgs {
   bool cohort = false;
   bool view = false;  // --view: serve the outputs in a browser afterwards (ecgpipe view)
   ViewOptions view_options;
-  std::string device = "auto";
-  std::string preset = "robust";
-  std::string model = "rr";
   // Window options given on the command line keep their value; the others follow --fs.
   CLI::Option *fs_option = nullptr, *ricker = nullptr, *nms = nullptr, *min_length = nullptr, *max_length = nullptr;
 };
@@ -51,11 +48,9 @@ void add_run_command(CLI::App& app) {
   auto& o = args->options;
   auto* cmd = app.add_subcommand("run", "Segment beats, train the VAE and score every beat");
   add_inputs_options(*cmd, args->in, o.csv);
-  cmd->add_option("--preset", args->preset,
-                  "robust: adaptive-threshold R-peak detector, far more accurate on real ECG; seed: the notebook's "
-                  "NMS gates (bit-exact). Every stage runs on the GPU with either")
-      ->check(CLI::IsMember({"robust", "seed"}, CLI::ignore_case))
-      ->capture_default_str();
+  add_preset_option(*cmd, o.preset,
+                    "robust: adaptive-threshold R-peak detector, far more accurate on real ECG; seed: the notebook's "
+                    "NMS gates (bit-exact). Every stage runs on the GPU with either");
   args->fs_option = cmd->add_option("--fs", o.fs,
                                     "Sampling rate, Hz: the windows below are durations scaled from their 250 Hz "
                                     "values [default: a WFDB header's rate, else 250]");
@@ -78,13 +73,13 @@ void add_run_command(CLI::App& app) {
   check_finite(cmd->add_option("--learning-rate", o.train.learning_rate, "Adam learning rate")->capture_default_str(), 0.0,
                kMaxLearningRate, /*lo_open=*/true);
   cmd->add_option("--seed", o.train.seed, "Seed for the shuffle, split, initialisation and sampling")->capture_default_str();
-  add_device_option(*cmd, args->device);
+  add_device_option(*cmd, o.device);
   cmd->add_option("--out", o.out_dir, "Output directory (created if missing)")->capture_default_str();
   cmd->add_option("--outlier-quantile", o.outlier_quantile,
                   "Flag beats whose outlier score (see --model) is above this quantile of all beats' scores")
       ->capture_default_str();
   cmd->add_option("--top", o.top_outliers, "Beats listed in outliers.csv, highest score first")->capture_default_str();
-  add_model_option(*cmd, args->model);
+  add_model_option(*cmd, o.model);
   add_reference_option(*cmd, o.reference);
   cmd->add_flag("--json", args->json, "Print report.json to stdout");
   cmd->add_flag("--view", args->view, "Then serve the results in a browser until Ctrl-C, as `ecgpipe view OUT_DIR`");
@@ -94,9 +89,6 @@ void add_run_command(CLI::App& app) {
   cmd->callback([args, cmd] {
     require_inputs(args->in);
     auto& opts = args->options;
-    opts.device = parse_device(args->device);
-    opts.preset = parse_preset(args->preset);
-    opts.model = parse_model(args->model);
     if (opts.model == Model::seed && opts.train.batch_size == 0) opts.train.batch_size = kSeedBatch;
     // One recording's rate (its header's unless --fs) and the windows scaled to it unless given.
     const auto resolve = [args](RunOptions& o) {

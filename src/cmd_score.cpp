@@ -23,7 +23,6 @@ struct ScoreArgs {
   RunOptions options;
   InputArgs in;
   std::string model;
-  std::string device = "auto";
   bool json = false;
 };
 
@@ -52,7 +51,7 @@ void add_score_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("score", "Score every beat of a recording with a saved model (no training)");
   add_inputs_options(*cmd, args->in, o.csv);
   cmd->add_option("--model", args->model, "model.pt written by `ecgpipe run`")->required();
-  add_device_option(*cmd, args->device);
+  add_device_option(*cmd, o.device);
   cmd->add_option("--outlier-quantile", o.outlier_quantile, "Flag beats scoring above this quantile")->capture_default_str();
   cmd->add_option("--top", o.top_outliers, "Beats listed in outliers.csv")->capture_default_str();
   cmd->add_option("--out", o.out_dir, "Output directory (created if missing)")->capture_default_str();
@@ -61,7 +60,6 @@ void add_score_command(CLI::App& app) {
   cmd->callback([args, cmd] {
     require_inputs(args->in);
     auto& opts = args->options;
-    opts.device = parse_device(args->device);
     apply_model_meta(read_model_meta(args->model), args->model, opts);
     check_model_parameters(opts, args->model);
     // A WFDB or EDF record carries its rate; the model's windows are durations at the rate it was

@@ -11,6 +11,7 @@
 #include "commands.hpp"
 #include "detail/paths.hpp"
 #include "ecgpipe/error.hpp"
+#include "ecgpipe/pipeline.hpp"
 #include "junit.hpp"
 #include "output.hpp"
 #include "selftest.hpp"
@@ -19,7 +20,8 @@ namespace ecgpipe::cli {
 namespace {
 
 struct SelftestArgs {
-  std::string junit, device = "auto";
+  std::string junit;
+  Device device = Device::automatic;
   int epochs = kSelftestEpochs;
 };
 
@@ -40,9 +42,7 @@ void add_selftest_command(CLI::App& app) {
                                  "Run every stage on the bundled sample on the CPU and each usable GPU and compare them "
                                  "(exit 0: all passed; 1: a check failed)");
   cmd->add_option("--junit", a->junit, "Also write the results as JUnit XML to this file (for CI)");
-  cmd->add_option("--device", a->device, "auto: CPU and, where usable, the GPU; cpu: the CPU only")
-      ->check(CLI::IsMember({"auto", "cpu"}, CLI::ignore_case))
-      ->capture_default_str();
+  add_device_option(*cmd, a->device, /*with_cuda=*/false, "auto: CPU and, where usable, the GPU; cpu: the CPU only");
   cmd->add_option("--epochs", a->epochs, "Training epochs per run")->check(CLI::Range(1, 1000))->capture_default_str();
   cmd->callback([a] {
     for (const auto& line : selftest_environment()) std::printf("%s\n", line.c_str());
@@ -54,7 +54,7 @@ void add_selftest_command(CLI::App& app) {
     SelftestOptions options;
     options.work_dir = work.string();
     options.epochs = a->epochs;
-    options.want_cuda = a->device != "cpu" && a->device != "CPU";
+    options.want_cuda = a->device != Device::cpu;
     std::vector<TestCaseResult> results;
     try {
       results = run_selftest(options);

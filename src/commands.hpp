@@ -16,6 +16,9 @@ struct CsvOptions;
 struct SampleWindows;
 struct ViewOptions;
 struct BatchItem;
+enum class Device;
+enum class Preset;
+enum class Model;
 }  // namespace ecgpipe
 
 namespace ecgpipe::cli {
@@ -29,10 +32,14 @@ void add_score_command(CLI::App& app);
 // The input file, --column and --no-header (written into `input` and `csv`, which must outlive
 // the command's parsing).
 void add_input_options(CLI::App& cmd, std::string& input, CsvOptions& csv);
-// --device cpu|cuda|auto into `device` (parse_device turns it into a Device).
-void add_device_option(CLI::App& cmd, std::string& device);
-// --model rr|seed into `model` (parse_model turns it into a Model).
-void add_model_option(CLI::App& cmd, std::string& model);
+// The enum options: their names in any case (the enum's one name table, enum_names.hpp), the
+// default shown by name; any other value is a usage error listing the names.
+// --device auto|cpu|cuda (auto|cpu without `with_cuda`), with its general help unless `help` is given.
+void add_device_option(CLI::App& cmd, Device& device, bool with_cuda = true, const std::string& help = "");
+// --preset robust|seed.
+void add_preset_option(CLI::App& cmd, Preset& preset, const std::string& help);
+// --model rr|seed.
+void add_model_option(CLI::App& cmd, Model& model);
 // --reference FILE (run, score): reference beats to evaluate the detections and scores against.
 void add_reference_option(CLI::App& cmd, std::string& reference);
 void add_detect_command(CLI::App& app);

@@ -2,7 +2,6 @@
 #include "ecgpipe/detect.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <deque>
@@ -18,15 +17,12 @@
 
 namespace ecgpipe {
 
-Preset parse_preset(const std::string& name) {
-  std::string lower(name);
-  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (lower == "seed") return Preset::seed;
-  if (lower == "robust") return Preset::robust;
-  throw UsageError("--preset must be seed or robust, got " + name);
+const EnumNames<Preset>& preset_names() {
+  static const EnumNames<Preset> names{{"robust", Preset::robust}, {"seed", Preset::seed}};
+  return names;
 }
 
-const char* preset_name(Preset preset) { return preset == Preset::robust ? "robust" : "seed"; }
+const char* preset_name(Preset preset) { return name_in(preset_names(), preset); }
 
 void validate_fs(double fs) {
   if (!std::isfinite(fs) || fs < kMinFs || fs > kMaxFs) {

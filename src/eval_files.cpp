@@ -1,7 +1,6 @@
 // Reading `ecgpipe eval`'s files (include/ecgpipe/evaluate.hpp): reference beats (a WFDB .atr,
 // with its VF episodes, or a sample,symbol CSV) and detections with an optional score column.
 #include <algorithm>
-#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -12,9 +11,12 @@
 
 #include "ecgpipe/error.hpp"
 #include "ecgpipe/evaluate.hpp"
+#include "text.hpp"
 
 namespace ecgpipe {
 namespace {
+
+using text::lower;
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
@@ -54,11 +56,6 @@ std::vector<std::string> split_fields(std::string_view line) {
   }
   fields.push_back(was_quoted ? cur : std::string(trim(cur)));
   return fields;
-}
-
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
 }
 
 // Larger sample numbers are refused: a day at 100 kHz is 8.6e9 samples, and the matcher adds

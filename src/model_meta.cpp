@@ -49,6 +49,15 @@ static int meta_int(const nlohmann::json& j, const char* key, const std::string&
   return v.get<int>();
 }
 
+// A name that ecgpipe itself wrote (preset_name, model_name), read back exactly: no case folding,
+// which is for people typing options (cli_common.cpp).
+template <typename E>
+static E meta_name(const std::string& name, const char* key, const EnumNames<E>& names, const std::string& model_path) {
+  if (const auto value = value_named(names, name)) return *value;
+  throw InputError("model " + model_path + " has a damaged ecgpipe record: \"" + key + "\" is \"" + name + "\", not one of " +
+                   braced_names(names));
+}
+
 void apply_model_meta(const std::string& meta_json, const std::string& model_path, RunOptions& o) {
   try {
     const auto j = nlohmann::json::parse(meta_json);
@@ -61,18 +70,16 @@ void apply_model_meta(const std::string& meta_json, const std::string& model_pat
     if (meta_int(j, "latent_dim", model_path) != kLatentDim || j.at("model").get<std::string>() != "LightVAE") {
       throw InputError("model " + model_path + " is not a " + std::to_string(kLatentDim) + "-D LightVAE");
     }
-    o.preset = parse_preset(j.at("preset").get<std::string>());
+    o.preset = meta_name(j.at("preset").get<std::string>(), "preset", preset_names(), model_path);
     o.fs = j.at("fs").get<double>();
     o.ricker_width = meta_int(j, "ricker_width", model_path);
     o.nms_window = meta_int(j, "nms_window", model_path);
     o.limits.min_length = meta_int(j, "min_length", model_path);
     o.limits.max_length = meta_int(j, "max_length", model_path);
     // Models written before the rr model existed have no "beats" record: they are seed models.
-    o.model = parse_model(j.value("beats", std::string("seed")));
+    o.model = meta_name(j.value("beats", std::string("seed")), "beats", model_names(), model_path);
   } catch (const nlohmann::json::exception& e) {
     throw InputError("model " + model_path + " has a damaged ecgpipe record: " + e.what());
-  } catch (const UsageError& e) {
-    throw InputError("model " + model_path + ": " + e.what());
   }
   o.model_in = model_path;
 }

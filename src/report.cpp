@@ -20,7 +20,8 @@ namespace ecgpipe {
 namespace {
 
 using namespace svg;
-using detail::clock_time;
+using detail::clock_duration;
+using detail::recording_time;
 
 // ---------------------------------------------------------------------------------------------
 // The page's plots
@@ -116,7 +117,7 @@ Panel excerpt_panel(const ReportData& d) {
   }
   f.add(bottom, 0, kStackedHeight);
   return {f.str(), thousands(pt.size()) + " R peaks in " + fixed(static_cast<double>(n) / fs, 1) + " s from " +
-                       clock_time(tr.lo) + "; red dots: R peaks of kept beats (the curve's peak lags by " +
+                       recording_time(tr.lo) + "; red dots: R peaks of kept beats (the curve's peak lags by " +
                        std::to_string(d.curve_delay) + " samples)."};
 }
 
@@ -416,7 +417,7 @@ Panel outliers_panel(const ReportData& d) {
   for (std::size_t k = 0; k < beats.size(); ++k) {
     const ReportBeat& b = *beats[k];
     svg::Plot p(cell_w, kCellHeight, {0.0, x.back() > 0 ? x.back() : 1.0}, ys.range(kYPad), svg::Density::compact);
-    p.subtitle("#" + std::to_string(k + 1) + ": beat " + std::to_string(b.index) + ", " + clock_time(b.time_s) +
+    p.subtitle("#" + std::to_string(k + 1) + ": beat " + std::to_string(b.index) + ", " + recording_time(b.time_s) +
                ", score " + short_num(b.score));
     if (has_median) p.line(x, std::vector<double>(d.median_beat.begin(), d.median_beat.end()), {kMedianColour, 1.2, 0.6, true});
     p.line(x, row_values(b.row.data(), b.row.size(), b.length), {kAccentColour, 1.5});
@@ -436,7 +437,7 @@ std::string summary_tables(const ReportData& d) {
   row("device", escape(d.device.empty() ? "n/a" : d.device));
   row("sampling rate", short_num(fs) + " Hz");
   for (const auto& [name, value] : d.settings) row(name, escape(value));
-  row("samples", thousands(d.samples) + " (" + clock_time(static_cast<double>(d.samples) / fs) + ")");
+  row("samples", thousands(d.samples) + " (" + clock_duration(static_cast<double>(d.samples) / fs) + ")");
   row("R-peak candidates", thousands(d.candidates));
   row("beats kept", thousands(d.beats));
   row("train / test beats", thousands(d.train_beats) + " / " + thousands(d.test_beats));

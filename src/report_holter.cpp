@@ -19,7 +19,7 @@ constexpr double kTrendHeight = 220;  // px: a short strip, the page's opening f
 constexpr double kYPad = 0.1;
 
 std::string bpm(double v) { return std::isfinite(v) ? fixed(v, 0) + " bpm" : "n/a"; }
-std::string at_time(double t_s) { return " at " + detail::clock_time(t_s); }
+std::string at_time(double t_s) { return " at " + detail::recording_time(t_s); }
 
 std::string trend_svg(const HolterSummary& h) {
   std::vector<double> x, y;
@@ -58,7 +58,7 @@ std::string holter_section_html(const HolterSummary& h) {
     << "<figcaption>Mean heart rate per minute: 60 x RR intervals ending in the minute / their sum; "
        "gaps: minutes without one.</figcaption>\n</figure>\n";
   s << "<div class=\"tables\"><table><caption>Heart rate</caption>\n";
-  row("beats", thousands(static_cast<std::uint64_t>(h.beats)) + " in " + detail::clock_time(h.duration_s));
+  row("beats", thousands(static_cast<std::uint64_t>(h.beats)) + " in " + detail::clock_duration(h.duration_s));
   row("mean", bpm(h.hr_mean));
   const std::string window = std::to_string(h.options.hr_window_beats) + "-beat average";
   row("min (" + window + ")", bpm(h.hr_min) + (std::isfinite(h.hr_min) ? at_time(h.hr_min_time_s) : ""));

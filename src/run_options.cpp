@@ -1,6 +1,4 @@
 // A run's options: their checks and the device choice (include/ecgpipe/pipeline.hpp).
-#include <cctype>
-
 #include "ecgpipe/config.hpp"
 #include "ecgpipe/error.hpp"
 #include "ecgpipe/peaks.hpp"
@@ -23,7 +21,12 @@ bool cuda_usable() {
 
 }  // namespace
 
-const char* device_name(Device d) { return d == Device::cuda ? "cuda" : "cpu"; }
+const EnumNames<Device>& device_names() {
+  static const EnumNames<Device> names{{"auto", Device::automatic}, {"cpu", Device::cpu}, {"cuda", Device::cuda}};
+  return names;
+}
+
+const char* device_name(Device d) { return name_in(device_names(), d); }
 
 void validate(const RunOptions& o) {
   validate_fs(o.fs);
@@ -39,15 +42,6 @@ void validate(const RunOptions& o) {
   if (o.train.batch_size < 0) throw UsageError("--batch-size must be at least 1 (or 0: automatic)");
   if (!(o.outlier_quantile > 0.0 && o.outlier_quantile < 1.0)) throw UsageError("--outlier-quantile must lie in (0, 1)");
   if (o.top_outliers < 1) throw UsageError("--top must be at least 1");
-}
-
-Device parse_device(const std::string& name) {
-  std::string lower(name);
-  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (lower == "cpu") return Device::cpu;
-  if (lower == "cuda" || lower == "gpu") return Device::cuda;
-  if (lower == "auto") return Device::automatic;
-  throw UsageError("--device must be cpu, cuda or auto, got " + name);
 }
 
 Device resolve_device(Device requested) {

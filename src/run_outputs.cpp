@@ -55,7 +55,7 @@ void write_outliers_csv(std::ostream& out, const RunOptions& o, const RunResult&
   for (std::size_t k = 0; k < ranked.size(); ++k) {
     const std::size_t i = ranked[k];
     const std::int64_t r_peak = r.beats.start[i] + r_peak_offset(o);
-    out << k + 1 << ',' << i << ',' << r_peak << ',' << seconds_at(r_peak, o.fs) << ',' << detail::clock_time_hms(seconds_at(r_peak, o.fs)) << ','
+    out << k + 1 << ',' << i << ',' << r_peak << ',' << seconds_at(r_peak, o.fs) << ',' << detail::recording_time(seconds_at(r_peak, o.fs)) << ','
         << rr_seconds(o, r, i - 1, i) << ',' << rr_seconds(o, r, i, i + 1) << ',' << r.model.recon_error[i] << ','
         << r.model.neg_elbo[i] << ',' << r.model.template_distance[i] << ',' << r.prematurity[i] << ',' << r.model.score[i] << ','
         << static_cast<int>(r.outlier[i]) << ',' << class_name(r.beat_class[i]) << '\n';

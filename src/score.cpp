@@ -2,7 +2,6 @@
 #include "ecgpipe/score.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 
 #include "ecgpipe/detect.hpp"
@@ -11,15 +10,12 @@
 
 namespace ecgpipe {
 
-Model parse_model(const std::string& name) {
-  std::string lower(name);
-  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (lower == "seed") return Model::seed;
-  if (lower == "rr") return Model::rr;
-  throw UsageError("--model must be seed or rr, got " + name);
+const EnumNames<Model>& model_names() {
+  static const EnumNames<Model> names{{"rr", Model::rr}, {"seed", Model::seed}};
+  return names;
 }
 
-const char* model_name(Model model) { return model == Model::rr ? "rr" : "seed"; }
+const char* model_name(Model model) { return name_in(model_names(), model); }
 
 CentredWindow centred_window(double fs) {
   CentredWindow w;

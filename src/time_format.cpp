@@ -9,7 +9,7 @@ namespace {
 constexpr int kSecondsPerMinute = 60, kMinutesPerHour = 60, kSecondsPerHour = kSecondsPerMinute * kMinutesPerHour;
 }  // namespace
 
-std::string clock_time(double seconds) {
+std::string clock_duration(double seconds) {
   if (!std::isfinite(seconds) || seconds < 0) return "n/a";
   const auto whole_minutes = static_cast<long long>(seconds / kSecondsPerMinute);
   const double s = seconds - static_cast<double>(whole_minutes) * kSecondsPerMinute;
@@ -23,7 +23,8 @@ std::string clock_time(double seconds) {
   return buf;
 }
 
-std::string clock_time_hms(double seconds) {
+std::string recording_time(double seconds) {
+  if (!std::isfinite(seconds) || seconds < 0) return "n/a";  // before the cast: NaN to long is undefined
   const auto whole = static_cast<long>(seconds);
   char buf[32];
   std::snprintf(buf, sizeof buf, "%ld:%02ld:%04.1f", whole / kSecondsPerHour, whole % kSecondsPerHour / kSecondsPerMinute,

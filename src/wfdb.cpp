@@ -5,7 +5,6 @@
 #include <array>
 #include <sys/stat.h>
 
-#include <cctype>
 #include <cerrno>
 #include <climits>
 #include <cmath>
@@ -18,9 +17,12 @@
 
 #include "ecgpipe/detect.hpp"
 #include "ecgpipe/error.hpp"
+#include "text.hpp"
 
 namespace ecgpipe {
 namespace {
+
+using text::lower;
 
 // MIT annotation format: each 16-bit little-endian word holds a code (top 6 bits) and a value
 // (low 10 bits). Codes above ACMAX (49) are pseudo-annotations modifying the stream.
@@ -62,11 +64,6 @@ std::vector<unsigned char> read_bytes(const std::string& path, const char* what)
   std::vector<unsigned char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (in.bad()) throw InputError(std::string("cannot read ") + what + " " + path);
   return bytes;
-}
-
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
 }
 
 std::string extension_lower(const std::string& path) {

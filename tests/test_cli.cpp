@@ -61,6 +61,33 @@ TEST(Cli, NoSubcommandIsUsageError) {
   EXPECT_EQ(run_ecgpipe("run x.csv --device tpu", dir).code, kUsage);
 }
 
+// --device, --preset and --model take their names in any case and nothing else: not the enums'
+// integers, and selftest's --device not cuda. A refusal is one line naming the option and the names.
+TEST(Cli, EnumOptionsTakeNamesInAnyCase) {
+  const auto dir = fresh_dir();
+  testutil::write_signal_csv(dir / "in.csv", testutil::synthetic_ecg(20, 200));
+  const std::string in = "'" + (dir / "in.csv").string() + "'";
+  const auto bench = run_ecgpipe("-q bench " + in + " --device CPU --preset Seed --model RR --repeat 1 --json", dir);
+  ASSERT_EQ(bench.code, 0) << bench.err;
+  const auto j = nlohmann::json::parse(bench.out);
+  EXPECT_EQ(j.at("device"), "cpu");
+  EXPECT_EQ(j.at("preset"), "seed");
+  EXPECT_EQ(j.at("model"), "rr");
+  const auto detect = run_ecgpipe("-q detect " + in + " --device Cpu --preset Robust --out '" + (dir / "b.csv").string() + "'", dir);
+  EXPECT_EQ(detect.code, 0) << detect.err;
+
+  const auto tpu = run_ecgpipe("run " + in + " --device tpu", dir);
+  EXPECT_EQ(tpu.code, kUsage);
+  EXPECT_NE(tpu.err.find("--device: tpu not in {auto,cpu,cuda}"), std::string::npos) << tpu.err;
+  EXPECT_EQ(std::count(tpu.err.begin(), tpu.err.end(), '\n'), 1) << tpu.err;
+  for (const char* bad : {"run IN --device 0", "run IN --preset 1", "run IN --model lstm", "detect IN --preset fast",
+                          "score IN --model m.pt --device gpu", "selftest --device cuda"}) {
+    std::string args = bad;
+    if (const auto at = args.find("IN"); at != std::string::npos) args.replace(at, 2, in);
+    EXPECT_EQ(run_ecgpipe(args, dir).code, kUsage) << bad;
+  }
+}
+
 TEST(Cli, BadOptionValuesAreUsageErrors) {
   const auto dir = fresh_dir();
   testutil::write_signal_csv(dir / "in.csv", testutil::synthetic_ecg(20, 200));

@@ -72,10 +72,14 @@ TEST(DetectScaling, DetectorWindowsInSamples) {
 TEST(DetectScaling, BadRatesAndPresets) {
   for (double fs : {0.0, -250.0, 10.0, 1e9, std::nan(""), std::numeric_limits<double>::infinity()})
     EXPECT_THROW(seed_windows(fs), UsageError) << fs;
-  EXPECT_EQ(parse_preset("Robust"), Preset::robust);
-  EXPECT_EQ(parse_preset("SEED"), Preset::seed);
-  EXPECT_THROW(parse_preset("fast"), UsageError);
+  // One table names the presets: --preset (any case, tests/test_cli.cpp), preset_name and the
+  // model file's exact read (tests/test_score.cpp).
+  EXPECT_EQ(braced_names(preset_names()), "{robust,seed}");
   EXPECT_STREQ(preset_name(Preset::seed), "seed");
+  EXPECT_STREQ(preset_name(Preset::robust), "robust");
+  EXPECT_EQ(value_named(preset_names(), "robust"), Preset::robust);
+  EXPECT_EQ(value_named(preset_names(), "Robust"), std::nullopt) << "exact: only the names ecgpipe writes";
+  EXPECT_EQ(value_named(preset_names(), "fast"), std::nullopt);
 }
 
 TEST(Detect, FlatSignalsHaveNoBeats) {

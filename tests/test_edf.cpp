@@ -214,7 +214,7 @@ TEST(Edf, BadFilesNameTheReason) {
             std::string::npos);
 }
 
-TEST(Edf, DetectOnAnEdfFileEqualsDetectOnTheSameSamplesAsCsv) {
+TEST(Edf, CliDetectOnAnEdfFileEqualsDetectOnTheSameSamplesAsCsv) {
   const auto dir = testutil::fresh_dir();
   // The test ECG in whole microvolts (identity scaling), so the CSV and the EDF hold the same floats.
   const auto x = testutil::synthetic_ecg(40, 200);

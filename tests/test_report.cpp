@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <limits>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -127,7 +128,7 @@ TEST(Report, FullDataGivesEveryPlotAndItsNumbers) {
   EXPECT_EQ(html.find("no data"), std::string::npos);
   EXPECT_NE(html.find("rec&lt;1&gt;&amp;.csv"), std::string::npos);
   EXPECT_EQ(html.find("rec<1>"), std::string::npos);
-  for (const char* number : {"12,345", "321", "0.125", "2.750", "1.875", "1.75", "1:01.5", "beat 96", "all 300 beats",
+  for (const char* number : {"12,345", "321", "0.125", "2.750", "1.875", "1.75", "#1: beat 96, 0:01:01.5", "all 300 beats",
                              "V (30)", "N (270)", "seed&lt;x&gt;", "z = (4.00, 4.00)", "13 R peaks"})
     EXPECT_NE(html.find(number), std::string::npos) << number;
 }
@@ -255,6 +256,19 @@ TEST(Report, RunWritesReportHtmlWithEveryPlot) {
   // predicted classes (issue 10).
   EXPECT_EQ(count_of(html, "no data:"), 0u);
   EXPECT_EQ(html.find("not available"), std::string::npos);
+  // A beat's time reads the same in outliers.csv (rank,index,r_peak,time_s,time,...) and in its
+  // outlier panel ("#rank: beat index, time, ...").
+  std::istringstream csv(testutil::read_text(out / "outliers.csv"));
+  std::string line;
+  std::getline(csv, line);  // header
+  for (int rank = 1; rank <= 3 && std::getline(csv, line); ++rank) {
+    std::vector<std::string> cells;
+    std::istringstream fields(line);
+    for (std::string cell; std::getline(fields, cell, ',');) cells.push_back(cell);
+    ASSERT_GE(cells.size(), 5u) << line;
+    const std::string panel = "#" + cells[0] + ": beat " + cells[1] + ", " + cells[4] + ",";
+    EXPECT_NE(html.find(panel), std::string::npos) << panel;
+  }
 }
 
 }  // namespace

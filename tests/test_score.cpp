@@ -8,18 +8,46 @@
 #include <vector>
 
 #include "ecgpipe/error.hpp"
+#include "ecgpipe/model_file.hpp"
+#include "ecgpipe/pipeline.hpp"
 #include "ecgpipe/score.hpp"
 #include "ecgpipe/vae.hpp"
 
 namespace ecgpipe {
 namespace {
 
-TEST(Score, ParsesModelNames) {
-  EXPECT_EQ(parse_model("rr"), Model::rr);
-  EXPECT_EQ(parse_model("SEED"), Model::seed);
-  EXPECT_THROW(parse_model("lstm"), UsageError);
+TEST(Score, ModelNames) {
+  EXPECT_EQ(braced_names(model_names()), "{rr,seed}");
   EXPECT_STREQ(model_name(Model::rr), "rr");
   EXPECT_STREQ(model_name(Model::seed), "seed");
+  EXPECT_EQ(value_named(model_names(), "seed"), Model::seed);
+  EXPECT_EQ(value_named(model_names(), "SEED"), std::nullopt) << "exact: only the names ecgpipe writes";
+  EXPECT_STREQ(device_name(Device::cpu), "cpu");
+  EXPECT_STREQ(device_name(Device::cuda), "cuda");
+}
+
+// The model file's names are read exactly, from the tables that write them; anything else is a
+// damaged record (InputError, exit 3), not a usage error: the user typed none of it.
+TEST(Score, ModelMetaReadsNamesExactly) {
+  const auto meta = [](const std::string& preset, const std::string& beats) {
+    return R"({"format": 1, "model": "LightVAE", "latent_dim": 2, "preset": ")" + preset +
+           R"(", "fs": 360.0, "ricker_width": 30, "nms_window": 180, "min_length": 100, "max_length": 256, "beats": ")" +
+           beats + R"("})";
+  };
+  RunOptions o;
+  apply_model_meta(meta("seed", "rr"), "m.pt", o);
+  EXPECT_EQ(o.preset, Preset::seed);
+  EXPECT_EQ(o.model, Model::rr);
+  apply_model_meta(meta("robust", "seed"), "m.pt", o);
+  EXPECT_EQ(o.preset, Preset::robust);
+  EXPECT_EQ(o.model, Model::seed);
+  EXPECT_THROW(apply_model_meta(meta("Robust", "rr"), "m.pt", o), InputError);
+  try {
+    apply_model_meta(meta("robust", "lstm"), "m.pt", o);
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(), "model m.pt has a damaged ecgpipe record: \"beats\" is \"lstm\", not one of {rr,seed}");
+  }
 }
 
 // 0.25 s before R and 0.45 s after, rounded to samples, the row rounded up to a multiple of 8.

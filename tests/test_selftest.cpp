@@ -23,7 +23,7 @@ TEST(Selftest, CpuChecksPassAndGpuChecksSayWhyTheySkip) {
   EXPECT_NE(xml.find("<skipped message=\"--device cpu\"/>"), std::string::npos) << xml;
 }
 
-TEST(Selftest, BadOptionsAreUsageErrors) {
+TEST(Selftest, CliBadOptionsAreUsageErrors) {
   const auto dir = fresh_dir();
   EXPECT_EQ(run_ecgpipe("selftest --epochs 0", dir).code, 2);
   EXPECT_EQ(run_ecgpipe("selftest --device tpu", dir).code, 2);

@@ -105,15 +105,17 @@ TEST(Svg, FigureHoldsItsTitleAndPlots) {
   EXPECT_EQ(s.substr(s.size() - 7), "</svg>\n");
 }
 
-TEST(TimeFormat, ReportAndOutliersLayouts) {
-  using ecgpipe::detail::clock_time;
-  using ecgpipe::detail::clock_time_hms;
-  EXPECT_EQ(clock_time(0.0), "0:00.0");
-  EXPECT_EQ(clock_time(83.44), "1:23.4");
-  EXPECT_EQ(clock_time(3600.0 + 62.5), "1:01:02.5");
-  EXPECT_EQ(clock_time(-1.0), "n/a");
-  EXPECT_EQ(clock_time(kNaN), "n/a");
-  EXPECT_EQ(clock_time_hms(0.0), "0:00:00.0");
-  EXPECT_EQ(clock_time_hms(83.44), "0:01:23.4");
-  EXPECT_EQ(clock_time_hms(3600.0 + 62.5), "1:01:02.5");
+TEST(TimeFormat, MomentsAndDurations) {
+  using ecgpipe::detail::clock_duration;
+  using ecgpipe::detail::recording_time;
+  EXPECT_EQ(clock_duration(0.0), "0:00.0");
+  EXPECT_EQ(clock_duration(83.44), "1:23.4");
+  EXPECT_EQ(clock_duration(3600.0 + 62.5), "1:01:02.5");
+  EXPECT_EQ(clock_duration(-1.0), "n/a");
+  EXPECT_EQ(clock_duration(kNaN), "n/a");
+  EXPECT_EQ(recording_time(0.0), "0:00:00.0");
+  EXPECT_EQ(recording_time(83.44), "0:01:23.4");
+  EXPECT_EQ(recording_time(3600.0 + 62.5), "1:01:02.5");
+  EXPECT_EQ(recording_time(-1.0), "n/a");
+  EXPECT_EQ(recording_time(kNaN), "n/a");
 }

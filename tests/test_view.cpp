@@ -325,7 +325,7 @@ TEST(View, CliPrintsUrlServesAndStopsCleanlyOnCtrlC) {
   EXPECT_TRUE(meta.at("has_reference"));
 }
 
-TEST(View, RunWithViewServesItsOutputs) {
+TEST(View, CliRunWithViewServesItsOutputs) {
   const auto dir = fresh_dir();
   const std::string sample = ECGPIPE_SOURCE_DIR "/data/sample.csv";
   const json meta = meta_then_ctrl_c({"-q", "run", sample, "--epochs", "1", "--device", "cpu", "--out",

@@ -30,13 +30,15 @@
 
 #include "ecgpipe/beats.hpp"
 #include "ecgpipe/config.hpp"
+#include "ecgpipe/enum_names.hpp"
 
 namespace ecgpipe {
 
 enum class Preset { seed, robust };
 
-// "seed" or "robust" (any case); UsageError otherwise.
-Preset parse_preset(const std::string& name);
+// robust, seed: the one name table (enum_names.hpp): --preset, preset_name and the model file's
+// "preset" record read it.
+const EnumNames<Preset>& preset_names();
 const char* preset_name(Preset preset);
 
 // --- Sampling-rate scaling. The seed's windows are sample counts tuned on 250 Hz data; as

@@ -12,6 +12,7 @@
 #include "ecgpipe/beats.hpp"
 #include "ecgpipe/csv.hpp"
 #include "ecgpipe/detect.hpp"
+#include "ecgpipe/enum_names.hpp"
 #include "ecgpipe/evaluate.hpp"
 #include "ecgpipe/holter.hpp"
 #include "ecgpipe/model_file.hpp"
@@ -22,8 +23,8 @@ namespace ecgpipe {
 
 enum class Device { cpu, cuda, automatic };
 
-// "cpu", "cuda" or "auto" (any case); UsageError otherwise.
-Device parse_device(const std::string& name);
+// cpu, cuda, auto: the one name table (enum_names.hpp): --device and device_name read it.
+const EnumNames<Device>& device_names();
 
 struct RunOptions {
   std::string input;
@@ -83,7 +84,7 @@ struct RunResult {
 
 // Picks the device: cpu; cuda (DeviceError if unusable); auto = cuda when usable.
 Device resolve_device(Device requested);
-// "cpu" or "cuda" (report.json's device).
+// "cpu" or "cuda" for a resolved device (report.json's device); "auto" for Device::automatic.
 const char* device_name(Device device);
 
 // Runs every stage and writes beats.csv, model.pt and report.json into options.out_dir, each

@@ -18,13 +18,15 @@
 #include <vector>
 
 #include "ecgpipe/beats.hpp"
+#include "ecgpipe/enum_names.hpp"
 
 namespace ecgpipe {
 
 enum class Model { seed, rr };
 
-// "seed" or "rr" (any case); UsageError otherwise.
-Model parse_model(const std::string& name);
+// rr, seed: the one name table (enum_names.hpp): --model, model_name and the model file's
+// "beats" record read it.
+const EnumNames<Model>& model_names();
 const char* model_name(Model model);
 
 // The rr model's window around each R peak: from kWindowBeforeS before it to kWindowAfterS after
