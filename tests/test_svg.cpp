@@ -116,6 +116,13 @@ TEST(TimeFormat, MomentsAndDurations) {
   EXPECT_EQ(recording_time(0.0), "0:00:00.0");
   EXPECT_EQ(recording_time(83.44), "0:01:23.4");
   EXPECT_EQ(recording_time(3600.0 + 62.5), "1:01:02.5");
+  // Seconds that round up to 60.0 carry into the minute (and the hour); this printed 0:00:60.0.
+  EXPECT_EQ(recording_time(59.96), "0:01:00.0");
+  EXPECT_EQ(recording_time(3599.97), "1:00:00.0");
+  EXPECT_EQ(recording_time(59.94), "0:00:59.9");
+  EXPECT_EQ(clock_duration(59.96), "1:00.0");
+  EXPECT_EQ(clock_duration(3599.97), "1:00:00.0");
+  EXPECT_EQ(clock_duration(std::nextafter(120.0, 0.0)), "2:00.0");
   EXPECT_EQ(recording_time(-1.0), "n/a");
   EXPECT_EQ(recording_time(kNaN), "n/a");
 }
