@@ -122,7 +122,7 @@ std::vector<TestCaseResult> run_selftest(const SelftestOptions& opt) {
   const bool cuda = opt.want_cuda && resolve_device(Device::automatic) == Device::cuda;
   if (!cuda) {
     const std::string why = !opt.want_cuda ? "--device cpu" : "no usable GPU (or a CPU-only LibTorch/ecgpipe build)";
-    for (const char* name : {"pipeline on the bundled sample", "detection and ranking", "R peaks and rows equal the CPU's",
+    for (const char* name : {"pipeline on the bundled sample", "detection and ranking", "R peaks, rows and classes equal the CPU's",
                              "the CPU's model scores as on the CPU"})
       out.push_back({"cuda", name, 0.0, Status::skipped, why});
     return out;
@@ -136,7 +136,7 @@ std::vector<TestCaseResult> run_selftest(const SelftestOptions& opt) {
   }));
   if (!gpu_ok) return out;
   out.push_back(timed("cuda", "detection and ranking", [&] { return check_findings(gpu); }));
-  out.push_back(timed("cuda", "R peaks and rows equal the CPU's", [&] {
+  out.push_back(timed("cuda", "R peaks, rows and classes equal the CPU's", [&] {
     if (!cpu_ok) throw InternalError("no CPU run to compare with");
     // Exact: the detector and the row layout are bit-exact across devices (detect.hpp).
     if (cpu.beats.start != gpu.beats.start || cpu.beats.length != gpu.beats.length) {
@@ -146,7 +146,10 @@ std::vector<TestCaseResult> run_selftest(const SelftestOptions& opt) {
                           std::to_string(gpu.beats.size()) + ", first difference at beat " + std::to_string(i));
     }
     if (cpu.candidates != gpu.candidates) throw InternalError("candidate counts differ");
-    return std::to_string(cpu.beats.size()) + " beats identical";
+    // Exact too: the classes come from the parsed samples (bit-identical on both devices) and
+    // the R peaks, on the host (classify.hpp).
+    if (cpu.beat_class != gpu.beat_class) throw InternalError("beat classes differ");
+    return std::to_string(cpu.beats.size()) + " beats and their classes identical";
   }));
   out.push_back(timed("cuda", "the CPU's model scores as on the CPU", [&] {
     if (!cpu_ok) throw InternalError("no CPU run to compare with");

@@ -3,7 +3,7 @@
 // what must hold on any machine:
 //  - cpu: detection equals the sample's ground truth (Se = +P = 100 %, exact), and the ectopic
 //    beats rank on top (AUROC abnormal vs N >= kMinAuroc);
-//  - cuda: the same, plus the GPU's R peaks and beat rows equal the CPU's exactly (the detector
+//  - cuda: the same, plus the GPU's R peaks, beat rows and beat classes equal the CPU's exactly (the detector
 //    is bit-exact across devices, detect.hpp), and the CPU-trained model scores every beat on the
 //    GPU as on the CPU within kScoreTolerance.
 // Internal to the executable (src/cmd_selftest.cpp is its command line).
