@@ -373,7 +373,9 @@ TEST(CliOutputs, SynthWritesIntoFifo) {
   EXPECT_TRUE(still_fifo) << "the FIFO was replaced by a regular file";
   if (!still_fifo) ::kill(reader, SIGKILL);  // nobody will ever write to it
   ASSERT_EQ(::waitpid(reader, nullptr, 0), reader);
-  if (still_fifo) EXPECT_EQ(read_text(dir / "got.csv").rfind("heartbeats\n", 0), 0u) << "the reader got the signal";
+  if (still_fifo) {  // braces: EXPECT_* expands to an if/else of its own
+    EXPECT_EQ(read_text(dir / "got.csv").rfind("heartbeats\n", 0), 0u) << "the reader got the signal";
+  }
   EXPECT_TRUE(hidden_entries(dir).empty());
 }
 

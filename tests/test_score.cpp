@@ -87,7 +87,9 @@ TEST(Score, PrematurityIsTheLogRatioToTheLocalMedianRr) {
   EXPECT_FLOAT_EQ(p[12], static_cast<float>(std::log(100.0 / 80.0)));
   EXPECT_EQ(p[13], 0.0f) << "a late beat is not premature";
   for (std::size_t i = 1; i < p.size(); ++i)
-    if (i != 12) EXPECT_EQ(p[i], 0.0f) << i;
+    if (i != 12) {  // braces: EXPECT_* expands to an if/else of its own
+      EXPECT_EQ(p[i], 0.0f) << i;
+    }
 }
 
 TEST(Score, CombinesShapeTemplateAndRhythm) {
