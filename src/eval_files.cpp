@@ -27,35 +27,62 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
-// Splits on ',' honouring double quotes ("a,b" and "" for a quote), trims unquoted fields.
-std::vector<std::string> split_fields(std::string_view line) {
-  std::vector<std::string> fields;
-  std::string cur;
+// Splits on ',' honouring double quotes ("a,b" and "" for a quote), trims unquoted fields. Into
+// `fields`, whose strings are reused from row to row (no allocation per cell once warm).
+void split_fields(std::string_view line, std::vector<std::string>& fields) {
+  std::size_t n = 0;
+  const auto next = [&]() -> std::string& {
+    if (n == fields.size()) fields.emplace_back();
+    std::string& f = fields[n];
+    f.clear();
+    return f;
+  };
+  std::string* cur = &next();
   bool quoted = false, was_quoted = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
+  const auto finish = [&] {
+    if (was_quoted) return;
+    const std::string_view t = trim(*cur);
+    const std::size_t from = static_cast<std::size_t>(t.data() - cur->data()), size = t.size();
+    cur->erase(from + size);
+    cur->erase(0, from);
+  };
+  // Runs of plain characters are appended at once, not a character at a time.
+  for (std::size_t i = 0; i < line.size();) {
     if (quoted) {
-      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-        cur += '"';
-        ++i;
-      } else if (c == '"') {
-        quoted = false;
-      } else {
-        cur += c;
+      const std::size_t q = line.find('"', i);
+      if (q == std::string_view::npos) {  // no closing quote: the rest of the line is the field
+        cur->append(line.substr(i));
+        break;
       }
-    } else if (c == '"' && trim(cur).empty()) {
-      quoted = was_quoted = true;
-      cur.clear();
-    } else if (c == ',') {
-      fields.push_back(was_quoted ? cur : std::string(trim(cur)));
-      cur.clear();
+      cur->append(line.substr(i, q - i));
+      if (q + 1 < line.size() && line[q + 1] == '"') {  // "" for a quote
+        *cur += '"';
+        i = q + 2;
+      } else {
+        quoted = false;
+        i = q + 1;
+      }
+      continue;
+    }
+    const std::size_t stop = line.find_first_of(",\"", i);
+    const std::size_t end = stop == std::string_view::npos ? line.size() : stop;
+    cur->append(line.substr(i, end - i));
+    if (stop == std::string_view::npos) break;
+    i = stop + 1;
+    if (line[stop] == ',') {
+      finish();
+      ++n;
+      cur = &next();
       was_quoted = false;
+    } else if (trim(*cur).empty()) {  // a quote opens a field only at its start
+      quoted = was_quoted = true;
+      cur->clear();
     } else {
-      cur += c;
+      *cur += '"';
     }
   }
-  fields.push_back(was_quoted ? cur : std::string(trim(cur)));
-  return fields;
+  finish();
+  fields.resize(n + 1);
 }
 
 // Larger sample numbers are refused: a day at 100 kHz is 8.6e9 samples, and the matcher adds
@@ -80,30 +107,46 @@ bool parse_sample(std::string_view s, std::int64_t& out) {
   return true;
 }
 
-// Reads non-blank lines; the first is the header. Calls row(fields, line_number) per data row.
-template <typename Row>
-std::vector<std::string> read_csv(const std::string& path, Row&& row_of) {
+// The whole file (InputError "cannot open PATH" / "cannot read PATH"), for the parse_* functions.
+std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError("cannot open " + path);
-  std::string line;
+  std::string text;
+  char buf[1 << 16];
+  // read() rather than istreambuf_iterator: a read error (a directory: EISDIR) sets badbit here
+  // instead of escaping as std::ios_base::failure.
+  while (in.read(buf, sizeof buf) || in.gcount() > 0) text.append(buf, static_cast<std::size_t>(in.gcount()));
+  if (in.bad()) throw InputError("cannot read " + path);
+  return text;
+}
+
+// Non-blank lines of `text` (split as std::getline does: on '\n'; a last line without one
+// counts); the first is the header. Calls row(fields, line_number) per data row.
+template <typename Row>
+std::vector<std::string> parse_csv(std::string_view text, const std::string& path, Row&& row_of) {
   std::vector<std::string> header;
   bool have_header = false;
   std::size_t line_no = 0;
   std::size_t index = 0;  // of the chosen column, set after the header
-  while (std::getline(in, line)) {
+  std::vector<std::string> fields;
+  for (std::size_t start = 0; start < text.size();) {
+    const std::size_t nl = text.find('\n', start);
+    const std::size_t end = nl == std::string_view::npos ? text.size() : nl;
+    std::string_view line = text.substr(start, end - start);
+    start = nl == std::string_view::npos ? text.size() : nl + 1;
     ++line_no;
-    if (!line.empty() && line.back() == '\r') line.pop_back();  // CRLF
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);  // CRLF
     if (trim(line).empty()) continue;
     if (!have_header) {
-      header = split_fields(line);
+      split_fields(line, header);
       for (auto& h : header) h = lower(h);
       have_header = true;
       index = row_of.header(header);
       continue;
     }
-    row_of.row(split_fields(line), line_no, index);
+    split_fields(line, fields);
+    row_of.row(fields, line_no, index);
   }
-  if (in.bad()) throw InputError("cannot read " + path);
   if (!have_header) throw InputError(path + ": empty file (no header)");
   return header;
 }
@@ -114,7 +157,9 @@ std::string cell_error(const std::string& path, std::size_t line, const std::str
 
 }  // namespace
 
-ReferenceBeats read_reference_csv(const std::string& path) {
+ReferenceBeats read_reference_csv(const std::string& path) { return parse_reference_csv(read_file(path), path); }
+
+ReferenceBeats parse_reference_csv(std::string_view text, const std::string& path) {
   struct Reader {
     const std::string& path;
     ReferenceBeats out;
@@ -142,11 +187,15 @@ ReferenceBeats read_reference_csv(const std::string& path) {
       out.symbols.push_back(sym[0]);
     }
   } reader{path, {}};
-  read_csv(path, reader);
+  parse_csv(text, path, reader);
   return std::move(reader.out);
 }
 
 std::vector<std::int64_t> read_detections_csv(const std::string& path) {
+  return parse_detections_csv(read_file(path), path);
+}
+
+std::vector<std::int64_t> parse_detections_csv(std::string_view text, const std::string& path) {
   struct Reader {
     const std::string& path;
     std::vector<std::int64_t> out;
@@ -165,7 +214,7 @@ std::vector<std::int64_t> read_detections_csv(const std::string& path) {
       out.push_back(v);
     }
   } reader{path, {}};
-  read_csv(path, reader);
+  parse_csv(text, path, reader);
   return std::move(reader.out);
 }
 
@@ -209,6 +258,10 @@ ReferenceBeats read_reference(const std::string& path) {
 }
 
 Detections read_detections_with_scores(const std::string& path, const std::string& score_column) {
+  return parse_detections_with_scores(read_file(path), path, score_column);
+}
+
+Detections parse_detections_with_scores(std::string_view text, const std::string& path, const std::string& score_column) {
   struct Reader {
     const std::string& path;
     const std::string& wanted;
@@ -267,7 +320,7 @@ Detections read_detections_with_scores(const std::string& path, const std::strin
       out.scores.push_back(static_cast<float>(score));
     }
   } reader{path, score_column, {}};
-  read_csv(path, reader);
+  parse_csv(text, path, reader);
   return std::move(reader.out);
 }
 

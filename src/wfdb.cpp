@@ -14,6 +14,7 @@
 #include <fstream>
 #include <iterator>
 #include <sstream>
+#include <string_view>
 
 #include "ecgpipe/detect.hpp"
 #include "ecgpipe/error.hpp"
@@ -57,11 +58,13 @@ void require_not_directory(const std::string& path, const std::string& what) {
   if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) throw InputError(what + " " + path + " is a directory");
 }
 
-std::vector<unsigned char> read_bytes(const std::string& path, const char* what) {
+// The whole file, for the parse_* functions (which work on bytes in memory; the fuzz harnesses
+// call them directly).
+std::string read_bytes(const std::string& path, const char* what) {
   require_not_directory(path, what);
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(std::string("cannot open ") + what + " " + path);
-  std::vector<unsigned char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (in.bad()) throw InputError(std::string("cannot read ") + what + " " + path);
   return bytes;
 }
@@ -166,18 +169,23 @@ char annotation_symbol(int code) {
 }
 
 std::vector<Annotation> read_wfdb_annotations(const std::string& path) {
-  const std::vector<unsigned char> b = read_bytes(path, "annotation file");
+  return parse_wfdb_annotations(read_bytes(path, "annotation file"), path);
+}
+
+std::vector<Annotation> parse_wfdb_annotations(std::string_view bytes, const std::string& path) {
+  const auto* const b = reinterpret_cast<const unsigned char*>(bytes.data());
+  const std::size_t size = bytes.size();
   const auto where = [&](std::size_t pos, const std::string& what) {
     return path + ": byte " + std::to_string(pos) + ": " + what;
   };
-  if (b.size() % 2 != 0) throw InputError(path + ": odd size " + std::to_string(b.size()) + " (not a MIT annotation file)");
+  if (size % 2 != 0) throw InputError(path + ": odd size " + std::to_string(size) + " (not a MIT annotation file)");
   const auto word = [&](std::size_t pos) { return static_cast<unsigned>(b[pos]) | (static_cast<unsigned>(b[pos + 1]) << 8); };
 
   std::vector<Annotation> out;
   std::int64_t time = 0;
   int num = 0, chan = 0;  // sticky: the writer only records changes
   std::size_t pos = 0;
-  while (pos + 2 <= b.size()) {
+  while (pos + 2 <= size) {
     const unsigned w = word(pos);
     const std::size_t at = pos;
     pos += 2;
@@ -186,7 +194,7 @@ std::vector<Annotation> read_wfdb_annotations(const std::string& path) {
     const unsigned data = w & kDataMask;
     switch (code) {
       case kSkip: {
-        if (pos + 4 > b.size()) throw InputError(where(at, "SKIP cut short"));
+        if (pos + 4 > size) throw InputError(where(at, "SKIP cut short"));
         // PDP-11 long: high 16-bit word first, each word little-endian.
         const std::uint32_t hi = word(pos), lo = word(pos + 2);
         time += static_cast<std::int32_t>((hi << 16) | lo);
@@ -206,14 +214,14 @@ std::vector<Annotation> read_wfdb_annotations(const std::string& path) {
         if (!out.empty()) out.back().channel = chan;
         break;
       case kAux: {
-        if (pos + data > b.size()) throw InputError(where(at, "AUX string cut short"));
+        if (pos + data > size) throw InputError(where(at, "AUX string cut short"));
         if (out.empty()) throw InputError(where(at, "AUX before any annotation"));
-        out.back().aux.assign(reinterpret_cast<const char*>(b.data() + pos), data);
+        out.back().aux.assign(reinterpret_cast<const char*>(b + pos), data);
         // Some writers count a trailing NUL: the string ends there.
         const std::size_t nul = out.back().aux.find('\0');
         if (nul != std::string::npos) out.back().aux.resize(nul);
         pos += data + (data & 1u);  // padded to an even length
-        if (pos > b.size()) throw InputError(where(at, "AUX padding cut short"));
+        if (pos > size) throw InputError(where(at, "AUX padding cut short"));
         break;
       }
       default: {
@@ -240,15 +248,26 @@ std::vector<Annotation> read_wfdb_annotations(const std::string& path) {
 
 WfdbHeader read_wfdb_header(const std::string& path) {
   require_not_directory(path, "WFDB header");
-  std::ifstream in(path);
+  std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError("cannot open WFDB header " + path);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) throw InputError("cannot read WFDB header " + path);
+  return parse_wfdb_header(text, path);
+}
+
+WfdbHeader parse_wfdb_header(std::string_view text, const std::string& path) {
   WfdbHeader h;
   h.path = path;
   std::string line;
   std::size_t line_no = 0;
   long long nsig = -1;
-  std::vector<bool> has_baseline;
-  while (std::getline(in, line)) {
+  // Lines as std::getline splits them: on '\n'; a last line without one counts, an empty piece
+  // after the last '\n' does not.
+  for (std::size_t start = 0; start < text.size();) {
+    const std::size_t nl = text.find('\n', start);
+    const std::size_t end = nl == std::string_view::npos ? text.size() : nl;
+    line.assign(text.data() + start, end - start);
+    start = nl == std::string_view::npos ? text.size() : nl + 1;
     ++line_no;
     if (!line.empty() && line.back() == '\r') line.pop_back();
     const std::size_t first = line.find_first_not_of(" \t");
@@ -289,7 +308,6 @@ WfdbHeader read_wfdb_header(const std::string& path) {
       s.description += (i > kDescriptionField ? " " : "") + tok[i];
     h.signals.push_back(std::move(s));
   }
-  if (in.bad()) throw InputError("cannot read WFDB header " + path);
   if (nsig < 0) throw InputError(path + ": no record line (not a WFDB header)");
   if (static_cast<long long>(h.signals.size()) != nsig) {
     throw InputError(path + ": announces " + std::to_string(nsig) + " signals but has " +
@@ -310,8 +328,17 @@ bool is_wfdb_record_path(const std::string& path) {
   return ext == ".hea" || ext == ".dat";
 }
 
-WfdbSignal read_wfdb_signal(const std::string& path, const std::string& channel) {
-  const WfdbHeader h = read_wfdb_header(wfdb_header_path(path));
+namespace {
+
+// The channel a read_wfdb_signal call asks for, and where its values sit in its signal file.
+struct ChannelChoice {
+  std::size_t ch = 0;        // index in the header
+  std::size_t group = 0;     // signals stored in its file (interleaved frame by frame)
+  std::size_t position = 0;  // its place in a frame
+  std::string dat;           // the signal file's path
+};
+
+ChannelChoice choose_channel(const WfdbHeader& h, const std::string& channel) {
   if (h.signals.empty()) throw InputError(h.path + ": the record has no signals");
 
   // Which channel.
@@ -351,10 +378,14 @@ WfdbSignal read_wfdb_signal(const std::string& path, const std::string& channel)
     if (i == ch) position = group;
     ++group;
   }
-  const std::string dat = (std::filesystem::path(h.path).parent_path() / spec.file_name).string();
-  const std::vector<unsigned char> bytes = read_bytes(dat, "WFDB signal file");
+  return {ch, group, position, (std::filesystem::path(h.path).parent_path() / spec.file_name).string()};
+}
+
+WfdbSignal decode_signal(const WfdbHeader& h, const ChannelChoice& choice, std::string_view bytes, const std::string& dat) {
+  const std::size_t ch = choice.ch, group = choice.group, position = choice.position;
+  const WfdbSignalSpec& spec = h.signals[ch];
   if (static_cast<std::size_t>(spec.byte_offset) > bytes.size()) throw InputError(dat + ": shorter than its byte offset");
-  const unsigned char* data = bytes.data() + spec.byte_offset;
+  const auto* data = reinterpret_cast<const unsigned char*>(bytes.data()) + spec.byte_offset;
   const std::size_t size = bytes.size() - static_cast<std::size_t>(spec.byte_offset);
 
   // Total stored values (all signals of the file) that fit in the file.
@@ -397,6 +428,23 @@ WfdbSignal read_wfdb_signal(const std::string& path, const std::string& channel)
     }
   }
   return out;
+}
+
+}  // namespace
+
+std::string wfdb_signal_path(const WfdbHeader& header, const std::string& channel) {
+  return choose_channel(header, channel).dat;
+}
+
+WfdbSignal parse_wfdb_signal(const WfdbHeader& header, const std::string& channel, std::string_view dat_bytes,
+                             const std::string& dat_path) {
+  return decode_signal(header, choose_channel(header, channel), dat_bytes, dat_path);
+}
+
+WfdbSignal read_wfdb_signal(const std::string& path, const std::string& channel) {
+  const WfdbHeader h = read_wfdb_header(wfdb_header_path(path));
+  const ChannelChoice choice = choose_channel(h, channel);  // channel errors before the file's
+  return decode_signal(h, choice, read_bytes(choice.dat, "WFDB signal file"), choice.dat);
 }
 
 }  // namespace ecgpipe

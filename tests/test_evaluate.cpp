@@ -259,6 +259,38 @@ TEST_F(EvalFiles, ReferenceErrors) {
   EXPECT_THROW(ecgpipe::read_reference_csv(write("e.csv", "sample,symbol\n3\n")), ecgpipe::InputError);
 }
 
+// The readers read the file, then parse its text (parse_*, which the fuzz harness calls directly):
+// the same results and messages, which name the path given and the line.
+TEST_F(EvalFiles, ReadersAreParsersOfTheFileText) {
+  const auto message = [](auto&& call) -> std::string {
+    try {
+      call();
+    } catch (const ecgpipe::InputError& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  const std::string text = "sample,symbol,score,class\n10,N,0.5,N\n\n20,V,1e3,V\n";
+  const auto p = write("ref.csv", text);
+  EXPECT_EQ(ecgpipe::parse_reference_csv(text, "x.csv").samples, ecgpipe::read_reference_csv(p).samples);
+  EXPECT_EQ(ecgpipe::parse_detections_csv(text, "x.csv"), ecgpipe::read_detections_csv(p));
+  const ecgpipe::Detections d = ecgpipe::parse_detections_with_scores(text, "x.csv");
+  EXPECT_EQ(d.r_peaks, ecgpipe::read_detections_with_scores(p).r_peaks);
+  EXPECT_EQ(d.scores, (std::vector<float>{0.5f, 1000.0f}));
+  EXPECT_EQ(d.classes, (std::vector<char>{'N', 'V'}));
+  EXPECT_EQ(ecgpipe::parse_reference_csv("sample,symbol\n1,N\n2, \"V\"", "r.csv").samples, (V{1, 2}));  // no last '\n'
+  EXPECT_EQ(message([&] { ecgpipe::parse_reference_csv("sample,symbol\r\n1,N\r\n\r\nx,N\r\n", "r.csv"); }),
+            "r.csv:4: 'x' is not a sample index");
+  EXPECT_EQ(message([&] { ecgpipe::parse_reference_csv("", "r.csv"); }), "r.csv: empty file (no header)");
+  EXPECT_EQ(message([&] { ecgpipe::read_reference_csv(write("bad.csv", "sample,symbol\n1\n")); }),
+            (dir_ / "bad.csv").string() + ":2: too few fields");
+  EXPECT_EQ(message([&] { ecgpipe::parse_detections_with_scores("sample,score\n1,inf\n", "d.csv"); }),
+            "d.csv:2: score 'inf' is not a finite number");
+  const std::string missing = (dir_ / "missing.csv").string();
+  EXPECT_EQ(message([&] { ecgpipe::read_detections_csv(missing); }), "cannot open " + missing);
+  EXPECT_EQ(message([&] { ecgpipe::read_reference_csv(dir_.string()); }), "cannot read " + dir_.string());
+}
+
 TEST_F(EvalFiles, DetectionsPreferRPeakThenSampleThenFirstColumn) {
   EXPECT_EQ(ecgpipe::read_detections_csv(
                 write("beats.csv", "index,start,r_peak,length,split,recon_error\n0,50,140,100,train,0.5\n"

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "test_util.hpp"
@@ -315,6 +316,46 @@ TEST_F(Wfdb, SignalErrorsNameTheFile) {
   expect_input_error([&] { ecgpipe::read_wfdb_signal((dir_ / "none.hea").string()); }, "none.hea");
   const auto multi = write_text("ms.hea", "ms/2 1 360\n");
   expect_input_error([&] { ecgpipe::read_wfdb_signal(multi); }, "multi-segment");
+}
+
+// The readers read the files, then parse the bytes (parse_*, which the fuzz harnesses call
+// directly): the same results, and messages that name the paths given.
+TEST_F(Wfdb, ReadersAreParsersOfTheFileBytes) {
+  const auto message = [](auto&& call) -> std::string {
+    try {
+      call();
+    } catch (const ecgpipe::InputError& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  const Bytes dat = pack212({10, -20, 11, -21, 12, -22});
+  write("r.dat", dat);
+  const std::string text = "r 2 360 3\r\nr.dat 212 100 11 4 0 0 0 MLII\nr.dat 212 50(-2)/mV 11 0 0 0 0 V5";  // no last '\n'
+  const auto hea = write_text("r.hea", text);
+  const ecgpipe::WfdbHeader h = ecgpipe::parse_wfdb_header(text, "d/r.hea");
+  EXPECT_EQ(h.path, "d/r.hea");
+  ASSERT_EQ(h.signals.size(), 2u);
+  EXPECT_EQ(h.signals[1].description, "V5");
+  EXPECT_EQ(ecgpipe::wfdb_signal_path(h, "V5"), "d/r.dat");
+  const std::string_view bytes(reinterpret_cast<const char*>(dat.data()), dat.size());
+  const ecgpipe::WfdbSignal s = ecgpipe::parse_wfdb_signal(h, "V5", bytes, "d/r.dat");
+  EXPECT_EQ(s.values, ecgpipe::read_wfdb_signal(hea, "V5").values);
+  EXPECT_EQ(s.channel, 1u);
+  EXPECT_EQ(message([&] { ecgpipe::parse_wfdb_signal(h, "", bytes.substr(0, 5), "d/r.dat"); }),
+            "d/r.dat: truncated: 3 samples announced by d/r.hea, 1 stored");
+  EXPECT_EQ(message([&] { ecgpipe::wfdb_signal_path(h, "V1"); }), "d/r.hea: no channel 'V1' (channels: MLII, V5)");
+  EXPECT_EQ(message([&] { ecgpipe::parse_wfdb_header("# c\nr x 360\n", "h.hea"); }), "h.hea:2: bad signal count 'x'");
+  Bytes atr;
+  put_word(atr, 1, 5);
+  put_word(atr, 63, 4);
+  EXPECT_EQ(message([&] { ecgpipe::parse_wfdb_annotations(std::string(atr.begin(), atr.end()), "a.atr"); }),
+            "a.atr: byte 2: AUX string cut short");
+  const auto atr_path = write("a.atr", atr);
+  EXPECT_EQ(message([&] { ecgpipe::read_wfdb_annotations(atr_path); }), atr_path + ": byte 2: AUX string cut short");
+  atr.pop_back();
+  EXPECT_EQ(message([&] { ecgpipe::parse_wfdb_annotations(std::string(atr.begin(), atr.end()), "a.atr"); }),
+            "a.atr: odd size 3 (not a MIT annotation file)");
 }
 
 TEST_F(Wfdb, ReadSignalDispatchesOnTheExtensionAndChecksFs) {

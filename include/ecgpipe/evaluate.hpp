@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ecgpipe/ec57.hpp"
@@ -82,6 +83,9 @@ struct ReferenceBeats {
 };
 // InputError for a missing file, no header, a missing column or a bad sample value.
 ReferenceBeats read_reference_csv(const std::string& path);
+// Its in-memory core: the file's text; `path` only names the file in errors. (The same pairs for
+// the detections below: read_* reads the file, parse_* parses its text.)
+ReferenceBeats parse_reference_csv(std::string_view text, const std::string& path);
 
 // VF episodes of an annotation list (in file order), by WFDB's convention (the amap() of bxb /
 // epicmp, after ANSI/AAMI EC57): an episode begins at a VF onset '[' or at a rhythm change '+'
@@ -103,6 +107,7 @@ ReferenceBeats read_reference(const std::string& path);
 // `sample`, else the first column. A value must be a non-negative integer (written as such or
 // as a float with no fraction, e.g. "123.0"). Zero rows is fine. InputError otherwise.
 std::vector<std::int64_t> read_detections_csv(const std::string& path);
+std::vector<std::int64_t> parse_detections_csv(std::string_view text, const std::string& path);
 
 // Counts per AAMI class of the reference beats, and how many of them were detected.
 struct ClassCounts {
@@ -126,6 +131,8 @@ struct Detections {
 // A `class` column, when the header has one, is read too: each cell one beat label
 // (ec57_detected_class), else InputError with the line.
 Detections read_detections_with_scores(const std::string& path, const std::string& score_column = "");
+Detections parse_detections_with_scores(std::string_view text, const std::string& path,
+                                        const std::string& score_column = "");
 
 // AUROC of an outlier score: `positive` ("abnormal" = S, V, F and Q together, or one class) vs
 // N, among matched beats. auroc is NaN when either side is empty.

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ecgpipe/csv.hpp"
@@ -34,6 +35,8 @@ char annotation_symbol(int code);
 // missing file, an odd size, a SKIP or AUX record cut short. The file may end with the
 // end-of-file word 0 or without it.
 std::vector<Annotation> read_wfdb_annotations(const std::string& path);
+// Its in-memory core: the annotations of a file's bytes; `path` only names the file in errors.
+std::vector<Annotation> parse_wfdb_annotations(std::string_view bytes, const std::string& path);
 
 // --- Records: header and signals.
 struct WfdbSignalSpec {
@@ -59,6 +62,9 @@ struct WfdbHeader {
 // line for a missing file, a malformed record line (multi-segment records are refused), fewer
 // signal lines than announced, or a bad field.
 WfdbHeader read_wfdb_header(const std::string& path);
+// Its in-memory core: the header in `text`; `path` is the .hea file's (header.path, the signal
+// files' directory, and the name in errors).
+WfdbHeader parse_wfdb_header(std::string_view text, const std::string& path);
 
 // "rec.hea" for "rec.hea", "rec.dat" or "rec" (no extension): the header of a record path.
 std::string wfdb_header_path(const std::string& path);
@@ -79,5 +85,14 @@ struct WfdbSignal {
 // (only 212 and 16), a missing or truncated signal file, or a WFDB invalid-sample marker
 // (-2048 in 212, -32768 in 16), which this pipeline has no way to represent.
 WfdbSignal read_wfdb_signal(const std::string& path, const std::string& channel = "");
+
+// The two halves of read_wfdb_signal around reading the signal file. wfdb_signal_path: the file
+// that holds `channel` (next to header.path), after the channel checks (InputError as above).
+// parse_wfdb_signal: the channel decoded from that file's bytes, `dat_bytes`; `dat_path` names it
+// in errors. read_wfdb_signal(path, channel) is parse_wfdb_signal(header, channel, bytes of
+// wfdb_signal_path(header, channel), that path) with header = read_wfdb_header(...).
+std::string wfdb_signal_path(const WfdbHeader& header, const std::string& channel = "");
+WfdbSignal parse_wfdb_signal(const WfdbHeader& header, const std::string& channel, std::string_view dat_bytes,
+                             const std::string& dat_path);
 
 }  // namespace ecgpipe

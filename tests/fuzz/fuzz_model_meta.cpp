@@ -1,5 +1,6 @@
 // libFuzzer harness: the model meta record (apply_model_meta: the JSON that model.pt carries, read
-// by `score`). Invariant: an ecgpipe::Error, or options with the record's model path set.
+// by `score`; linked without the core and LibTorch: tests/fuzz/CMakeLists.txt). Invariant: an
+// ecgpipe::Error, or options with the record's model path set.
 //
 // Not asserted yet: that the options then pass validate(). A record with min_length 703 >
 // max_length 256 is accepted here and refused later by validate() as a *usage* error (exit 2,

@@ -1,23 +1,36 @@
-// libFuzzer harness: the reference-beat CSV reader (read_reference_csv: sample,symbol) and the
-// detections reader (read_detections_csv: r_peak or sample), on the same file. Invariant: an
-// InputError, or as many samples as symbols, beat symbols only, non-negative detections.
+// libFuzzer harness: the reference-beat CSV reader (parse_reference_csv, the in-memory core of
+// read_reference_csv: sample,symbol) and the detections reader (parse_detections_csv /
+// parse_detections_with_scores: r_peak or sample, and score and class columns), on the same text.
+// Invariant: an InputError, or as many samples as symbols, beat symbols only, non-negative
+// detections, one finite score per detection.
+#include <cmath>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ecgpipe/evaluate.hpp"
 #include "fuzz_util.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  const std::string path = fuzz::write_scratch("ref.csv", data, size);
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  const std::string path = "ref.csv";
   ecgpipe::ReferenceBeats ref;
-  if (!fuzz::rejects([&] { ref = ecgpipe::read_reference_csv(path); })) {
+  if (!fuzz::rejects([&] { ref = ecgpipe::parse_reference_csv(text, path); })) {
     FUZZ_CHECK(ref.samples.size() == ref.symbols.size());
     for (char s : ref.symbols) FUZZ_CHECK(ecgpipe::is_beat_symbol(s));
   }
   std::vector<std::int64_t> detections;
-  if (!fuzz::rejects([&] { detections = ecgpipe::read_detections_csv(path); })) {
-    for (std::int64_t d : detections) FUZZ_CHECK(d >= 0);
+  if (fuzz::rejects([&] { detections = ecgpipe::parse_detections_csv(text, path); })) return 0;
+  for (std::int64_t d : detections) FUZZ_CHECK(d >= 0);
+  // Only where the plain reader accepts: the scores reader takes the same column and rows and
+  // checks more, so it would only reject again (a throw is much of the time per input).
+  ecgpipe::Detections scored;
+  if (!fuzz::rejects([&] { scored = ecgpipe::parse_detections_with_scores(text, path); })) {
+    FUZZ_CHECK(scored.r_peaks == detections);  // the same column choice
+    FUZZ_CHECK(scored.scores.empty() || scored.scores.size() == scored.r_peaks.size());
+    for (float s : scored.scores) FUZZ_CHECK(std::isfinite(s));
+    FUZZ_CHECK(scored.classes.empty() || scored.classes.size() == scored.r_peaks.size());
   }
   return 0;
 }
