@@ -262,14 +262,7 @@ TEST_F(EvalFiles, ReferenceErrors) {
 // The readers read the file, then parse its text (parse_*, which the fuzz harness calls directly):
 // the same results and messages, which name the path given and the line.
 TEST_F(EvalFiles, ReadersAreParsersOfTheFileText) {
-  const auto message = [](auto&& call) -> std::string {
-    try {
-      call();
-    } catch (const ecgpipe::InputError& e) {
-      return e.what();
-    }
-    return "no error";
-  };
+  const auto message = [](auto&& call) { return testutil::input_error_of(call); };
   const std::string text = "sample,symbol,score,class\n10,N,0.5,N\n\n20,V,1e3,V\n";
   const auto p = write("ref.csv", text);
   EXPECT_EQ(ecgpipe::parse_reference_csv(text, "x.csv").samples, ecgpipe::read_reference_csv(p).samples);

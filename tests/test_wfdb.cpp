@@ -321,14 +321,7 @@ TEST_F(Wfdb, SignalErrorsNameTheFile) {
 // The readers read the files, then parse the bytes (parse_*, which the fuzz harnesses call
 // directly): the same results, and messages that name the paths given.
 TEST_F(Wfdb, ReadersAreParsersOfTheFileBytes) {
-  const auto message = [](auto&& call) -> std::string {
-    try {
-      call();
-    } catch (const ecgpipe::InputError& e) {
-      return e.what();
-    }
-    return "no error";
-  };
+  const auto message = [](auto&& call) { return testutil::input_error_of(call); };
   const Bytes dat = pack212({10, -20, 11, -21, 12, -22});
   write("r.dat", dat);
   const std::string text = "r 2 360 3\r\nr.dat 212 100 11 4 0 0 0 MLII\nr.dat 212 50(-2)/mV 11 0 0 0 0 V5";  // no last '\n'
