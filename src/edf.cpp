@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <mutex>
 
 #include "ecgpipe/error.hpp"
@@ -174,6 +175,15 @@ EdfSignal read_edf_signal(const std::string& path, const std::string& channel) {
     if (got <= 0)
       throw InputError(path + ": read error in signal '" + out.info.label + "' at sample " + std::to_string(done));
     std::copy(piece.begin(), piece.begin() + got, out.values.begin() + done);
+    // The header's physical/digital ranges scale the samples; a range edflib reads as infinite
+    // (e.g. "-3.E768"), or one beyond float, gives non-finite samples: refused, as the CSV and
+    // WFDB readers refuse them (found by fuzz_edf).
+    const auto bad = std::find_if(out.values.begin() + done, out.values.begin() + done + got,
+                                  [](float v) { return !std::isfinite(v); });
+    if (bad != out.values.begin() + done + got)
+      throw InputError(path + ": signal '" + out.info.label + "' has a non-finite value at sample " +
+                       std::to_string(bad - out.values.begin()) +
+                       " (the header's physical or digital minimum/maximum is unusable)");
     done += got;
   }
   return out;

@@ -214,6 +214,21 @@ TEST(Edf, BadFilesNameTheReason) {
             std::string::npos);
 }
 
+// Found by fuzz_edf: a physical minimum of "-3.E768" (edflib reads it as -inf) scales every
+// sample to a non-finite value; refused as non-finite, as the CSV and WFDB readers do.
+TEST(Edf, HeaderScalingThatMakesSamplesNonFiniteIsAnInputError) {
+  const auto dir = testutil::fresh_dir();
+  std::string bad = hand_written_edf(3);
+  const std::size_t physical_min = 256 + 2 * (16 + 80 + 8);  // the first signal's field
+  ASSERT_EQ(bad.substr(physical_min, 8), "-3.2768 ");
+  bad.replace(physical_min, 8, "-3.E768 ");
+  const path file = dir / "inf.edf";
+  testutil::write_text(file, bad);
+  const std::string e = input_error_of([&] { ecgpipe::read_edf_signal(file.string()); });
+  EXPECT_NE(e.find("inf.edf"), std::string::npos) << e;
+  EXPECT_NE(e.find("non-finite"), std::string::npos) << e;
+}
+
 TEST(Edf, CliDetectOnAnEdfFileEqualsDetectOnTheSameSamplesAsCsv) {
   const auto dir = testutil::fresh_dir();
   // The test ECG in whole microvolts (identity scaling), so the CSV and the EDF hold the same floats.
