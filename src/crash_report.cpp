@@ -8,6 +8,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstring>
 
 #include "output.hpp"
@@ -25,29 +26,36 @@ void say(const char* text) { (void)!::write(STDERR_FILENO, text, std::strlen(tex
 // Where the fault happened, from the signal's saved registers: the faulting instruction and
 // the return address at the top of the stack. The unwinder cannot walk from a jump to a null or
 // freed function pointer (no unwind data there); these two frames still name the caller.
-void fault_frames(void* context) {
+void fault_frames(const siginfo_t* info, void* context) {
   void* frames[2] = {nullptr, nullptr};
   const auto* uc = static_cast<const ucontext_t*>(context);
 #if defined(__x86_64__)
   frames[0] = reinterpret_cast<void*>(uc->uc_mcontext.gregs[REG_RIP]);
-  frames[1] = *reinterpret_cast<void* const*>(uc->uc_mcontext.gregs[REG_RSP]);
+  const auto sp = static_cast<std::uintptr_t>(uc->uc_mcontext.gregs[REG_RSP]);
+  const auto fault = reinterpret_cast<std::uintptr_t>(info->si_addr);
+  // A fault at the stack pointer (a stack overflow) would fault again reading it.
+  constexpr std::uintptr_t kNearStack = 64 * 1024;
+  const bool stack_fault = fault + kNearStack >= sp && fault <= sp + kNearStack;
+  if (!stack_fault) frames[1] = *reinterpret_cast<void* const*>(sp);
 #elif defined(__aarch64__)
   frames[0] = reinterpret_cast<void*>(uc->uc_mcontext.pc);
   frames[1] = reinterpret_cast<void*>(uc->uc_mcontext.regs[30]);  // the link register
+  (void)info;  // the link register is read from the registers, not the stack
 #else
   (void)uc;
+  (void)info;
   return;
 #endif
   say("at (faulting instruction, then the return address on the stack):\n");
   ::backtrace_symbols_fd(frames, 2, STDERR_FILENO);
 }
 
-extern "C" void on_crash(int sig, siginfo_t*, void* context) {
+extern "C" void on_crash(int sig, siginfo_t* info, void* context) {
   say("ecgpipe: internal error: ");
   say(sig == SIGSEGV ? "segmentation fault" : sig == SIGBUS ? "bus error" : sig == SIGFPE ? "arithmetic exception"
       : sig == SIGILL ? "illegal instruction" : "abort");
   say(" (a bug in ecgpipe: please report it with the command and this backtrace)\n");
-  if (sig != SIGABRT) fault_frames(context);
+  if (sig != SIGABRT) fault_frames(info, context);
   say("backtrace:\n");
   void* frames[kMaxFrames];
   const int n = ::backtrace(frames, kMaxFrames);
