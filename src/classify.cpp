@@ -26,6 +26,13 @@ const char* class_name(BeatClass c) {
   return names[static_cast<int>(c)];
 }
 
+std::vector<char> class_letters(const std::vector<BeatClass>& classes) {
+  std::vector<char> letters;
+  letters.reserve(classes.size());
+  for (const BeatClass c : classes) letters.push_back(class_name(c)[0]);
+  return letters;
+}
+
 std::vector<double> BeatClassifier::decision(const float* x) const {
   std::vector<double> out(baseline);
   for (const Tree& t : trees) {

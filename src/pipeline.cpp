@@ -76,9 +76,7 @@ RunResult run_pipeline(const RunOptions& o) {
   // The rhythm term over the compact R-peak list (host), then the model's score (score.hpp).
   const std::vector<std::int64_t> peaks = kept_r_peaks(o, r.beats);
   r.beat_class = std::move(seg.beat_class);
-  // The same classes as letters, the form the EC57 evaluation and the Holter summary take.
-  r.predicted_classes.reserve(r.beat_class.size());
-  for (const BeatClass c : r.beat_class) r.predicted_classes.push_back(class_name(c)[0]);
+  const std::vector<char> predicted = class_letters(r.beat_class);
   r.prematurity = o.model == Model::rr ? rhythm_term(peaks) : prematurity(peaks);
   ScoreFunction score;
   if (o.model == Model::rr) {
@@ -97,8 +95,8 @@ RunResult run_pipeline(const RunOptions& o) {
   r.seconds.score = r.model.score_seconds;
   check_finite_scores(o, r, peaks);
 
-  if (reference) evaluate_run(o, *reference, peaks, r);
-  r.holter = holter_summary(peaks, o.fs, r.predicted_classes, static_cast<double>(r.samples) / o.fs);
+  if (reference) evaluate_run(o, *reference, peaks, predicted, r);
+  r.holter = holter_summary(peaks, o.fs, predicted, static_cast<double>(r.samples) / o.fs);
   write_run_outputs(o, r, std::move(seg.signal_excerpt), std::move(seg.curvature_excerpt), t_all);
   return r;
 }

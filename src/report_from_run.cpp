@@ -76,7 +76,8 @@ ReportData report_data_from_run(const RunOptions& o, const RunResult& r, std::in
   if (!r.classes.empty()) {
     d.classes = r.classes;
   } else {
-    for (const BeatClass c : r.beat_class) d.classes += class_name(c)[0];
+    const std::vector<char> letters = class_letters(r.beat_class);
+    d.classes.assign(letters.begin(), letters.end());
   }
   d.grid_side = kGridSide;
   d.decoded_grid = m.decoded_grid;

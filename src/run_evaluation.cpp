@@ -5,10 +5,11 @@
 
 namespace ecgpipe {
 
-void evaluate_run(const RunOptions& o, const ReferenceBeats& ref, const std::vector<std::int64_t>& peaks, RunResult& r) {
+void evaluate_run(const RunOptions& o, const ReferenceBeats& ref, const std::vector<std::int64_t>& peaks,
+                  const std::vector<char>& predicted, RunResult& r) {
   EvalOptions eo;
   eo.fs = o.fs;
-  r.evaluation = evaluate_detections(ref, peaks, r.model.score, eo, r.predicted_classes);
+  r.evaluation = evaluate_detections(ref, peaks, r.model.score, eo, predicted);
   r.evaluation.reference_path = o.reference;
   r.evaluation.detections_path = o.input;
   r.evaluation.score_column = "score";

@@ -21,6 +21,8 @@ inline constexpr int kBeatClassCount = 5;
 
 // "N", "S", "V", "F" or "Q".
 const char* class_name(BeatClass c);
+// Per beat its class's letter: the form the EC57 evaluation, the Holter summary and the report take.
+std::vector<char> class_letters(const std::vector<BeatClass>& classes);
 
 // A gradient-boosted tree ensemble (scikit-learn's HistGradientBoostingClassifier, exported):
 // per class a baseline plus the sum of its trees' leaf values; the class with the largest sum wins.

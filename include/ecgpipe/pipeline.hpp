@@ -74,10 +74,6 @@ struct RunResult {
   bool evaluated = false;
   EvalReport evaluation;
   std::string classes;
-  // Per beat the AAMI class (N S V F Q) the beat classifier predicts; empty while none runs.
-  // evaluate_run scores them against the reference (EC57, report.json evaluation.ec57) and the
-  // Holter summary counts them. Set before evaluate_run.
-  std::vector<char> predicted_classes;
   // The Holter summary of the kept beats (report.json "holter", the top of report.html).
   HolterSummary holter;
 };

@@ -13,9 +13,10 @@ namespace ecgpipe {
 
 // src/run_evaluation.cpp: detection accuracy and score AUROCs against the reference
 // (evaluate.hpp, EC57 conventions) into result.evaluation, and each beat's reference class
-// (result.classes) for the report; logs the headline figures.
+// (result.classes) for the report; `predicted` (class_letters of result.beat_class) is scored by
+// EC57 (report.json evaluation.ec57). Logs the headline figures.
 void evaluate_run(const RunOptions& options, const ReferenceBeats& reference, const std::vector<std::int64_t>& r_peaks,
-                  RunResult& result);
+                  const std::vector<char>& predicted, RunResult& result);
 
 // src/run_outputs.cpp: flags the outliers (score.hpp) and writes model.pt (when trained: the
 // bytes in result.model.model_file), beats.csv, outliers.csv, report.json and report.html as one
