@@ -64,10 +64,12 @@ void split_fields(std::string_view line, std::vector<std::string>& fields) {
       }
       continue;
     }
-    const std::size_t stop = line.find_first_of(",\"", i);
-    const std::size_t end = stop == std::string_view::npos ? line.size() : stop;
-    cur->append(line.substr(i, end - i));
-    if (stop == std::string_view::npos) break;
+    // A plain loop, not find_first_of(",\""): two comparisons a character where find_first_of
+    // scans its set for each (what the fuzzer's instrumented build spent its time on).
+    std::size_t stop = i;
+    while (stop < line.size() && line[stop] != ',' && line[stop] != '"') ++stop;
+    cur->append(line.substr(i, stop - i));
+    if (stop == line.size()) break;
     i = stop + 1;
     if (line[stop] == ',') {
       finish();

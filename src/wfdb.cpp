@@ -13,7 +13,8 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
-#include <sstream>
+#include <string>
+#include <vector>
 #include <string_view>
 
 #include "ecgpipe/detect.hpp"
@@ -78,22 +79,26 @@ std::string header_error(const std::string& path, std::size_t line, const std::s
 }
 
 // Whole-token parses; false on trailing junk.
-bool to_double(const std::string& s, double& out) {
-  if (s.empty()) return false;
+// Tokens are views into the header's text; strtod/strtoll need a terminated copy (a short token
+// stays in std::string's own buffer: no allocation).
+bool to_double(std::string_view token, double& out) {
+  if (token.empty()) return false;
+  const std::string s(token);
   char* end = nullptr;
   out = std::strtod(s.c_str(), &end);
   return end == s.c_str() + s.size() && std::isfinite(out);
 }
 // False on overflow too: strtoll clamps to LLONG_MAX and says so only through errno.
-bool to_long(const std::string& s, long long& out) {
-  if (s.empty()) return false;
+bool to_long(std::string_view token, long long& out) {
+  if (token.empty()) return false;
+  const std::string s(token);
   char* end = nullptr;
   errno = 0;
   out = std::strtoll(s.c_str(), &end, 10);
   return end == s.c_str() + s.size() && errno != ERANGE;
 }
 // Fields stored as int: a value beyond int is an error, not a silent wrap (4294967508 -> 212).
-bool to_int(const std::string& s, int& out) {
+bool to_int(std::string_view s, int& out) {
   long long v = 0;
   if (!to_long(s, v) || v < INT_MIN || v > INT_MAX) return false;
   out = static_cast<int>(v);
@@ -101,11 +106,11 @@ bool to_int(const std::string& s, int& out) {
 }
 
 // "360", "360/1", "360/1(0)": the sampling frequency is the part before '/' or '('.
-double parse_fs(const std::string& token, const std::string& path, std::size_t line) {
-  const std::string head = token.substr(0, token.find_first_of("/("));
+double parse_fs(std::string_view token, const std::string& path, std::size_t line) {
+  const std::string_view head = token.substr(0, token.find_first_of("/("));
   double fs = 0.0;
   if (!to_double(head, fs) || fs < 0.0)
-    throw InputError(header_error(path, line, "bad sampling frequency '" + token + "'"));
+    throw InputError(header_error(path, line, "bad sampling frequency '" + std::string(token) + "'"));
   // The same bounds as --fs: the windows are durations scaled by the rate.
   if (fs > 0.0 && (fs < kMinFs || fs > kMaxFs)) {
     char buf[128];
@@ -116,41 +121,58 @@ double parse_fs(const std::string& token, const std::string& path, std::size_t l
 }
 
 // "212", "212+512" (byte offset); sample multiples ("212x2") and skew ("212:3") are refused.
-void parse_format(const std::string& token, WfdbSignalSpec& s, const std::string& path, std::size_t line) {
+void parse_format(std::string_view token, WfdbSignalSpec& s, const std::string& path, std::size_t line) {
   const std::size_t plus = token.find('+');
-  const std::string fmt = token.substr(0, plus);
+  const std::string_view fmt = token.substr(0, plus);
   if (!to_int(fmt, s.format)) {
-    throw InputError(header_error(path, line, "unsupported signal format '" + token +
+    throw InputError(header_error(path, line, "unsupported signal format '" + std::string(token) +
                                                   "' (only plain 212 or 16, with an optional +offset)"));
   }
-  if (plus != std::string::npos) {
+  if (plus != std::string_view::npos) {
     long long off = 0;
     if (!to_long(token.substr(plus + 1), off) || off < 0)
-      throw InputError(header_error(path, line, "bad byte offset in '" + token + "'"));
+      throw InputError(header_error(path, line, "bad byte offset in '" + std::string(token) + "'"));
     s.byte_offset = off;
   }
 }
 
 // "200", "200(0)", "200/mV", "200(-12)/uV": gain, optional baseline, optional units.
-void parse_gain(const std::string& token, WfdbSignalSpec& s, bool& has_baseline, const std::string& path,
+void parse_gain(std::string_view token, WfdbSignalSpec& s, bool& has_baseline, const std::string& path,
                 std::size_t line) {
-  std::string t = token;
+  std::string_view t = token;
   const std::size_t slash = t.find('/');
-  if (slash != std::string::npos) {
-    s.units = t.substr(slash + 1);
+  if (slash != std::string_view::npos) {
+    s.units = std::string(t.substr(slash + 1));
     t = t.substr(0, slash);
   }
   const std::size_t open = t.find('(');
-  if (open != std::string::npos) {
+  if (open != std::string_view::npos) {
     const std::size_t close = t.find(')', open);
-    if (close == std::string::npos || !to_int(t.substr(open + 1, close - open - 1), s.baseline))
-      throw InputError(header_error(path, line, "bad baseline in gain '" + token + "'"));
+    if (close == std::string_view::npos || !to_int(t.substr(open + 1, close - open - 1), s.baseline))
+      throw InputError(header_error(path, line, "bad baseline in gain '" + std::string(token) + "'"));
     has_baseline = true;
     t = t.substr(0, open);
   }
   double g = 0.0;
-  if (!to_double(t, g) || g < 0.0) throw InputError(header_error(path, line, "bad gain '" + token + "'"));
+  if (!to_double(t, g) || g < 0.0) throw InputError(header_error(path, line, "bad gain '" + std::string(token) + "'"));
   s.gain = g > 0.0 ? g : kDefaultGain;  // 0 means "uncalibrated": WFDB uses its default gain
+}
+
+// The whitespace-separated fields of a line, as `istream >> std::string` splits them (the C
+// locale's isspace set), into `out` (cleared first).
+void split_fields(std::string_view line, std::vector<std::string_view>& out) {
+  // ' ' and '\t' '\n' '\v' '\f' '\r' (9..13): two comparisons a character, where find_first_of
+  // scans the set for each (what the fuzzer's instrumented build spends its time on).
+  const auto space = [](char c) { return c == ' ' || (c >= '\t' && c <= '\r'); };
+  out.clear();
+  std::size_t i = 0;
+  while (true) {
+    while (i < line.size() && space(line[i])) ++i;
+    if (i == line.size()) return;
+    const std::size_t from = i;
+    while (i < line.size() && !space(line[i])) ++i;
+    out.push_back(line.substr(from, i - from));
+  }
 }
 
 // Sign-extends the low `bits` bits.
@@ -258,7 +280,7 @@ WfdbHeader read_wfdb_header(const std::string& path) {
 WfdbHeader parse_wfdb_header(std::string_view text, const std::string& path) {
   WfdbHeader h;
   h.path = path;
-  std::string line;
+  std::vector<std::string_view> tok;  // the line's fields, views into text (reused: no allocation per line)
   std::size_t line_no = 0;
   long long nsig = -1;
   // Lines as std::getline splits them: on '\n'; a last line without one counts, an empty piece
@@ -266,26 +288,25 @@ WfdbHeader parse_wfdb_header(std::string_view text, const std::string& path) {
   for (std::size_t start = 0; start < text.size();) {
     const std::size_t nl = text.find('\n', start);
     const std::size_t end = nl == std::string_view::npos ? text.size() : nl;
-    line.assign(text.data() + start, end - start);
+    std::string_view line = text.substr(start, end - start);
     start = nl == std::string_view::npos ? text.size() : nl + 1;
     ++line_no;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     const std::size_t first = line.find_first_not_of(" \t");
-    if (first == std::string::npos || line[first] == '#') continue;
-    std::istringstream ss(line);
-    std::vector<std::string> tok{std::istream_iterator<std::string>(ss), std::istream_iterator<std::string>()};
+    if (first == std::string_view::npos || line[first] == '#') continue;
+    split_fields(line, tok);
     if (nsig < 0) {  // the record line: name nsig [fs [nsamp ...]]
       if (tok.size() < 2) throw InputError(header_error(path, line_no, "record line needs a name and a signal count"));
-      if (tok[0].find('/') != std::string::npos)
+      if (tok[0].find('/') != std::string_view::npos)
         throw InputError(header_error(path, line_no, "multi-segment records are not supported"));
-      h.record = tok[0];
+      h.record = std::string(tok[0]);
       if (!to_long(tok[1], nsig) || nsig < 0)
-        throw InputError(header_error(path, line_no, "bad signal count '" + tok[1] + "'"));
+        throw InputError(header_error(path, line_no, "bad signal count '" + std::string(tok[1]) + "'"));
       if (tok.size() > 2) h.fs = parse_fs(tok[2], path, line_no);
       if (tok.size() > 3) {
         long long n = 0;
         if (!to_long(tok[3], n) || n < 0)
-          throw InputError(header_error(path, line_no, "bad number of samples '" + tok[3] + "'"));
+          throw InputError(header_error(path, line_no, "bad number of samples '" + std::string(tok[3]) + "'"));
         h.samples = n;
       }
       continue;
@@ -294,18 +315,20 @@ WfdbHeader parse_wfdb_header(std::string_view text, const std::string& path) {
     // Signal line: file format [gain [adcres [adczero [initval [checksum [blocksize [desc...]]]]]]]
     if (tok.size() < 2) throw InputError(header_error(path, line_no, "signal line needs a file name and a format"));
     WfdbSignalSpec s;
-    s.file_name = tok[0];
+    s.file_name = std::string(tok[0]);
     parse_format(tok[1], s, path, line_no);
     bool baseline_given = false;
     if (tok.size() > 2) parse_gain(tok[2], s, baseline_given, path, line_no);
     constexpr std::size_t kAdcZeroField = 4, kDescriptionField = 8;
     if (tok.size() > kAdcZeroField) {
       if (!to_int(tok[kAdcZeroField], s.adc_zero))
-        throw InputError(header_error(path, line_no, "bad ADC zero '" + tok[kAdcZeroField] + "'"));
+        throw InputError(header_error(path, line_no, "bad ADC zero '" + std::string(tok[kAdcZeroField]) + "'"));
     }
     if (!baseline_given) s.baseline = s.adc_zero;  // header(5): baseline defaults to ADC zero
-    for (std::size_t i = kDescriptionField; i < tok.size(); ++i)
-      s.description += (i > kDescriptionField ? " " : "") + tok[i];
+    for (std::size_t i = kDescriptionField; i < tok.size(); ++i) {
+      if (i > kDescriptionField) s.description += ' ';
+      s.description += tok[i];
+    }
     h.signals.push_back(std::move(s));
   }
   if (nsig < 0) throw InputError(path + ": no record line (not a WFDB header)");

@@ -351,6 +351,31 @@ TEST_F(Wfdb, ReadersAreParsersOfTheFileBytes) {
             "a.atr: odd size 3 (not a MIT annotation file)");
 }
 
+// Fields are split as `istream >> std::string` split them (the parser's tokenizer before it
+// worked on views): any run of ' ', '\t', '\v', '\f', '\r'; a description of several words keeps
+// one space between them.
+TEST(WfdbHeader, FieldsSplitOnAnyWhitespaceAndDescriptionsJoinWithOneSpace) {
+  const std::string text = "\t rec\v2\f360  650000\n"
+                           "rec.dat\t212+512 200(-5)/uV 11 1024 0 0 0 \tchest \f lead\r\n"
+                           "rec.dat 16\r\n";
+  const ecgpipe::WfdbHeader h = ecgpipe::parse_wfdb_header(text, "rec.hea");
+  EXPECT_EQ(h.record, "rec");
+  EXPECT_EQ(h.fs, 360.0);
+  EXPECT_EQ(h.samples, 650000);
+  ASSERT_EQ(h.signals.size(), 2u);
+  const ecgpipe::WfdbSignalSpec& a = h.signals[0];
+  EXPECT_EQ(a.file_name, "rec.dat");
+  EXPECT_EQ(a.format, 212);
+  EXPECT_EQ(a.byte_offset, 512);
+  EXPECT_EQ(a.gain, 200.0);
+  EXPECT_EQ(a.baseline, -5);
+  EXPECT_EQ(a.units, "uV");
+  EXPECT_EQ(a.adc_zero, 1024);
+  EXPECT_EQ(a.description, "chest lead");
+  EXPECT_EQ(h.signals[1].format, 16);
+  EXPECT_EQ(h.signals[1].description, "");
+}
+
 TEST_F(Wfdb, ReadSignalDispatchesOnTheExtensionAndChecksFs) {
   write("w.dat", pack16({200, -400}));
   const auto hea = write_text("w.hea", "w 1 360 2\nw.dat 16 200 16 0 0 0 0 MLII\n");
