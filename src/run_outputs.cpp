@@ -87,7 +87,7 @@ nlohmann::json report_json(const RunOptions& o, const RunResult& r) {
   j["classes"] = json::object();
   for (int c = 0; c < kBeatClassCount; ++c) j["classes"][class_name(static_cast<BeatClass>(c))] = n_class[static_cast<std::size_t>(c)];
   j["loss"] = {{"train_per_epoch", r.model.epoch_loss}, {"test", r.model.test_loss}};
-  j["training"] = {{"cuda_graph", r.model.cuda_graph}, {"cpu_threads", cpu_threads()}};
+  j["training"] = {{"cuda_graph", r.model.cuda_graph}, {"fused_step", r.model.fused_step}, {"cpu_threads", cpu_threads()}};
   j["mode"] = o.model_in.empty() ? "train" : "score";
   if (!o.model_in.empty()) j["model"] = o.model_in;
   std::size_t flagged = 0;

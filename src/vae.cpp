@@ -6,6 +6,8 @@
 #include <torch/torch.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <numeric>
@@ -23,6 +25,9 @@
 
 #ifdef ECGPIPE_TORCH_CUDA
 #include <ATen/cuda/CUDAGraph.h>
+#include <c10/cuda/CUDAStream.h>
+
+#include "detail/light_vae_fused.hpp"
 #endif
 
 namespace ecgpipe {
@@ -56,21 +61,55 @@ void train_step(LightVae& model, GraphAdam& adam, const torch::Tensor& train, co
   loss_sum.add_(loss.detach());
 }
 
+// A training step on the rows `idx` (device work only, so that it can be captured).
+using StepFunction = std::function<void(const torch::Tensor& idx)>;
+
 #ifdef ECGPIPE_TORCH_CUDA
+template <class T>
+DeviceSpan<T> span_of(const torch::Tensor& t) {
+  return {t.data_ptr<std::remove_const_t<T>>(), static_cast<std::size_t>(t.numel())};
+}
+
+// Whether the fused step (src/detail/light_vae_fused.hpp) can train this model: the GPU gives it
+// the shared memory, ECGPIPE_FUSED_VAE is not "0" (LibTorch's kernels instead, for comparison),
+// and every parameter sits in GraphAdam's flat buffer where the kernel expects it.
+bool use_fused_step(LightVae& model, const GraphAdam& adam, int dims) {
+  const char* env = std::getenv("ECGPIPE_FUSED_VAE");
+  if ((env != nullptr && std::string(env) == "0") || !light_vae_fused_supported(dims)) return false;
+  if (adam.parameters().numel() != light_vae_fused_parameters(dims)) return false;
+  const float* base = adam.parameters().data_ptr<float>();
+  for (const auto& p : model->named_parameters()) {
+    if (light_vae_fused_offset(dims, p.key().c_str()) != p.value().data_ptr<float>() - base) return false;
+  }
+  return true;
+}
+
+// The fused step: the normal draws as reparameterize takes them (one randn of the batch's shape:
+// the generator advances as on the LibTorch path), the fused forward and backward pass into
+// GraphAdam's gradient buffer, the batch loss added to loss_sum, then the Adam update.
+void fused_train_step(int dims, GraphAdam& adam, const torch::Tensor& train, const torch::Tensor& idx,
+                      torch::Tensor& loss_sum, const torch::Tensor& partials) {
+  auto eps = torch::randn({idx.size(0), kLatentDim}, train.options());
+  light_vae_step_cuda(span_of<const float>(adam.parameters()), dims, span_of<const float>(train),
+                      span_of<const std::int64_t>(idx), span_of<const float>(eps), span_of<float>(partials),
+                      span_of<float>(adam.gradients()), loss_sum.data_ptr<float>(), c10::cuda::getCurrentCUDAStream());
+  adam.step();
+}
+
 // The training step for one batch size, captured once and replayed: one graph launch instead of
-// ~300 kernel launches from the host per step. `idx` is the static input the replay reads.
+// ~300 kernel launches from the host per step (a handful with the fused step). `idx` is the
+// static input the replay reads.
 struct CapturedStep {
   at::cuda::CUDAGraph graph;
   torch::Tensor idx;
 };
 
-std::unique_ptr<CapturedStep> capture_step(LightVae& model, GraphAdam& adam, const torch::Tensor& train, std::int64_t rows,
-                                           torch::Tensor& loss_sum) {
+std::unique_ptr<CapturedStep> capture_step(const StepFunction& step, std::int64_t rows, const torch::Device& device) {
   auto captured = std::make_unique<CapturedStep>();
-  captured->idx = torch::zeros({rows}, torch::TensorOptions().dtype(torch::kInt64).device(train.device()));
+  captured->idx = torch::zeros({rows}, torch::TensorOptions().dtype(torch::kInt64).device(device));
   // Capture records the work without running it: the step is executed only by replay().
   captured->graph.capture_begin();
-  train_step(model, adam, train, captured->idx, loss_sum);
+  step(captured->idx);
   captured->graph.capture_end();
   return captured;
 }
@@ -136,6 +175,15 @@ TrainResult train_and_score(BeatMatrix beats, const TrainOptions& options, const
   result.batch_size = static_cast<int>(batch);
   [[maybe_unused]] const std::int64_t full_batches = n_train / batch, rest = n_train % batch;
   auto loss_sum = torch::zeros({}, opts);  // summed on the device; one host read per epoch
+  StepFunction step = [&](const torch::Tensor& idx) { train_step(model, adam, train, idx, loss_sum); };
+#ifdef ECGPIPE_TORCH_CUDA
+  torch::Tensor partials;  // the fused step's per-row gradients, for the largest batch
+  if (on_cuda && use_fused_step(model, adam, static_cast<int>(dims))) {
+    partials = torch::empty({static_cast<std::int64_t>(light_vae_partials_floats(static_cast<int>(dims), batch))}, opts);
+    step = [&, d = static_cast<int>(dims)](const torch::Tensor& idx) { fused_train_step(d, adam, train, idx, loss_sum, partials); };
+    result.fused_step = true;
+  }
+#endif
 #ifdef ECGPIPE_TORCH_CUDA
   std::unique_ptr<CapturedStep> full_step, rest_step;
 #endif
@@ -152,11 +200,11 @@ TrainResult train_and_score(BeatMatrix beats, const TrainOptions& options, const
         // before capture. Then the step is captured once per batch size and replayed; any capture
         // failure falls back to eager steps.
         const std::int64_t first = std::min(batch, n_train);
-        train_step(model, adam, train, order.slice(0, 0, first), loss_sum);
+        step(order.slice(0, 0, first));
         b = first;
         try {
-          if (full_batches > 0) full_step = capture_step(model, adam, train, batch, loss_sum);
-          if (rest > 0) rest_step = capture_step(model, adam, train, rest, loss_sum);
+          if (full_batches > 0) full_step = capture_step(step, batch, device);
+          if (rest > 0) rest_step = capture_step(step, rest, device);
           result.cuda_graph = true;
         } catch (const c10::Error&) {
           full_step.reset();
@@ -177,9 +225,7 @@ TrainResult train_and_score(BeatMatrix beats, const TrainOptions& options, const
       }
     }
 #endif
-    for (; b < n_train; b += batch) {
-      train_step(model, adam, train, order.slice(0, b, std::min(b + batch, n_train)), loss_sum);
-    }
+    for (; b < n_train; b += batch) step(order.slice(0, b, std::min(b + batch, n_train)));
     const double mean_loss = loss_sum.item<double>() / static_cast<double>(n_train);
     result.epoch_loss.push_back(mean_loss);
     const auto now = Clock::now();

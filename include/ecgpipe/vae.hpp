@@ -57,6 +57,7 @@ struct TrainResult {
   double train_seconds = 0.0;
   double score_seconds = 0.0;
   bool cuda_graph = false;           // training steps replayed from a captured CUDA graph
+  bool fused_step = false;           // forward and backward by the fused kernel (kernels/light_vae.cu)
   // The model file's bytes (train_and_score): serialised in memory because LibTorch's file writer
   // throws from a destructor when the disk fills (std::terminate); the caller writes them.
   std::string model_file;

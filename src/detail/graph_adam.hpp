@@ -25,6 +25,11 @@ class GraphAdam {
   void zero_grad();
   void step();
 
+  // The flat buffers every parameter and gradient is a view into (the fused training step,
+  // src/detail/light_vae_fused.hpp, reads the one and writes the other directly).
+  const torch::Tensor& parameters() const { return flat_; }
+  const torch::Tensor& gradients() const { return grad_; }
+
  private:
   torch::Tensor flat_, grad_, m_, v_, step_;
   double lr_;

@@ -1,0 +1,49 @@
+// Internal (model code only): the LightVAE's training step as one fused kernel per batch
+// (kernels/light_vae.cu) and its CPU reference (src/light_vae_fused.cpp), both running the
+// hand-written forward and backward pass of kernels/light_vae_math.hpp. No LibTorch here: the
+// model code passes the flat parameter and gradient buffers of GraphAdam (src/graph_adam.cpp).
+#pragma once
+
+#include <cstdint>
+
+#include "ecgpipe/config.hpp"
+
+#ifdef ECGPIPE_WITH_CUDA
+#include "ecgpipe/cuda.hpp"
+#endif
+
+namespace ecgpipe::detail {
+
+// Floats in the flat parameter (and gradient) buffer for rows of `dims` samples.
+int light_vae_fused_parameters(int dims);
+
+// The parameter offsets the fused step assumes, by LibTorch name ("sigma.alpha", "conv0.weight",
+// ...), for checking against the flat buffer the model's parameters live in; -1 for other names.
+int light_vae_fused_offset(int dims, const char* name);
+
+// CPU reference of one training step's gradient: for each of the `batch` rows idx[b] of `rows`
+// (each `dims` floats) with its two normal draws eps[2b], eps[2b+1], the gradient of the beat's
+// loss; `grad` (parameters floats) receives their sum over the batch in row order, and the
+// batch's summed loss is added to *loss_sum.
+void light_vae_step_cpu(const float* params, int dims, const float* rows, const std::int64_t* idx, std::int64_t batch,
+                        const float* eps, float* grad, float* loss_sum);
+
+#ifdef ECGPIPE_WITH_CUDA
+// Whether the current GPU gives a block the shared memory the fused step needs for `dims`
+// (and dims is a multiple of 8 up to kMaxFusedDims). Never throws.
+bool light_vae_fused_supported(int dims);
+
+// Floats of the scratch buffer light_vae_step_cuda needs for `batch` rows: a gradient and a loss
+// per row.
+std::size_t light_vae_partials_floats(int dims, std::int64_t batch);
+
+// The same step on the GPU, asynchronous on `stream` (capturable in a CUDA graph: launches only,
+// no allocation, no synchronization): one block per row writes that beat's gradient and loss to
+// `partials`, then a second kernel sums them over the rows in a fixed order (the same result on
+// every run) into `grad` and adds the loss to *loss_sum. Spans are device memory.
+void light_vae_step_cuda(DeviceSpan<const float> params, int dims, DeviceSpan<const float> rows,
+                         DeviceSpan<const std::int64_t> idx, DeviceSpan<const float> eps, DeviceSpan<float> partials,
+                         DeviceSpan<float> grad, float* loss_sum, cudaStream_t stream);
+#endif
+
+}  // namespace ecgpipe::detail
