@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstddef>
 
+#include "detail/parallel.hpp"
 #include "ecgpipe/error.hpp"
 
 namespace ecgpipe {
@@ -50,15 +51,31 @@ double correlation(const double* row, const std::vector<double>& templ, int lo, 
   return at / (std::sqrt(aa) * std::sqrt(tt) + kTiny);
 }
 
-// Per-sample median over the rows whose `use` is set.
-std::vector<double> column_median(const std::vector<double>& w, std::size_t rows, int length, const std::vector<char>& use) {
-  std::vector<double> out(static_cast<std::size_t>(length)), column;
-  for (int k = 0; k < length; ++k) {
-    column.clear();
-    for (std::size_t i = 0; i < rows; ++i)
-      if (use[i]) column.push_back(w[i * static_cast<std::size_t>(length) + static_cast<std::size_t>(k)]);
-    out[static_cast<std::size_t>(k)] = median_of(column);
-  }
+// Work per thread below which the loops stay on one thread (thread start-up is ~20 us).
+constexpr std::size_t kMinBeatsPerThread = 1024;
+
+// Per-sample median over the rows whose `use` is set. Columns are gathered kColumnBlock at a time
+// in one pass over the rows (a row's block is one or two cache lines; a column at a time read one
+// line per row for every sample); threads share the blocks. Same values, same medians.
+std::vector<double> column_median(const std::vector<double>& w, std::size_t rows, int length, const std::vector<char>& use,
+                                  int threads) {
+  constexpr int kColumnBlock = 8;
+  const auto L = static_cast<std::size_t>(length);
+  std::vector<double> out(L);
+  const std::size_t blocks = (L + kColumnBlock - 1) / kColumnBlock;
+  detail::parallel_chunks(blocks, threads, 1, [&](std::size_t first_block, std::size_t end_block) {
+    std::vector<std::vector<double>> columns(kColumnBlock);
+    for (std::size_t b = first_block; b < end_block; ++b) {
+      const std::size_t k0 = b * kColumnBlock, k1 = std::min(L, k0 + kColumnBlock);
+      for (auto& c : columns) c.clear();
+      for (std::size_t i = 0; i < rows; ++i) {
+        if (!use[i]) continue;
+        const double* wi = &w[i * L];
+        for (std::size_t k = k0; k < k1; ++k) columns[k - k0].push_back(wi[k]);
+      }
+      for (std::size_t k = k0; k < k1; ++k) out[k] = median_of(std::move(columns[k - k0]));
+    }
+  });
   return out;
 }
 
@@ -72,7 +89,8 @@ const char* beat_feature_name(int f) {
   return names[f];
 }
 
-std::vector<float> beat_features(const std::vector<float>& signal, const std::vector<std::int64_t>& r_peaks, double fs) {
+std::vector<float> beat_features(const std::vector<float>& signal, const std::vector<std::int64_t>& r_peaks, double fs,
+                                 int threads) {
   if (!(fs > 0.0)) throw InternalError("beat_features: fs must be positive");
   const std::size_t n = r_peaks.size();
   constexpr auto F = static_cast<std::size_t>(kBeatFeatureCount);
@@ -89,93 +107,102 @@ std::vector<float> beat_features(const std::vector<float>& signal, const std::ve
     std::vector<double> step(n);  // |ln(RR_i / RR_i-1)|; beat 0 borrows beat 1's
     for (std::size_t i = 1; i < n; ++i) step[i] = std::fabs(std::log(pre[i]) - std::log(pre[i - 1]));
     step[0] = step[1];
-    std::vector<double> window;
-    for (std::size_t i = 0; i < n; ++i) {
-      const std::size_t lo = i > static_cast<std::size_t>(kLocalContext) ? i - kLocalContext : 0;
-      const std::size_t hi = std::min(n, i + kLocalContext + 1);
-      window.assign(pre.begin() + static_cast<std::ptrdiff_t>(lo), pre.begin() + static_cast<std::ptrdiff_t>(hi));
-      const double local = median_of(window), p80 = percentile_of(window, 80.0);
-      at(i, kLogPreRr) = static_cast<float>(std::log(pre[i]));
-      at(i, kLogPostRr) = static_cast<float>(std::log(post[i]));
-      at(i, kLogPrePost) = static_cast<float>(std::log(pre[i] / post[i]));
-      at(i, kLogPreLocal) = static_cast<float>(std::log(pre[i] / local));
-      at(i, kLogPreRecord) = static_cast<float>(std::log(pre[i] / record));
-      at(i, kLogLocalRr) = static_cast<float>(std::log(local));
-      at(i, kLogPreLocalP80) = static_cast<float>(std::log(pre[i] / p80));
-      at(i, kLogPostLocal) = static_cast<float>(std::log(post[i] / local));
-      window.assign(step.begin() + static_cast<std::ptrdiff_t>(lo), step.begin() + static_cast<std::ptrdiff_t>(hi));
-      at(i, kLocalIrregularity) = static_cast<float>(median_of(window));
-    }
+    detail::parallel_chunks(n, threads, kMinBeatsPerThread, [&](std::size_t begin, std::size_t end) {
+      std::vector<double> window;
+      for (std::size_t i = begin; i < end; ++i) {
+        const std::size_t lo = i > static_cast<std::size_t>(kLocalContext) ? i - kLocalContext : 0;
+        const std::size_t hi = std::min(n, i + kLocalContext + 1);
+        window.assign(pre.begin() + static_cast<std::ptrdiff_t>(lo), pre.begin() + static_cast<std::ptrdiff_t>(hi));
+        const double local = median_of(window), p80 = percentile_of(window, 80.0);
+        at(i, kLogPreRr) = static_cast<float>(std::log(pre[i]));
+        at(i, kLogPostRr) = static_cast<float>(std::log(post[i]));
+        at(i, kLogPrePost) = static_cast<float>(std::log(pre[i] / post[i]));
+        at(i, kLogPreLocal) = static_cast<float>(std::log(pre[i] / local));
+        at(i, kLogPreRecord) = static_cast<float>(std::log(pre[i] / record));
+        at(i, kLogLocalRr) = static_cast<float>(std::log(local));
+        at(i, kLogPreLocalP80) = static_cast<float>(std::log(pre[i] / p80));
+        at(i, kLogPostLocal) = static_cast<float>(std::log(post[i] / local));
+        window.assign(step.begin() + static_cast<std::ptrdiff_t>(lo), step.begin() + static_cast<std::ptrdiff_t>(hi));
+        at(i, kLocalIrregularity) = static_cast<float>(median_of(window));
+      }
+    });
   }
 
   // Morphology: windows R - 0.25 s .. R + 0.45 s, each minus its median.
   const int before = samples_in(0.25, fs), after = samples_in(0.45, fs), L = before + after;
   const int q = samples_in(0.08, fs), h = samples_in(0.1, fs);
   const auto signal_n = static_cast<std::int64_t>(signal.size());
-  std::vector<double> w(n * static_cast<std::size_t>(L), 0.0), row;
-  for (std::size_t i = 0; i < n; ++i) {
-    double* wi = &w[i * static_cast<std::size_t>(L)];
-    for (int k = 0; k < L; ++k) {
-      const std::int64_t s = r_peaks[i] - before + k;
-      if (s >= 0 && s < signal_n) wi[k] = signal[static_cast<std::size_t>(s)];
+  std::vector<double> w(n * static_cast<std::size_t>(L), 0.0);
+  detail::parallel_chunks(n, threads, kMinBeatsPerThread, [&](std::size_t begin, std::size_t end) {
+    std::vector<double> row;
+    for (std::size_t i = begin; i < end; ++i) {
+      double* wi = &w[i * static_cast<std::size_t>(L)];
+      for (int k = 0; k < L; ++k) {
+        const std::int64_t s = r_peaks[i] - before + k;
+        if (s >= 0 && s < signal_n) wi[k] = signal[static_cast<std::size_t>(s)];
+      }
+      row.assign(wi, wi + L);
+      const double m = median_of(row);
+      for (int k = 0; k < L; ++k) wi[k] -= m;
     }
-    row.assign(wi, wi + L);
-    const double m = median_of(row);
-    for (int k = 0; k < L; ++k) wi[k] -= m;
-  }
+  });
   const std::vector<char> all(n, 1);
-  const std::vector<double> templ = column_median(w, n, L, all);
+  const std::vector<double> templ = column_median(w, n, L, all, threads);
   const int q_lo = before - q, q_hi = before + q + 1;
   std::vector<double> qrs_corr(n), energy(n), width(n), area_width(n), abs_amp(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    const double* wi = &w[i * static_cast<std::size_t>(L)];
-    qrs_corr[i] = correlation(wi, templ, q_lo, q_hi);
-    at(i, kQrsCorr) = static_cast<float>(qrs_corr[i]);
-    at(i, kWindowCorr) = static_cast<float>(correlation(wi, templ, 0, L));
-    at(i, kPCorr) = static_cast<float>(correlation(wi, templ, 0, before - q));
-    at(i, kTCorr) = static_cast<float>(correlation(wi, templ, before + q, L));
-    double e = 0.0;
-    for (int k = q_lo; k < q_hi; ++k) e += wi[k] * wi[k];
-    energy[i] = e;
-    abs_amp[i] = std::fabs(wi[before]);
-    // Slope span and area width within R ± h.
-    double dmax = 0.0, amax = 0.0, asum = 0.0;
-    for (int k = before - h; k <= before + h; ++k) {
-      amax = std::max(amax, std::fabs(wi[k])), asum += std::fabs(wi[k]);
-      if (k < before + h) dmax = std::max(dmax, std::fabs(wi[k + 1] - wi[k]));
-    }
-    int first = -1, last = -1;
-    for (int k = 0; k < 2 * h; ++k)
-      if (std::fabs(wi[before - h + k + 1] - wi[before - h + k]) > 0.25 * dmax) {
-        if (first < 0) first = k;
-        last = k;
+  detail::parallel_chunks(n, threads, kMinBeatsPerThread, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      const double* wi = &w[i * static_cast<std::size_t>(L)];
+      qrs_corr[i] = correlation(wi, templ, q_lo, q_hi);
+      at(i, kQrsCorr) = static_cast<float>(qrs_corr[i]);
+      at(i, kWindowCorr) = static_cast<float>(correlation(wi, templ, 0, L));
+      at(i, kPCorr) = static_cast<float>(correlation(wi, templ, 0, before - q));
+      at(i, kTCorr) = static_cast<float>(correlation(wi, templ, before + q, L));
+      double e = 0.0;
+      for (int k = q_lo; k < q_hi; ++k) e += wi[k] * wi[k];
+      energy[i] = e;
+      abs_amp[i] = std::fabs(wi[before]);
+      // Slope span and area width within R ± h.
+      double dmax = 0.0, amax = 0.0, asum = 0.0;
+      for (int k = before - h; k <= before + h; ++k) {
+        amax = std::max(amax, std::fabs(wi[k])), asum += std::fabs(wi[k]);
+        if (k < before + h) dmax = std::max(dmax, std::fabs(wi[k + 1] - wi[k]));
       }
-    if (first < 0) first = 0, last = 2 * h - 1;  // a flat beat: the whole span (as numpy's argmax gives)
-    width[i] = (last - first + 1) / fs;
-    area_width[i] = asum / fs / (amax + kTiny);
-  }
+      int first = -1, last = -1;
+      for (int k = 0; k < 2 * h; ++k)
+        if (std::fabs(wi[before - h + k + 1] - wi[before - h + k]) > 0.25 * dmax) {
+          if (first < 0) first = k;
+          last = k;
+        }
+      if (first < 0) first = 0, last = 2 * h - 1;  // a flat beat: the whole span (as numpy's argmax gives)
+      width[i] = (last - first + 1) / fs;
+      area_width[i] = asum / fs / (amax + kTiny);
+    }
+  });
   std::vector<char> dominant(n);
   const double qrs_corr_median = median_of(qrs_corr);
   for (std::size_t i = 0; i < n; ++i) dominant[i] = qrs_corr[i] >= qrs_corr_median;
-  const std::vector<double> templ2 = column_median(w, n, L, dominant);
+  const std::vector<double> templ2 = column_median(w, n, L, dominant, threads);
   double templ2_energy = kTiny;
   for (int k = q_lo; k < q_hi; ++k) templ2_energy += templ2[static_cast<std::size_t>(k)] * templ2[static_cast<std::size_t>(k)];
   const double energy_median = median_of(energy), width_median = median_of(width),
                area_median = median_of(area_width), amp_median = median_of(abs_amp);
-  for (std::size_t i = 0; i < n; ++i) {
-    const double* wi = &w[i * static_cast<std::size_t>(L)];
-    at(i, kQrsCorrDominant) = static_cast<float>(correlation(wi, templ2, q_lo, q_hi));
-    at(i, kWindowCorrDominant) = static_cast<float>(correlation(wi, templ2, 0, L));
-    double d = 0.0;
-    for (int k = q_lo; k < q_hi; ++k) d += (wi[k] - templ2[static_cast<std::size_t>(k)]) * (wi[k] - templ2[static_cast<std::size_t>(k)]);
-    at(i, kLogQrsDistance) = static_cast<float>(std::log(d / templ2_energy + 1e-6));
-    at(i, kLogQrsEnergy) = static_cast<float>(std::log(energy[i] / energy_median + kTiny));
-    at(i, kRAmplitude) = static_cast<float>(wi[before] / (amp_median + kTiny));
-    at(i, kQrsWidth) = static_cast<float>(width[i]);
-    at(i, kQrsWidthRel) = static_cast<float>(width[i] - width_median);
-    at(i, kAreaWidth) = static_cast<float>(area_width[i]);
-    at(i, kAreaWidthRel) = static_cast<float>(area_width[i] - area_median);
-  }
+  detail::parallel_chunks(n, threads, kMinBeatsPerThread, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      const double* wi = &w[i * static_cast<std::size_t>(L)];
+      at(i, kQrsCorrDominant) = static_cast<float>(correlation(wi, templ2, q_lo, q_hi));
+      at(i, kWindowCorrDominant) = static_cast<float>(correlation(wi, templ2, 0, L));
+      double d = 0.0;
+      for (int k = q_lo; k < q_hi; ++k) d += (wi[k] - templ2[static_cast<std::size_t>(k)]) * (wi[k] - templ2[static_cast<std::size_t>(k)]);
+      at(i, kLogQrsDistance) = static_cast<float>(std::log(d / templ2_energy + 1e-6));
+      at(i, kLogQrsEnergy) = static_cast<float>(std::log(energy[i] / energy_median + kTiny));
+      at(i, kRAmplitude) = static_cast<float>(wi[before] / (amp_median + kTiny));
+      at(i, kQrsWidth) = static_cast<float>(width[i]);
+      at(i, kQrsWidthRel) = static_cast<float>(width[i] - width_median);
+      at(i, kAreaWidth) = static_cast<float>(area_width[i]);
+      at(i, kAreaWidthRel) = static_cast<float>(area_width[i] - area_median);
+    }
+  });
   return out;
 }
 

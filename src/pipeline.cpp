@@ -75,8 +75,6 @@ RunResult run_pipeline(const RunOptions& o) {
 
   // The rhythm term over the compact R-peak list (host), then the model's score (score.hpp).
   const std::vector<std::int64_t> peaks = kept_r_peaks(o, r.beats);
-  r.beat_class = std::move(seg.beat_class);
-  const std::vector<char> predicted = class_letters(r.beat_class);
   r.prematurity = o.model == Model::rr ? rhythm_term(peaks) : prematurity(peaks);
   ScoreFunction score;
   if (o.model == Model::rr) {
@@ -94,6 +92,10 @@ RunResult run_pipeline(const RunOptions& o) {
   }
   r.seconds.score = r.model.score_seconds;
   check_finite_scores(o, r, peaks);
+  finish_classification(seg);  // on the GPU path, computed while the model trained
+  r.beat_class = std::move(seg.beat_class);
+  r.seconds.classify = seg.seconds.classify;
+  const std::vector<char> predicted = class_letters(r.beat_class);
 
   if (reference) evaluate_run(o, *reference, peaks, predicted, r);
   r.holter = holter_summary(peaks, o.fs, predicted, static_cast<double>(r.samples) / o.fs);

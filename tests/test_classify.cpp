@@ -174,6 +174,26 @@ TEST(Classify, BundledSampleAt250HzLabelsVentricularBeats) {
   EXPECT_GE(c[0][0], 640) << "of 667 N";
 }
 
+// Threads share the beats and the template's samples: the features (and so the classes) must be
+// the same, bit for bit, for every thread count. The sample four times over (2,816 beats) gives
+// two threads (at least 1,024 beats each) something to share.
+TEST(Classify, FeaturesAndClassesAreTheSameOnAnyNumberOfThreads) {
+  const std::string dir = ECGPIPE_SOURCE_DIR "/data/";
+  const std::vector<float> one = read_signal(dir + "sample.csv", CsvOptions{}, 250.0);
+  const auto ref = read_reference(dir + "sample_beats.csv");
+  std::vector<float> x;
+  std::vector<std::int64_t> r;
+  for (int copy = 0; copy < 4; ++copy) {
+    for (const auto& [s, c] : ref) r.push_back(s + copy * static_cast<std::int64_t>(one.size()));
+    x.insert(x.end(), one.begin(), one.end());
+  }
+  ASSERT_GT(r.size(), 2u * 1024u);
+  const std::vector<float> serial = beat_features(x, r, 250.0, 1);
+  EXPECT_EQ(beat_features(x, r, 250.0, 3), serial);
+  EXPECT_EQ(beat_features(x, r, 250.0, 16), serial);
+  EXPECT_EQ(classify_beats(x, r, 250.0, 3), classify_beats(x, r, 250.0, 1));
+}
+
 // DS1 record 119 (ventricular bigeminy) through detection and classification. The shipped model was
 // trained on DS1, so this checks the shipped path, not generalisation (the cross-validated figures
 // are in the README).

@@ -52,6 +52,9 @@ const char* beat_feature_name(int feature);
 // Row-major beats x kBeatFeatureCount. Beat i's window is R - 0.25 s .. R + 0.45 s (zero outside
 // the signal) minus its median. RR of the first beat borrows the second's and the last's post-RR
 // the one before; fewer than 2 beats: every rhythm feature is 0. fs > 0; r_peaks ascending.
-std::vector<float> beat_features(const std::vector<float>& signal, const std::vector<std::int64_t>& r_peaks, double fs);
+// `threads` CPU threads share the beats (and the template's samples); every thread count gives the
+// same features, bit for bit.
+std::vector<float> beat_features(const std::vector<float>& signal, const std::vector<std::int64_t>& r_peaks, double fs,
+                                 int threads = 1);
 
 }  // namespace ecgpipe

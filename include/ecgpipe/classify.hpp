@@ -50,8 +50,10 @@ BeatClassifier parse_beat_classifier(const std::string& json, const std::string&
 // The model compiled into this binary (data/beat-classifier.json at build time), parsed once.
 const BeatClassifier& builtin_beat_classifier();
 
-// One class per R peak (beat_features + the built-in model).
-std::vector<BeatClass> classify_beats(const std::vector<float>& signal, const std::vector<std::int64_t>& r_peaks, double fs);
+// One class per R peak (beat_features + the built-in model), on `threads` CPU threads (the same
+// classes for every count).
+std::vector<BeatClass> classify_beats(const std::vector<float>& signal, const std::vector<std::int64_t>& r_peaks, double fs,
+                                      int threads = 1);
 
 // Beats of each class, indexed by BeatClass.
 std::array<std::int64_t, kBeatClassCount> class_counts(const std::vector<BeatClass>& classes);

@@ -12,6 +12,10 @@
 #include "ecgpipe/classify.hpp"
 #include "ecgpipe/beat_matrix.hpp"
 #include "ecgpipe/pipeline.hpp"
+#include <future>
+#include <utility>
+#include <vector>
+
 #include "ecgpipe/report.hpp"
 
 namespace ecgpipe {
@@ -25,6 +29,13 @@ struct Segmentation {
   BeatMatrix matrix;
   StageSeconds seconds;  // csv, bandpass, peaks, beats, classify filled
   std::vector<BeatClass> beat_class;  // per kept beat (classify.hpp), from the signal on the host
+  // The GPU path classifies on CPU threads while the GPU trains: the classes (and their time)
+  // arrive here; finish_classification() moves them into beat_class and seconds.classify.
+  struct Classes {
+    std::vector<BeatClass> classes;
+    double seconds = 0.0;
+  };
+  std::future<Classes> pending_classes;
   // For report.html: the first report_excerpt_samples() of the signal and of its band-passed curve.
   std::vector<float> signal_excerpt;
   std::vector<double> curvature_excerpt;
@@ -34,6 +45,14 @@ struct Segmentation {
 inline constexpr double kReportExcerptSeconds = 10.0;
 inline std::size_t report_excerpt_samples(double fs, std::size_t signal_samples) {
   return std::min(signal_samples, static_cast<std::size_t>(kReportExcerptSeconds * fs));
+}
+
+// Waits for pending_classes, if any (rethrowing what classification threw).
+inline void finish_classification(Segmentation& seg) {
+  if (!seg.pending_classes.valid()) return;
+  Segmentation::Classes c = seg.pending_classes.get();
+  seg.beat_class = std::move(c.classes);
+  seg.seconds.classify = c.seconds;
 }
 
 Segmentation segment_cpu(const RunOptions& options);
