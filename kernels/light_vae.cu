@@ -8,7 +8,10 @@
 // 2. sum_rows_kernel: the batch's gradient and loss, summed over the rows in a fixed order (no
 //    atomics: the same sums on every run, as LibTorch's deterministic kernels give).
 // Both only launch work on the stream: the model code captures them in a CUDA graph.
+// score_kernel and decode_kernel: the eval pass (scores, latent means, the report's decoded grid)
+// from the same code, a block per row or latent point.
 #include <cstdint>
+#include <string>
 
 #include "../src/detail/light_vae_fused.hpp"
 #include "ecgpipe/cuda.hpp"
@@ -70,6 +73,33 @@ __global__ void __launch_bounds__(kStepThreads)
   lv::beat_step(team, params, lay, rows + idx[b] * lay.dims, eps + lv::kLatent * b, w, out, out + lay.total);
 }
 
+// Mapping: one block per row r, its threads over the positions of each layer (as step_kernel).
+__global__ void __launch_bounds__(kStepThreads)
+    score_kernel(const float* __restrict__ params, lv::Layout lay, const float* __restrict__ rows,
+                 const float* __restrict__ eps, float* __restrict__ out) {
+  extern __shared__ float shared[];
+  const BlockTeam team{static_cast<int>(threadIdx.x), static_cast<int>(blockDim.x), shared};
+  lv::Workspace w;
+  lv::carve(shared + kScratchFloats, lay.dims, w);
+  const std::int64_t r = blockIdx.x;
+  lv::beat_score(team, params, lay, rows + r * lay.dims, eps != nullptr ? eps + lv::kLatent * r : nullptr, w,
+                 out + kFusedScoreValues * r);
+}
+
+// Mapping: one block per latent point k, its threads over the decoder's positions.
+__global__ void __launch_bounds__(kStepThreads)
+    decode_kernel(const float* __restrict__ params, lv::Layout lay, const float* __restrict__ z, float* __restrict__ out) {
+  extern __shared__ float shared[];
+  const BlockTeam team{static_cast<int>(threadIdx.x), static_cast<int>(blockDim.x), shared};
+  lv::Workspace w;
+  lv::carve(shared + kScratchFloats, lay.dims, w);
+  const std::int64_t k = blockIdx.x;
+  if (threadIdx.x < lv::kLatent) w.scalars[4 + threadIdx.x] = z[lv::kLatent * k + threadIdx.x];
+  __syncthreads();
+  lv::beat_decode(team, params, lay, w);
+  for (int t = static_cast<int>(threadIdx.x); t < lay.dims; t += static_cast<int>(blockDim.x)) out[k * lay.dims + t] = w.rec[t];
+}
+
 // Mapping: a block of 32 columns x 8 row groups; lane = column (coalesced reads along a row),
 // warp g sums rows g, g + 8, ... in order, then lane sums the 8 group sums in order. Column
 // `parameters` is the loss, added to *loss_sum; the others are written to grad.
@@ -101,6 +131,20 @@ std::size_t shared_bytes(int dims) {
   return sizeof(float) * static_cast<std::size_t>(kScratchFloats + lv::workspace_floats(dims));
 }
 
+// Above 48 KB a kernel must opt in to more dynamic shared memory (cheap, and not a stream
+// operation, so it may run during graph capture).
+template <class Kernel>
+void allow_shared(Kernel kernel, std::size_t bytes) {
+  ECGPIPE_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+}
+
+void check_fused_params(DeviceSpan<const float> params, const lv::Layout& lay, const char* who) {
+  if (params.size != static_cast<std::size_t>(lay.total)) {
+    throw InternalError(std::string(who) + ": " + std::to_string(params.size) + " parameters, dims " +
+                        std::to_string(lay.dims) + " needs " + std::to_string(lay.total));
+  }
+}
+
 }  // namespace
 
 bool light_vae_fused_supported(int dims) {
@@ -128,15 +172,45 @@ void light_vae_step_cuda(DeviceSpan<const float> params, int dims, DeviceSpan<co
   }
   if (batch == 0) return;
   const std::size_t smem = shared_bytes(dims);
-  // Above 48 KB a kernel must opt in to more dynamic shared memory (once per process is enough;
-  // the call is cheap and not a stream operation, so it may run during graph capture).
-  ECGPIPE_CUDA_CHECK(cudaFuncSetAttribute(step_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+  allow_shared(step_kernel, smem);
   step_kernel<<<static_cast<unsigned>(batch), kStepThreads, smem, stream>>>(params.data, lay, rows.data, idx.data,
                                                                           eps.data, partials.data);
   ECGPIPE_CUDA_CHECK_LAUNCH("light_vae step_kernel");
   const unsigned column_blocks = static_cast<unsigned>((lay.total + 1 + kWarpSize - 1) / kWarpSize);
   sum_rows_kernel<<<column_blocks, kWarpSize * kSumGroups, 0, stream>>>(partials.data, batch, lay.total, grad.data, loss_sum);
   ECGPIPE_CUDA_CHECK_LAUNCH("light_vae sum_rows_kernel");
+}
+
+void light_vae_score_cuda(DeviceSpan<const float> params, int dims, DeviceSpan<const float> rows, DeviceSpan<const float> eps,
+                          DeviceSpan<float> out, cudaStream_t stream) {
+  const lv::Layout lay = lv::make_layout(dims);
+  check_fused_params(params, lay, "light_vae_score_cuda");
+  const auto count = static_cast<std::int64_t>(rows.size / static_cast<std::size_t>(dims));
+  if (rows.size % static_cast<std::size_t>(dims) != 0 || out.size < static_cast<std::size_t>(kFusedScoreValues * count) ||
+      (!eps.empty() && eps.size != static_cast<std::size_t>(lv::kLatent * count))) {
+    throw InternalError("light_vae_score_cuda: buffer sizes do not match dims " + std::to_string(dims));
+  }
+  if (count == 0) return;
+  const std::size_t smem = shared_bytes(dims);
+  allow_shared(score_kernel, smem);
+  score_kernel<<<static_cast<unsigned>(count), kStepThreads, smem, stream>>>(params.data, lay, rows.data,
+                                                                           eps.empty() ? nullptr : eps.data, out.data);
+  ECGPIPE_CUDA_CHECK_LAUNCH("light_vae score_kernel");
+}
+
+void light_vae_decode_cuda(DeviceSpan<const float> params, int dims, DeviceSpan<const float> z, DeviceSpan<float> out,
+                           cudaStream_t stream) {
+  const lv::Layout lay = lv::make_layout(dims);
+  check_fused_params(params, lay, "light_vae_decode_cuda");
+  const auto count = static_cast<std::int64_t>(z.size / lv::kLatent);
+  if (z.size % lv::kLatent != 0 || out.size < static_cast<std::size_t>(count * dims)) {
+    throw InternalError("light_vae_decode_cuda: buffer sizes do not match dims " + std::to_string(dims));
+  }
+  if (count == 0) return;
+  const std::size_t smem = shared_bytes(dims);
+  allow_shared(decode_kernel, smem);
+  decode_kernel<<<static_cast<unsigned>(count), kStepThreads, smem, stream>>>(params.data, lay, z.data, out.data);
+  ECGPIPE_CUDA_CHECK_LAUNCH("light_vae decode_kernel");
 }
 
 }  // namespace ecgpipe::detail

@@ -236,21 +236,13 @@ ECGPIPE_HD void up_back(const Team& tm, const float* gu, int channels, int n_in,
   }
 }
 
-// One beat: forward, loss, backward. `x` is the row (n = lay.dims floats), `eps` its two standard
-// normal draws. Writes every parameter's gradient of this beat's loss to grad[0..lay.total) and
-// the loss to *loss (member 0 only). Every member of the team calls it.
+// Encoder: the row `x` into the workspace, then mu and logvar (w.scalars[0..3]).
 template <class Team>
-ECGPIPE_HD void beat_step(const Team& tm, const float* p, const Layout& lay, const float* x, const float* eps, Workspace w,
-                          float* grad, float* loss) {
+ECGPIPE_HD void beat_encode(const Team& tm, const float* p, const Layout& lay, const float* x, Workspace w) {
   const int n = lay.dims, q = n / 2, h = n / 4, e = n / 8;
   const float alpha = p[lay.alpha];
-  float* mu = w.scalars;
-  float* lv = w.scalars + 2;
-  float* z = w.scalars + 4;
-  float* dz = w.scalars + 6;
   for (int t = tm.rank; t < n; t += tm.size) w.x[t] = x[t];
   tm.sync();
-  // ---- forward
   conv_forward(tm, w.x, 1, n, p + lay.w0, p + lay.b0, 4, w.a0);
   tm.sync();
   swish_down(tm, w.a0, 4, n, alpha, w.d0);
@@ -273,10 +265,23 @@ ECGPIPE_HD void beat_step(const Team& tm, const float* p, const Layout& lay, con
     w.scalars[c] = s / static_cast<float>(e);
   }
   tm.sync();
+}
+
+// z (w.scalars[4..5]): mu + eps exp(logvar / 2), or mu itself when eps is null (scoring).
+template <class Team>
+ECGPIPE_HD void beat_sample(const Team& tm, const float* eps, Workspace w) {
   if (tm.rank == 0) {
-    for (int c = 0; c < kLatent; ++c) z[c] = mu[c] + eps[c] * expf(0.5f * lv[c]);
+    for (int c = 0; c < kLatent; ++c) w.scalars[4 + c] = w.scalars[c] + (eps != nullptr ? eps[c] * expf(0.5f * w.scalars[2 + c]) : 0.0f);
   }
   tm.sync();
+}
+
+// Decoder: z (w.scalars[4..5]) to the reconstruction w.rec (n floats).
+template <class Team>
+ECGPIPE_HD void beat_decode(const Team& tm, const float* p, const Layout& lay, Workspace w) {
+  const int n = lay.dims, q = n / 2, h = n / 4, e = n / 8;
+  const float alpha = p[lay.alpha];
+  const float* z = w.scalars + 4;
   // restore(z) viewed as [8][e], upsampled to [8][h]: u3[c][t] = r[c * e + t / 2].
   for (int j = tm.rank; j < 8 * h; j += tm.size) {
     const int r = (j / h) * e + (j % h) / 2;
@@ -293,7 +298,53 @@ ECGPIPE_HD void beat_step(const Team& tm, const float* p, const Layout& lay, con
   tm.sync();
   conv_forward(tm, w.u5, 2, n, p + lay.w5, p + lay.b5, 1, w.rec);
   tm.sync();
+}
 
+// The loss's KL term of the beat in the workspace: -0.1 mean_c (1 + logvar - mu^2 - exp(logvar)).
+ECGPIPE_HD inline float beat_kld(const Workspace& w) {
+  float kld = 0.0f;
+  for (int c = 0; c < kLatent; ++c) kld += 1.0f + w.scalars[2 + c] - w.scalars[c] * w.scalars[c] - expf(w.scalars[2 + c]);
+  return kld * (-kKlWeight / kLatent);
+}
+
+// Scoring one beat (the model's eval pass): encode, decode from z (= mu when eps is null), and
+// out[0] = mean_t (rec - x)^2, out[1] = the KL term, out[2..3] = mu (member 0 writes).
+template <class Team>
+ECGPIPE_HD void beat_score(const Team& tm, const float* p, const Layout& lay, const float* x, const float* eps, Workspace w,
+                           float* out) {
+  beat_encode(tm, p, lay, x, w);
+  beat_sample(tm, eps, w);
+  beat_decode(tm, p, lay, w);
+  float sq = 0.0f;
+  for (int t = tm.rank; t < lay.dims; t += tm.size) {
+    const float d = w.rec[t] - w.x[t];
+    sq += d * d;
+  }
+  const float mse = tm.sum(sq) / static_cast<float>(lay.dims);
+  if (tm.rank == 0) {
+    out[0] = mse;
+    out[1] = beat_kld(w);
+    out[2] = w.scalars[0];
+    out[3] = w.scalars[1];
+  }
+}
+
+// One beat: forward, loss, backward. `x` is the row (n = lay.dims floats), `eps` its two standard
+// normal draws. Writes every parameter's gradient of this beat's loss to grad[0..lay.total) and
+// the loss to *loss (member 0 only). Every member of the team calls it.
+template <class Team>
+ECGPIPE_HD void beat_step(const Team& tm, const float* p, const Layout& lay, const float* x, const float* eps, Workspace w,
+                          float* grad, float* loss) {
+  const int n = lay.dims, q = n / 2, h = n / 4, e = n / 8;
+  const float alpha = p[lay.alpha];
+  const float* mu = w.scalars;
+  const float* lv = w.scalars + 2;
+  const float* z = w.scalars + 4;
+  float* dz = w.scalars + 6;
+  // ---- forward
+  beat_encode(tm, p, lay, x, w);
+  beat_sample(tm, eps, w);
+  beat_decode(tm, p, lay, w);
   // ---- loss and its gradient at the output: d/drec mean_t (rec - x)^2 = 2 (rec - x) / n
   float sq = 0.0f;
   for (int t = tm.rank; t < n; t += tm.size) {
@@ -339,9 +390,7 @@ ECGPIPE_HD void beat_step(const Team& tm, const float* p, const Layout& lay, con
     dz[1] = gz1;
   }
   tm.sync();
-  float kld = 0.0f;
-  for (int c = 0; c < kLatent; ++c) kld += 1.0f + lv[c] - mu[c] * mu[c] - expf(lv[c]);
-  kld *= -kKlWeight / kLatent;
+  const float kld = beat_kld(w);
   // d mean_t y_c / d y_c[t] = 1/e: the gradient at convA's and convB's outputs is constant in t.
   for (int j = tm.rank; j < 2 * kLatent * e; j += tm.size) {
     const int c = j / e;

@@ -48,4 +48,30 @@ void light_vae_step_cpu(const float* params, int dims, const float* rows, const 
   *loss_sum += total_loss;
 }
 
+void light_vae_score_cpu(const float* params, int dims, const float* rows, std::int64_t count, const float* eps, float* out) {
+  const lv::Layout lay = lv::make_layout(dims);
+  std::vector<float> workspace(static_cast<std::size_t>(lv::workspace_floats(dims)));
+  lv::Workspace w;
+  lv::carve(workspace.data(), dims, w);
+  const lv::SerialTeam team;
+  for (std::int64_t r = 0; r < count; ++r) {
+    lv::beat_score(team, params, lay, rows + r * dims, eps != nullptr ? eps + lv::kLatent * r : nullptr, w,
+                   out + kFusedScoreValues * r);
+  }
+}
+
+void light_vae_decode_cpu(const float* params, int dims, const float* z, std::int64_t count, float* out) {
+  const lv::Layout lay = lv::make_layout(dims);
+  std::vector<float> workspace(static_cast<std::size_t>(lv::workspace_floats(dims)));
+  lv::Workspace w;
+  lv::carve(workspace.data(), dims, w);
+  const lv::SerialTeam team;
+  for (std::int64_t k = 0; k < count; ++k) {
+    w.scalars[4] = z[lv::kLatent * k];
+    w.scalars[5] = z[lv::kLatent * k + 1];
+    lv::beat_decode(team, params, lay, w);
+    std::memcpy(out + k * dims, w.rec, sizeof(float) * static_cast<std::size_t>(dims));
+  }
+}
+
 }  // namespace ecgpipe::detail

@@ -6,7 +6,6 @@
 #include <torch/torch.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -65,17 +64,11 @@ void train_step(LightVae& model, GraphAdam& adam, const torch::Tensor& train, co
 using StepFunction = std::function<void(const torch::Tensor& idx)>;
 
 #ifdef ECGPIPE_TORCH_CUDA
-template <class T>
-DeviceSpan<T> span_of(const torch::Tensor& t) {
-  return {t.data_ptr<std::remove_const_t<T>>(), static_cast<std::size_t>(t.numel())};
-}
-
-// Whether the fused step (src/detail/light_vae_fused.hpp) can train this model: the GPU gives it
-// the shared memory, ECGPIPE_FUSED_VAE is not "0" (LibTorch's kernels instead, for comparison),
-// and every parameter sits in GraphAdam's flat buffer where the kernel expects it.
+// Whether the fused step (src/detail/light_vae_fused.hpp) can train this model: the fused kernels
+// are usable here (fused_kernels_usable) and every parameter sits in GraphAdam's flat buffer
+// where the kernel expects it.
 bool use_fused_step(LightVae& model, const GraphAdam& adam, int dims) {
-  const char* env = std::getenv("ECGPIPE_FUSED_VAE");
-  if ((env != nullptr && std::string(env) == "0") || !light_vae_fused_supported(dims)) return false;
+  if (!fused_kernels_usable(dims)) return false;
   if (adam.parameters().numel() != light_vae_fused_parameters(dims)) return false;
   const float* base = adam.parameters().data_ptr<float>();
   for (const auto& p : model->named_parameters()) {
@@ -241,8 +234,20 @@ TrainResult train_and_score(BeatMatrix beats, const TrainOptions& options, const
   {
     // Test loss as the seed computes it: the full forward pass (sampled z), summed, per beat.
     auto total = torch::zeros({}, opts);
+    torch::Tensor flat;  // the fused kernels' parameters, when they score (as in score_all)
+#ifdef ECGPIPE_TORCH_CUDA
+    if (result.fused_step) flat = fused_parameters(model);
+#endif
     for (std::int64_t b = 0; b < test.size(0); b += batch) {
       auto x = test.slice(0, b, std::min(b + batch, test.size(0)));
+#ifdef ECGPIPE_TORCH_CUDA
+      if (flat.defined()) {
+        // The same draws as reparameterize's randn_like: one (rows x 2) normal tensor a batch.
+        auto s = fused_scores(flat, dims, x, torch::randn({x.size(0), kLatentDim}, opts));
+        total += (s.select(1, 0) + s.select(1, 1)).sum();
+        continue;
+      }
+#endif
       auto [mu, logvar] = model->encode(x);
       total += vae_loss(model->decode(reparameterize(mu, logvar)), x, mu, logvar);
     }

@@ -7,7 +7,17 @@
 #include <vector>
 
 #include "detail/template_distance.hpp"
+#include "ecgpipe/config.hpp"
 #include "ecgpipe/error.hpp"
+
+#ifdef ECGPIPE_TORCH_CUDA
+#include <c10/cuda/CUDAStream.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "detail/light_vae_fused.hpp"
+#endif
 
 namespace ecgpipe {
 namespace detail {
@@ -36,8 +46,24 @@ std::vector<float> rows_to_host(const torch::Tensor& data, const std::vector<std
 }
 
 // The report's extras: sample rows, top outliers, median beat, decoded latent grid.
-void fill_report_extras(LightVae& model, const torch::Tensor& data, const torch::Tensor& mu_all, const torch::Tensor& median_row,
-                        TrainResult& r) {
+// The decoder on latent points z (k x 2): the fused kernel when `flat` is defined, else LibTorch's.
+torch::Tensor decode(LightVae& model, const torch::Tensor& flat, const torch::Tensor& z) {
+#ifdef ECGPIPE_TORCH_CUDA
+  if (flat.defined()) {
+    auto zc = z.contiguous();
+    auto out = torch::empty({z.size(0), model->dims}, z.options());
+    light_vae_decode_cuda(span_of<const float>(flat), static_cast<int>(model->dims), span_of<const float>(zc),
+                          span_of<float>(out), c10::cuda::getCurrentCUDAStream());
+    return out;
+  }
+#else
+  (void)flat;
+#endif
+  return model->decode(z);
+}
+
+void fill_report_extras(LightVae& model, const torch::Tensor& flat, const torch::Tensor& data, const torch::Tensor& mu_all,
+                        const torch::Tensor& median_row, TrainResult& r) {
   const std::int64_t n = data.size(0);
   r.sample_index = evenly_spaced(n, kSampleRows);
   r.sample_rows = rows_to_host(data, r.sample_index);
@@ -53,7 +79,7 @@ void fill_report_extras(LightVae& model, const torch::Tensor& data, const torch:
   auto gy = steps.view({kGridSide, 1}).expand({kGridSide, kGridSide}).reshape({-1});
   auto gx = steps.view({1, kGridSide}).expand({kGridSide, kGridSide}).reshape({-1});
   auto z = torch::stack({lo[0] + gx * (hi[0] - lo[0]), lo[1] + gy * (hi[1] - lo[1])}, 1);
-  auto decoded = model->decode(z).to(torch::kCPU).contiguous();
+  auto decoded = decode(model, flat, z).to(torch::kCPU).contiguous();
   auto zc = z.to(torch::kCPU).contiguous();
   r.decoded_grid.assign(decoded.data_ptr<float>(), decoded.data_ptr<float>() + decoded.numel());
   r.grid_latent.assign(zc.data_ptr<float>(), zc.data_ptr<float>() + zc.numel());
@@ -66,8 +92,19 @@ void score_all(LightVae& model, const torch::Tensor& data, bool on_cuda, const S
   model->eval();
   const std::int64_t n = data.size(0);
   std::vector<torch::Tensor> errors, elbos, means;
+  torch::Tensor flat;  // the fused kernels' parameters, when they score
+#ifdef ECGPIPE_TORCH_CUDA
+  if (on_cuda && fused_kernels_usable(model->dims)) flat = fused_parameters(model);
+  if (flat.defined()) {
+    // One kernel for every beat: a block per beat (kernels/light_vae.cu), the values as below.
+    auto s = fused_scores(flat, model->dims, data, torch::Tensor());
+    errors.push_back(s.select(1, 0));
+    elbos.push_back(s.select(1, 0) + s.select(1, 1));
+    means.push_back(s.slice(1, 2, 2 + kLatentDim));
+  }
+#endif
   const std::int64_t score_batch = on_cuda ? kScoreBatchCuda : kScoreBatchCpu;
-  for (std::int64_t b = 0; b < n; b += score_batch) {
+  for (std::int64_t b = 0; !flat.defined() && b < n; b += score_batch) {
     auto x = data.slice(0, b, std::min(b + score_batch, n));
     auto [mu, logvar] = model->encode(x);
     auto recon = (model->decode(mu) - x).square().mean(1);
@@ -75,7 +112,7 @@ void score_all(LightVae& model, const torch::Tensor& data, bool on_cuda, const S
     errors.push_back(recon);
     means.push_back(mu);
   }
-  auto mu_all = torch::cat(means);
+  auto mu_all = torch::cat(means).contiguous();
   // The report keeps the whole recording's median beat; the distances use local ones.
   auto median_row = std::get<0>(data.median(0));
   auto dist = template_distance(data).to(torch::kCPU).contiguous();
@@ -88,8 +125,55 @@ void score_all(LightVae& model, const torch::Tensor& data, bool on_cuda, const S
   result.latent_mean.assign(mu.data_ptr<float>(), mu.data_ptr<float>() + n * kLatentDim);
   result.score = score ? score(result) : result.recon_error;
   if (result.score.size() != static_cast<std::size_t>(n)) throw InternalError("score function returned the wrong count");
-  fill_report_extras(model, data, mu_all, median_row, result);
+  fill_report_extras(model, flat, data, mu_all, median_row, result);
 }
+
+bool fused_kernels_usable(std::int64_t dims) {
+#ifdef ECGPIPE_TORCH_CUDA
+  const char* env = std::getenv("ECGPIPE_FUSED_VAE");
+  return !(env != nullptr && std::string(env) == "0") && light_vae_fused_supported(static_cast<int>(dims));
+#else
+  (void)dims;
+  return false;
+#endif
+}
+
+#ifdef ECGPIPE_TORCH_CUDA
+torch::Tensor fused_parameters(LightVae& model) {
+  const int dims = static_cast<int>(model->dims);
+  torch::NoGradGuard no_grad;
+  std::vector<std::pair<int, torch::Tensor>> parts;
+  for (const auto& p : model->named_parameters()) {
+    const int at = light_vae_fused_offset(dims, p.key().c_str());
+    if (at < 0) throw InternalError("fused LightVAE: unknown parameter " + p.key());
+    parts.emplace_back(at, p.value().detach().reshape({-1}));
+  }
+  std::sort(parts.begin(), parts.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<torch::Tensor> ordered;
+  std::int64_t at = 0;
+  for (auto& [offset, t] : parts) {
+    if (offset != at) throw InternalError("fused LightVAE: parameter layout differs from the model at offset " + std::to_string(at));
+    at += t.numel();
+    ordered.push_back(t);
+  }
+  if (at != light_vae_fused_parameters(dims)) throw InternalError("fused LightVAE: parameter count differs from the model");
+  return torch::cat(ordered).contiguous();
+}
+
+torch::Tensor fused_scores(const torch::Tensor& flat, std::int64_t dims, const torch::Tensor& rows, const torch::Tensor& eps) {
+  auto x = rows.contiguous();
+  auto out = torch::empty({x.size(0), kFusedScoreValues}, x.options());
+  DeviceSpan<const float> e{};
+  torch::Tensor ec;
+  if (eps.defined()) {
+    ec = eps.contiguous();
+    e = span_of<const float>(ec);
+  }
+  light_vae_score_cuda(span_of<const float>(flat), static_cast<int>(dims), span_of<const float>(x), e, span_of<float>(out),
+                       c10::cuda::getCurrentCUDAStream());
+  return out;
+}
+#endif
 
 }  // namespace detail
 

@@ -150,6 +150,36 @@ TEST(LightVaeFused, CpuReferenceAddsTheLossAndSumsBeats) {
   EXPECT_FLOAT_EQ(loss_all - 1.5f, loss_parts);
 }
 
+// Scoring and decoding against the LibTorch model's eval pass (the values vae_scoring.cpp takes:
+// reconstruction error at z = mu, the KL term, mu; the decoder on latent points). Tolerance 1e-5
+// relative to each quantity's largest magnitude: float32 sums in different orders.
+TEST(LightVaeFused, CpuScoresAndDecodingEqualTheModels) {
+  for (int dims : {8, 256}) {
+    Model m(dims, 21);
+    const Batch b = make_batch(dims, 5, 5, 23);
+    const auto params = to_vector(m.adam.parameters());
+    torch::NoGradGuard no_grad;
+    auto x = torch::from_blob(const_cast<float*>(b.rows.data()), {5, dims});
+    auto [mu, logvar] = m.net->encode(x);
+    auto mse = (m.net->decode(mu) - x).square().mean(1);
+    auto kld = -ecgpipe::kKlWeight * (1 + logvar - mu.pow(2) - logvar.exp()).mean(1);
+    const auto want = to_vector(torch::stack({mse, kld, mu.select(1, 0), mu.select(1, 1)}, 1));
+    std::vector<float> got(want.size());
+    ecgpipe::detail::light_vae_score_cpu(params.data(), dims, b.rows.data(), 5, nullptr, got.data());
+    float largest = 0.0f;
+    for (float v : want) largest = std::max(largest, std::abs(v));
+    for (std::size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-5 * largest) << "dims " << dims << " value " << i;
+
+    const std::vector<float> z = {0.5f, -1.0f, 2.0f, 0.25f};
+    const auto decoded = to_vector(m.net->decode(torch::tensor(z).view({2, 2})));
+    std::vector<float> mine(decoded.size());
+    ecgpipe::detail::light_vae_decode_cpu(params.data(), dims, z.data(), 2, mine.data());
+    largest = 0.0f;
+    for (float v : decoded) largest = std::max(largest, std::abs(v));
+    for (std::size_t i = 0; i < decoded.size(); ++i) EXPECT_NEAR(mine[i], decoded[i], 1e-5 * largest) << "dims " << dims;
+  }
+}
+
 #ifdef ECGPIPE_WITH_CUDA
 struct GpuStep {
   std::vector<float> grad;
@@ -198,6 +228,42 @@ TEST(LightVaeFusedGpu, KernelEqualsCpuReferenceAndRepeatsBitForBit) {
       EXPECT_EQ(again.grad, got.grad) << what;
       EXPECT_EQ(again.loss, got.loss) << what;
     }
+  }
+}
+
+// The eval kernels against their CPU references (tolerance as for the step: 2e-5 of the largest
+// magnitude; the kernel's mean is a shuffle-tree sum). 33 rows, with and without draws.
+TEST(LightVaeFusedGpu, ScoreAndDecodeKernelsEqualCpuReference) {
+  SKIP_WITHOUT_GPU();
+  for (int dims : {8, 256}) {
+    ecgpipe_test::TestStream stream;
+    Model m(dims, 31);
+    const Batch b = make_batch(dims, 33, 33, 37);
+    const auto params = to_vector(m.adam.parameters());
+    auto d_params = ecgpipe_test::upload(params, stream);
+    auto d_rows = ecgpipe_test::upload(b.rows, stream);
+    auto d_eps = ecgpipe_test::upload(b.eps, stream);
+    for (bool sampled : {false, true}) {
+      std::vector<float> want(33 * ecgpipe::detail::kFusedScoreValues);
+      ecgpipe::detail::light_vae_score_cpu(params.data(), dims, b.rows.data(), 33, sampled ? b.eps.data() : nullptr, want.data());
+      ecgpipe::DeviceBuffer<float> out(want.size(), stream);
+      ecgpipe::detail::light_vae_score_cuda(d_params.cspan(), dims, d_rows.cspan(),
+                                            sampled ? d_eps.cspan() : ecgpipe::DeviceSpan<const float>{}, out.span(), stream);
+      const auto got = ecgpipe_test::download(out.data(), out.size(), stream);
+      float largest = 0.0f;
+      for (float v : want) largest = std::max(largest, std::abs(v));
+      for (std::size_t i = 0; i < want.size(); ++i) ASSERT_NEAR(got[i], want[i], 2e-5 * largest) << "dims " << dims << " i " << i;
+    }
+    const std::vector<float> z = {0.5f, -1.0f, 2.0f, 0.25f, -3.0f, 1.5f};
+    std::vector<float> want(3 * static_cast<std::size_t>(dims));
+    ecgpipe::detail::light_vae_decode_cpu(params.data(), dims, z.data(), 3, want.data());
+    auto d_z = ecgpipe_test::upload(z, stream);
+    ecgpipe::DeviceBuffer<float> out(want.size(), stream);
+    ecgpipe::detail::light_vae_decode_cuda(d_params.cspan(), dims, d_z.cspan(), out.span(), stream);
+    const auto got = ecgpipe_test::download(out.data(), out.size(), stream);
+    float largest = 0.0f;
+    for (float v : want) largest = std::max(largest, std::abs(v));
+    for (std::size_t i = 0; i < want.size(); ++i) ASSERT_NEAR(got[i], want[i], 2e-5 * largest) << "decode dims " << dims;
   }
 }
 

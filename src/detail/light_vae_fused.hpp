@@ -28,6 +28,17 @@ int light_vae_fused_offset(int dims, const char* name);
 void light_vae_step_cpu(const float* params, int dims, const float* rows, const std::int64_t* idx, std::int64_t batch,
                         const float* eps, float* grad, float* loss_sum);
 
+// Values per scored row: mean squared reconstruction error, the KL term of the loss, mu[2].
+inline constexpr int kFusedScoreValues = 4;
+
+// CPU reference of scoring: for each of the `count` rows of `rows`, encode, decode from z = mu
+// (eps null) or z = mu + eps exp(logvar / 2) (eps: two normal draws per row), and write
+// kFusedScoreValues floats to out[kFusedScoreValues * r ...].
+void light_vae_score_cpu(const float* params, int dims, const float* rows, std::int64_t count, const float* eps, float* out);
+
+// CPU reference of decoding `count` latent points z[2k], z[2k+1] into out[k * dims ...].
+void light_vae_decode_cpu(const float* params, int dims, const float* z, std::int64_t count, float* out);
+
 #ifdef ECGPIPE_WITH_CUDA
 // Whether the current GPU gives a block the shared memory the fused step needs for `dims`
 // (and dims is a multiple of 8 up to kMaxFusedDims). Never throws.
@@ -44,6 +55,14 @@ std::size_t light_vae_partials_floats(int dims, std::int64_t batch);
 void light_vae_step_cuda(DeviceSpan<const float> params, int dims, DeviceSpan<const float> rows,
                          DeviceSpan<const std::int64_t> idx, DeviceSpan<const float> eps, DeviceSpan<float> partials,
                          DeviceSpan<float> grad, float* loss_sum, cudaStream_t stream);
+
+// light_vae_score_cpu on the GPU: one block per row; `eps` empty for z = mu. Asynchronous.
+void light_vae_score_cuda(DeviceSpan<const float> params, int dims, DeviceSpan<const float> rows, DeviceSpan<const float> eps,
+                          DeviceSpan<float> out, cudaStream_t stream);
+
+// light_vae_decode_cpu on the GPU: one block per latent point. Asynchronous.
+void light_vae_decode_cuda(DeviceSpan<const float> params, int dims, DeviceSpan<const float> z, DeviceSpan<float> out,
+                           cudaStream_t stream);
 #endif
 
 }  // namespace ecgpipe::detail
