@@ -4,6 +4,7 @@
 // events read at the end, so timing adds no synchronization.
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <future>
@@ -165,9 +166,10 @@ Segmentation segment_cuda(const RunOptions& o, CudaContext& ctx) {
   // The CSV stage includes file reading on the host, so it is the wall time up to its event.
   seg.seconds.csv = wall - seg.seconds.bandpass - seg.seconds.peaks - seg.seconds.beats;
   // The classes on CPU threads while the GPU trains and scores (run_pipeline waits for them after
-  // scoring): the host's largest share of a GPU run, hidden behind the device's.
+  // scoring): the host's largest share of a GPU run, hidden behind the device's. One thread fewer
+  // than --threads: this thread keeps a core for launching the GPU's work.
   seg.pending_classes = std::async(std::launch::async, [signal = std::move(host_signal), peaks = kept_r_peaks(o, seg.beats),
-                                                        fs = o.fs, threads = cpu_threads()] {
+                                                        fs = o.fs, threads = std::max(1, cpu_threads() - 1)] {
     const auto t_classify = std::chrono::steady_clock::now();
     Segmentation::Classes c;
     c.classes = classify_beats(signal, peaks, fs, threads);
