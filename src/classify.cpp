@@ -37,9 +37,10 @@ std::vector<char> class_letters(const std::vector<BeatClass>& classes) {
   return letters;
 }
 
-std::vector<double> BeatClassifier::decision(const float* x) const {
-  std::vector<double> out(baseline);
-  for (const Tree& t : trees) {
+namespace {
+// Adds every tree's leaf value for features x to out[tree.target], trees in order.
+void add_tree_values(const BeatClassifier& m, const float* x, double* out) {
+  for (const BeatClassifier::Tree& t : m.trees) {
     int node = 0;
     while (t.left[static_cast<std::size_t>(node)] >= 0) {
       const auto k = static_cast<std::size_t>(node);
@@ -47,28 +48,26 @@ std::vector<double> BeatClassifier::decision(const float* x) const {
     }
     out[static_cast<std::size_t>(t.target)] += t.value[static_cast<std::size_t>(node)];
   }
+}
+}  // namespace
+
+std::vector<double> BeatClassifier::decision(const float* x) const {
+  std::vector<double> out(baseline);
+  add_tree_values(*this, x, out.data());
   return out;
 }
 
 BeatClass BeatClassifier::predict(const float* x) const {
   // decision()'s sums, in its order, without its vector: called once per beat (~90,000 a day).
   std::array<double, kBeatClassCount> d{};
-  const std::size_t outputs = std::min<std::size_t>(baseline.size(), d.size());
-  if (outputs != baseline.size()) {
+  if (baseline.size() > d.size()) {
     const std::vector<double> v = decision(x);
     return classes[static_cast<std::size_t>(std::max_element(v.begin(), v.end()) - v.begin())];
   }
   std::copy(baseline.begin(), baseline.end(), d.begin());
-  for (const Tree& t : trees) {
-    int node = 0;
-    while (t.left[static_cast<std::size_t>(node)] >= 0) {
-      const auto k = static_cast<std::size_t>(node);
-      node = x[t.feature[k]] <= t.threshold[k] ? t.left[k] : t.right[k];
-    }
-    d[static_cast<std::size_t>(t.target)] += t.value[static_cast<std::size_t>(node)];
-  }
+  add_tree_values(*this, x, d.data());
   std::size_t best = 0;
-  for (std::size_t k = 1; k < outputs; ++k)
+  for (std::size_t k = 1; k < baseline.size(); ++k)
     if (d[k] > d[best]) best = k;  // ties: the earlier class (N first)
   return classes[best];
 }

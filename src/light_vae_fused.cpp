@@ -12,6 +12,17 @@ namespace ecgpipe::detail {
 
 namespace lv = light_vae;
 
+namespace {
+// One beat's working memory for the team of one.
+struct CpuWorkspace {
+  std::vector<float> floats;
+  lv::Workspace w;
+  explicit CpuWorkspace(int dims) : floats(static_cast<std::size_t>(lv::workspace_floats(dims))) {
+    lv::carve(floats.data(), dims, w);
+  }
+};
+}  // namespace
+
 int light_vae_fused_parameters(int dims) { return lv::make_layout(dims).total; }
 
 int light_vae_fused_offset(int dims, const char* name) {
@@ -33,9 +44,8 @@ int light_vae_fused_offset(int dims, const char* name) {
 void light_vae_step_cpu(const float* params, int dims, const float* rows, const std::int64_t* idx, std::int64_t batch,
                         const float* eps, float* grad, float* loss_sum) {
   const lv::Layout lay = lv::make_layout(dims);
-  std::vector<float> workspace(static_cast<std::size_t>(lv::workspace_floats(dims)));
-  lv::Workspace w;
-  lv::carve(workspace.data(), dims, w);
+  CpuWorkspace ws(dims);
+  lv::Workspace& w = ws.w;
   std::vector<float> beat_grad(static_cast<std::size_t>(lay.total));
   std::memset(grad, 0, sizeof(float) * static_cast<std::size_t>(lay.total));
   float loss = 0.0f, total_loss = 0.0f;
@@ -50,9 +60,8 @@ void light_vae_step_cpu(const float* params, int dims, const float* rows, const 
 
 void light_vae_score_cpu(const float* params, int dims, const float* rows, std::int64_t count, const float* eps, float* out) {
   const lv::Layout lay = lv::make_layout(dims);
-  std::vector<float> workspace(static_cast<std::size_t>(lv::workspace_floats(dims)));
-  lv::Workspace w;
-  lv::carve(workspace.data(), dims, w);
+  CpuWorkspace ws(dims);
+  lv::Workspace& w = ws.w;
   const lv::SerialTeam team;
   for (std::int64_t r = 0; r < count; ++r) {
     lv::beat_score(team, params, lay, rows + r * dims, eps != nullptr ? eps + lv::kLatent * r : nullptr, w,
@@ -62,9 +71,8 @@ void light_vae_score_cpu(const float* params, int dims, const float* rows, std::
 
 void light_vae_decode_cpu(const float* params, int dims, const float* z, std::int64_t count, float* out) {
   const lv::Layout lay = lv::make_layout(dims);
-  std::vector<float> workspace(static_cast<std::size_t>(lv::workspace_floats(dims)));
-  lv::Workspace w;
-  lv::carve(workspace.data(), dims, w);
+  CpuWorkspace ws(dims);
+  lv::Workspace& w = ws.w;
   const lv::SerialTeam team;
   for (std::int64_t k = 0; k < count; ++k) {
     w.scalars[4] = z[lv::kLatent * k];
