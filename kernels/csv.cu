@@ -34,10 +34,15 @@
 #include <fast_float/fast_float.h>
 #include <thrust/iterator/counting_iterator.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <exception>
+#include <thread>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -488,6 +493,7 @@ class GpuCsvReader {
  private:
   void read_header();
   void enqueue_chunk(int slot, std::size_t bytes);
+  std::size_t read_more(char* dst, std::size_t want);
   void parse_pending();
   void grow_output(std::size_t needed, std::uint64_t bytes_done);
   std::uint64_t fetch_final_status();
@@ -503,6 +509,7 @@ class GpuCsvReader {
   CsvColumn column_;
   std::uint64_t data_start_ = 0;  // file offset of the first data byte
   std::string initial_;           // bytes read while checking for a BOM (no header): chunk 0's head
+  std::int64_t read_pos_ = -1;    // pread's next offset (regular files), from ftell after the header
 
   // Streaming state.
   std::unique_ptr<PinnedBuffer> host_[2];
@@ -680,6 +687,49 @@ void GpuCsvReader::fail(std::uint64_t offset, bool chunk_overflow) {
   csv_internal::throw_bad_line(path_, line.line_no, csv_internal::reader_view(line.raw), column_, options_);
 }
 
+// Up to `want` bytes of the file's next bytes into dst (fewer only at the end of the file). A
+// regular file is read with pread by up to kReadThreads threads at disjoint offsets: one thread
+// copies the page cache at a few GB/s, which capped the whole GPU reader at ~2.2 GB/s on an H100
+// host; anything else (a pipe) with fread.
+std::size_t GpuCsvReader::read_more(char* dst, std::size_t want) {
+  constexpr int kReadThreads = 4;
+  constexpr std::size_t kMinReadBytes = std::size_t{4} << 20;  // smaller pieces are not worth a thread
+  if (file_size_ == 0) {
+    const std::size_t got = std::fread(dst, 1, want, file_.get());
+    if (got < want && std::ferror(file_.get())) throw InputError("cannot read " + path_ + ": read error");
+    return got;
+  }
+  if (read_pos_ < 0) read_pos_ = ftello(file_.get());  // after what read_header took through the FILE
+  const auto pos = static_cast<std::uint64_t>(read_pos_);
+  const std::size_t total = pos >= file_size_ ? 0 : std::min<std::size_t>(want, file_size_ - pos);
+  const int fd = fileno(file_.get());
+  const int parts = static_cast<int>(std::clamp<std::size_t>(total / kMinReadBytes, 1, kReadThreads));
+  std::vector<std::exception_ptr> errors(static_cast<std::size_t>(parts));
+  const auto read_part = [&](int part) {
+    try {
+      std::size_t at = total * static_cast<std::size_t>(part) / static_cast<std::size_t>(parts);
+      const std::size_t end = total * static_cast<std::size_t>(part + 1) / static_cast<std::size_t>(parts);
+      while (at < end) {
+        const ssize_t got = ::pread(fd, dst + at, end - at, static_cast<off_t>(pos + at));
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) throw InputError("cannot read " + path_ + ": " + std::strerror(errno));
+        if (got == 0) throw InputError("cannot read " + path_ + ": the file shrank while it was read");
+        at += static_cast<std::size_t>(got);
+      }
+    } catch (...) {
+      errors[static_cast<std::size_t>(part)] = std::current_exception();
+    }
+  };
+  std::vector<std::thread> readers;
+  for (int part = 1; part < parts; ++part) readers.emplace_back(read_part, part);
+  read_part(0);
+  for (auto& t : readers) t.join();
+  for (const auto& e : errors)
+    if (e) std::rethrow_exception(e);
+  read_pos_ += static_cast<std::int64_t>(total);
+  return total;
+}
+
 DeviceBuffer<float> GpuCsvReader::run() {
   file_ = csv_internal::open_csv_file(path_);
   file_size_ = csv_internal::file_size_or_zero(file_.get());
@@ -718,11 +768,8 @@ DeviceBuffer<float> GpuCsvReader::run() {
     if (carry_len > 0) std::memcpy(h, carry, carry_len);  // the partial line from the other buffer
     std::size_t n = carry_len;
     if (!eof) {
-      n += std::fread(h + n, 1, chunk_ - n, file_.get());
-      if (n < chunk_) {
-        if (std::ferror(file_.get())) throw InputError("cannot read " + path_ + ": read error");
-        eof = true;
-      }
+      n += read_more(h + n, chunk_ - n);
+      if (n < chunk_) eof = true;
     }
     if (n == 0) break;
     std::size_t len = n;  // bytes of whole lines in this chunk
