@@ -176,8 +176,6 @@ TrainResult train_and_score(BeatMatrix beats, const TrainOptions& options, const
     step = [&, d = static_cast<int>(dims)](const torch::Tensor& idx) { fused_train_step(d, adam, train, idx, loss_sum, partials); };
     result.fused_step = true;
   }
-#endif
-#ifdef ECGPIPE_TORCH_CUDA
   std::unique_ptr<CapturedStep> full_step, rest_step;
 #endif
   auto epoch_start = Clock::now();
