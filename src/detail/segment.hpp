@@ -2,20 +2,17 @@
 // path is src/detail/segment_cuda.hpp (CUDA builds only).
 #pragma once
 
-#include <cstdint>
-
 #include <algorithm>
-#include <memory>
-#include <vector>
-
-#include "ecgpipe/beat_rows.hpp"
-#include "ecgpipe/classify.hpp"
-#include "ecgpipe/beat_matrix.hpp"
-#include "ecgpipe/pipeline.hpp"
+#include <cstdint>
 #include <future>
+#include <memory>
 #include <utility>
 #include <vector>
 
+#include "ecgpipe/beat_matrix.hpp"
+#include "ecgpipe/beat_rows.hpp"
+#include "ecgpipe/classify.hpp"
+#include "ecgpipe/pipeline.hpp"
 #include "ecgpipe/report.hpp"
 
 namespace ecgpipe {
