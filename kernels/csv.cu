@@ -41,12 +41,11 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
-#include <exception>
-#include <thread>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "../src/detail/parallel.hpp"
 #include "csv_internal.hpp"
 #include "ecgpipe/csv.hpp"
 #include "ecgpipe/cuda.hpp"
@@ -703,29 +702,15 @@ std::size_t GpuCsvReader::read_more(char* dst, std::size_t want) {
   const auto pos = static_cast<std::uint64_t>(read_pos_);
   const std::size_t total = pos >= file_size_ ? 0 : std::min<std::size_t>(want, file_size_ - pos);
   const int fd = fileno(file_.get());
-  const int parts = static_cast<int>(std::clamp<std::size_t>(total / kMinReadBytes, 1, kReadThreads));
-  std::vector<std::exception_ptr> errors(static_cast<std::size_t>(parts));
-  const auto read_part = [&](int part) {
-    try {
-      std::size_t at = total * static_cast<std::size_t>(part) / static_cast<std::size_t>(parts);
-      const std::size_t end = total * static_cast<std::size_t>(part + 1) / static_cast<std::size_t>(parts);
-      while (at < end) {
-        const ssize_t got = ::pread(fd, dst + at, end - at, static_cast<off_t>(pos + at));
-        if (got < 0 && errno == EINTR) continue;
-        if (got < 0) throw InputError("cannot read " + path_ + ": " + std::strerror(errno));
-        if (got == 0) throw InputError("cannot read " + path_ + ": the file shrank while it was read");
-        at += static_cast<std::size_t>(got);
-      }
-    } catch (...) {
-      errors[static_cast<std::size_t>(part)] = std::current_exception();
+  detail::parallel_chunks(total, kReadThreads, kMinReadBytes, [&](std::size_t at, std::size_t end) {
+    while (at < end) {
+      const ssize_t got = ::pread(fd, dst + at, end - at, static_cast<off_t>(pos + at));
+      if (got < 0 && errno == EINTR) continue;
+      if (got < 0) throw InputError("cannot read " + path_ + ": " + std::strerror(errno));
+      if (got == 0) throw InputError("cannot read " + path_ + ": the file shrank while it was read");
+      at += static_cast<std::size_t>(got);
     }
-  };
-  std::vector<std::thread> readers;
-  for (int part = 1; part < parts; ++part) readers.emplace_back(read_part, part);
-  read_part(0);
-  for (auto& t : readers) t.join();
-  for (const auto& e : errors)
-    if (e) std::rethrow_exception(e);
+  });
   read_pos_ += static_cast<std::int64_t>(total);
   return total;
 }

@@ -61,13 +61,19 @@ struct BlockTeam {
   }
 };
 
+// The block as a team, and its beat's workspace in the dynamic shared memory after the team's
+// scratch (the layout shared_bytes() sizes).
+__device__ BlockTeam block_team(int dims, lv::Workspace& w) {
+  extern __shared__ float shared[];
+  lv::carve(shared + kScratchFloats, dims, w);
+  return BlockTeam{static_cast<int>(threadIdx.x), static_cast<int>(blockDim.x), shared};
+}
+
 __global__ void __launch_bounds__(kStepThreads)
     step_kernel(const float* __restrict__ params, lv::Layout lay, const float* __restrict__ rows,
                 const std::int64_t* __restrict__ idx, const float* __restrict__ eps, float* __restrict__ partials) {
-  extern __shared__ float shared[];
-  const BlockTeam team{static_cast<int>(threadIdx.x), static_cast<int>(blockDim.x), shared};
   lv::Workspace w;
-  lv::carve(shared + kScratchFloats, lay.dims, w);
+  const BlockTeam team = block_team(lay.dims, w);
   const std::int64_t b = blockIdx.x;
   float* out = partials + b * (lay.total + 1);
   lv::beat_step(team, params, lay, rows + idx[b] * lay.dims, eps + lv::kLatent * b, w, out, out + lay.total);
@@ -77,10 +83,8 @@ __global__ void __launch_bounds__(kStepThreads)
 __global__ void __launch_bounds__(kStepThreads)
     score_kernel(const float* __restrict__ params, lv::Layout lay, const float* __restrict__ rows,
                  const float* __restrict__ eps, float* __restrict__ out) {
-  extern __shared__ float shared[];
-  const BlockTeam team{static_cast<int>(threadIdx.x), static_cast<int>(blockDim.x), shared};
   lv::Workspace w;
-  lv::carve(shared + kScratchFloats, lay.dims, w);
+  const BlockTeam team = block_team(lay.dims, w);
   const std::int64_t r = blockIdx.x;
   lv::beat_score(team, params, lay, rows + r * lay.dims, eps != nullptr ? eps + lv::kLatent * r : nullptr, w,
                  out + kFusedScoreValues * r);
@@ -89,12 +93,10 @@ __global__ void __launch_bounds__(kStepThreads)
 // Mapping: one block per latent point k, its threads over the decoder's positions.
 __global__ void __launch_bounds__(kStepThreads)
     decode_kernel(const float* __restrict__ params, lv::Layout lay, const float* __restrict__ z, float* __restrict__ out) {
-  extern __shared__ float shared[];
-  const BlockTeam team{static_cast<int>(threadIdx.x), static_cast<int>(blockDim.x), shared};
   lv::Workspace w;
-  lv::carve(shared + kScratchFloats, lay.dims, w);
+  const BlockTeam team = block_team(lay.dims, w);
   const std::int64_t k = blockIdx.x;
-  if (threadIdx.x < lv::kLatent) w.scalars[4 + threadIdx.x] = z[lv::kLatent * k + threadIdx.x];
+  if (threadIdx.x < lv::kLatent) w.z[threadIdx.x] = z[lv::kLatent * k + threadIdx.x];
   __syncthreads();
   lv::beat_decode(team, params, lay, w);
   for (int t = static_cast<int>(threadIdx.x); t < lay.dims; t += static_cast<int>(blockDim.x)) out[k * lay.dims + t] = w.rec[t];

@@ -78,12 +78,11 @@ ECGPIPE_HD inline Layout make_layout(int dims) {
 // Working memory of one beat, carved from one float array (a block's shared memory): the forward
 // activations the backward pass reads, and two gradient buffers used in turn.
 struct Workspace {
-  float *x, *a0, *d0, *a1, *d1, *a2, *d2, *y, *u3, *a3, *u4, *a4, *u5, *rec, *g1, *g2, *scalars;
+  float *x, *a0, *d0, *a1, *d1, *a2, *d2, *y, *u3, *a3, *u4, *a4, *u5, *rec, *g1, *g2;
+  float *mu, *logvar, *z, *dz;  // kLatent each: the latent values every thread reads
 };
-// mu[2], logvar[2], eps[2], z[2], dz[2], loss terms: the small values every thread reads.
-constexpr int kScalars = 16;
 // Points `w` into `base` (when not null) and returns the floats the workspace takes: 36.5 per
-// sample of the row plus kScalars (workspace_floats).
+// sample of the row plus 4 * kLatent (workspace_floats).
 ECGPIPE_HD inline int carve(float* base, int n, Workspace& w) {
   int at = 0;
   const auto take = [base, &at](float*& field, int count) {
@@ -98,7 +97,7 @@ ECGPIPE_HD inline int carve(float* base, int n, Workspace& w) {
   take(w.u3, 8 * (n / 4)), take(w.a3, 4 * (n / 4)), take(w.u4, 4 * (n / 2));
   take(w.a4, 2 * (n / 2)), take(w.u5, 2 * n), take(w.rec, n);
   take(w.g1, 4 * n), take(w.g2, 4 * n);  // the largest gradient is 4n: [4][n], [8][n/2], [16][n/4]
-  take(w.scalars, kScalars);
+  take(w.mu, kLatent), take(w.logvar, kLatent), take(w.z, kLatent), take(w.dz, kLatent);
   return at;
 }
 
@@ -236,7 +235,7 @@ ECGPIPE_HD void up_back(const Team& tm, const float* gu, int channels, int n_in,
   }
 }
 
-// Encoder: the row `x` into the workspace, then mu and logvar (w.scalars[0..3]).
+// Encoder: the row `x` into the workspace, then w.mu and w.logvar.
 template <class Team>
 ECGPIPE_HD void beat_encode(const Team& tm, const float* p, const Layout& lay, const float* x, Workspace w) {
   const int n = lay.dims, q = n / 2, h = n / 4, e = n / 8;
@@ -258,30 +257,31 @@ ECGPIPE_HD void beat_encode(const Team& tm, const float* p, const Layout& lay, c
   conv_forward(tm, w.d2, 16, e, p + lay.wA, p + lay.bA, kLatent, w.y);
   conv_forward(tm, w.d2, 16, e, p + lay.wB, p + lay.bB, kLatent, w.y + kLatent * e);
   tm.sync();
-  // mu (c = 0, 1) and logvar (c = 2, 3): means over time, summed in order by one member each.
+  // mu (rows c < kLatent of y) and logvar (the rest): means over time, summed in order by one
+  // member each.
   for (int c = tm.rank; c < 2 * kLatent; c += tm.size) {
     float s = 0.0f;
     for (int t = 0; t < e; ++t) s += w.y[c * e + t];
-    w.scalars[c] = s / static_cast<float>(e);
+    (c < kLatent ? w.mu[c] : w.logvar[c - kLatent]) = s / static_cast<float>(e);
   }
   tm.sync();
 }
 
-// z (w.scalars[4..5]): mu + eps exp(logvar / 2), or mu itself when eps is null (scoring).
+// w.z: mu + eps exp(logvar / 2), or mu itself when eps is null (scoring).
 template <class Team>
 ECGPIPE_HD void beat_sample(const Team& tm, const float* eps, Workspace w) {
   if (tm.rank == 0) {
-    for (int c = 0; c < kLatent; ++c) w.scalars[4 + c] = w.scalars[c] + (eps != nullptr ? eps[c] * expf(0.5f * w.scalars[2 + c]) : 0.0f);
+    for (int c = 0; c < kLatent; ++c) w.z[c] = w.mu[c] + (eps != nullptr ? eps[c] * expf(0.5f * w.logvar[c]) : 0.0f);
   }
   tm.sync();
 }
 
-// Decoder: z (w.scalars[4..5]) to the reconstruction w.rec (n floats).
+// Decoder: w.z to the reconstruction w.rec (n floats).
 template <class Team>
 ECGPIPE_HD void beat_decode(const Team& tm, const float* p, const Layout& lay, Workspace w) {
   const int n = lay.dims, q = n / 2, h = n / 4, e = n / 8;
   const float alpha = p[lay.alpha];
-  const float* z = w.scalars + 4;
+  const float* z = w.z;
   // restore(z) viewed as [8][e], upsampled to [8][h]: u3[c][t] = r[c * e + t / 2].
   for (int j = tm.rank; j < 8 * h; j += tm.size) {
     const int r = (j / h) * e + (j % h) / 2;
@@ -303,7 +303,7 @@ ECGPIPE_HD void beat_decode(const Team& tm, const float* p, const Layout& lay, W
 // The loss's KL term of the beat in the workspace: -0.1 mean_c (1 + logvar - mu^2 - exp(logvar)).
 ECGPIPE_HD inline float beat_kld(const Workspace& w) {
   float kld = 0.0f;
-  for (int c = 0; c < kLatent; ++c) kld += 1.0f + w.scalars[2 + c] - w.scalars[c] * w.scalars[c] - expf(w.scalars[2 + c]);
+  for (int c = 0; c < kLatent; ++c) kld += 1.0f + w.logvar[c] - w.mu[c] * w.mu[c] - expf(w.logvar[c]);
   return kld * (-kKlWeight / kLatent);
 }
 
@@ -324,8 +324,8 @@ ECGPIPE_HD void beat_score(const Team& tm, const float* p, const Layout& lay, co
   if (tm.rank == 0) {
     out[0] = mse;
     out[1] = beat_kld(w);
-    out[2] = w.scalars[0];
-    out[3] = w.scalars[1];
+    out[2] = w.mu[0];
+    out[3] = w.mu[1];
   }
 }
 
@@ -337,10 +337,10 @@ ECGPIPE_HD void beat_step(const Team& tm, const float* p, const Layout& lay, con
                           float* grad, float* loss) {
   const int n = lay.dims, q = n / 2, h = n / 4, e = n / 8;
   const float alpha = p[lay.alpha];
-  const float* mu = w.scalars;
-  const float* lv = w.scalars + 2;
-  const float* z = w.scalars + 4;
-  float* dz = w.scalars + 6;
+  const float* mu = w.mu;
+  const float* lv = w.logvar;
+  const float* z = w.z;
+  float* dz = w.dz;
   // ---- forward
   beat_encode(tm, p, lay, x, w);
   beat_sample(tm, eps, w);

@@ -75,8 +75,7 @@ void light_vae_decode_cpu(const float* params, int dims, const float* z, std::in
   lv::Workspace& w = ws.w;
   const lv::SerialTeam team;
   for (std::int64_t k = 0; k < count; ++k) {
-    w.scalars[4] = z[lv::kLatent * k];
-    w.scalars[5] = z[lv::kLatent * k + 1];
+    for (int c = 0; c < lv::kLatent; ++c) w.z[c] = z[lv::kLatent * k + c];
     lv::beat_decode(team, params, lay, w);
     std::memcpy(out + k * dims, w.rec, sizeof(float) * static_cast<std::size_t>(dims));
   }

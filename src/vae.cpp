@@ -232,10 +232,9 @@ TrainResult train_and_score(BeatMatrix beats, const TrainOptions& options, const
   {
     // Test loss as the seed computes it: the full forward pass (sampled z), summed, per beat.
     auto total = torch::zeros({}, opts);
-    torch::Tensor flat;  // the fused kernels' parameters, when they score (as in score_all)
-#ifdef ECGPIPE_TORCH_CUDA
-    if (result.fused_step) flat = fused_parameters(model);
-#endif
+    // The fused kernels' parameters when they trained: GraphAdam's flat buffer is already in their
+    // layout (use_fused_step checked it), so no copy as score_all's fused_parameters makes.
+    const torch::Tensor flat = result.fused_step ? adam.parameters() : torch::Tensor();
     for (std::int64_t b = 0; b < test.size(0); b += batch) {
       auto x = test.slice(0, b, std::min(b + batch, test.size(0)));
 #ifdef ECGPIPE_TORCH_CUDA

@@ -27,6 +27,13 @@ std::vector<float> to_vector(const torch::Tensor& t) {
   return {c.data_ptr<float>(), c.data_ptr<float>() + c.numel()};
 }
 
+float largest_magnitude(const float* v, std::size_t n) {
+  float largest = 0.0f;
+  for (std::size_t i = 0; i < n; ++i) largest = std::max(largest, std::abs(v[i]));
+  return largest;
+}
+float largest_magnitude(const std::vector<float>& v) { return largest_magnitude(v.data(), v.size()); }
+
 // A model with LibTorch's initialisation plus noise on every parameter (so alpha is not 1 and
 // no bias is 0, which would hide a missing term), in GraphAdam's flat buffer.
 struct Model {
@@ -84,8 +91,7 @@ void expect_gradients_near(const std::vector<float>& got, const std::vector<floa
     const int at = ecgpipe::detail::light_vae_fused_offset(dims, p.key().c_str());
     ASSERT_GE(at, 0) << p.key();
     const auto n = static_cast<std::size_t>(p.value().numel());
-    float largest = 0.0f;
-    for (std::size_t i = 0; i < n; ++i) largest = std::max(largest, std::abs(want[at + i]));
+    const float largest = largest_magnitude(want.data() + at, n);
     const double tolerance = rel * largest + 1e-7;
     for (std::size_t i = 0; i < n; ++i) {
       ASSERT_NEAR(got[at + i], want[at + i], tolerance) << what << ": " << p.key() << "[" << i << "] (largest " << largest << ")";
@@ -166,16 +172,14 @@ TEST(LightVaeFused, CpuScoresAndDecodingEqualTheModels) {
     const auto want = to_vector(torch::stack({mse, kld, mu.select(1, 0), mu.select(1, 1)}, 1));
     std::vector<float> got(want.size());
     ecgpipe::detail::light_vae_score_cpu(params.data(), dims, b.rows.data(), 5, nullptr, got.data());
-    float largest = 0.0f;
-    for (float v : want) largest = std::max(largest, std::abs(v));
+    float largest = largest_magnitude(want);
     for (std::size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-5 * largest) << "dims " << dims << " value " << i;
 
     const std::vector<float> z = {0.5f, -1.0f, 2.0f, 0.25f};
     const auto decoded = to_vector(m.net->decode(torch::tensor(z).view({2, 2})));
     std::vector<float> mine(decoded.size());
     ecgpipe::detail::light_vae_decode_cpu(params.data(), dims, z.data(), 2, mine.data());
-    largest = 0.0f;
-    for (float v : decoded) largest = std::max(largest, std::abs(v));
+    largest = largest_magnitude(decoded);
     for (std::size_t i = 0; i < decoded.size(); ++i) EXPECT_NEAR(mine[i], decoded[i], 1e-5 * largest) << "dims " << dims;
   }
 }
@@ -250,8 +254,7 @@ TEST(LightVaeFusedGpu, ScoreAndDecodeKernelsEqualCpuReference) {
       ecgpipe::detail::light_vae_score_cuda(d_params.cspan(), dims, d_rows.cspan(),
                                             sampled ? d_eps.cspan() : ecgpipe::DeviceSpan<const float>{}, out.span(), stream);
       const auto got = ecgpipe_test::download(out.data(), out.size(), stream);
-      float largest = 0.0f;
-      for (float v : want) largest = std::max(largest, std::abs(v));
+      const float largest = largest_magnitude(want);
       for (std::size_t i = 0; i < want.size(); ++i) ASSERT_NEAR(got[i], want[i], 2e-5 * largest) << "dims " << dims << " i " << i;
     }
     const std::vector<float> z = {0.5f, -1.0f, 2.0f, 0.25f, -3.0f, 1.5f};
@@ -261,8 +264,7 @@ TEST(LightVaeFusedGpu, ScoreAndDecodeKernelsEqualCpuReference) {
     ecgpipe::DeviceBuffer<float> out(want.size(), stream);
     ecgpipe::detail::light_vae_decode_cuda(d_params.cspan(), dims, d_z.cspan(), out.span(), stream);
     const auto got = ecgpipe_test::download(out.data(), out.size(), stream);
-    float largest = 0.0f;
-    for (float v : want) largest = std::max(largest, std::abs(v));
+    const float largest = largest_magnitude(want);
     for (std::size_t i = 0; i < want.size(); ++i) ASSERT_NEAR(got[i], want[i], 2e-5 * largest) << "decode dims " << dims;
   }
 }
