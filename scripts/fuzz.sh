@@ -49,7 +49,7 @@ export LSAN_OPTIONS="suppressions=$PWD/tests/fuzz/lsan.supp:print_suppressions=0
 # a WFDB header of 12 signals with comments is under 1 KiB, the model's meta record under 300
 # bytes, and a reference CSV's rows repeat one shape. Longer inputs only repeat what shorter ones
 # cover and cost libFuzzer's instrumented comparisons per byte: at 4 KiB these harnesses ran at
-# 9-11 k/s, at these limits 24-26 k/s (this machine, one core each).
+# 9-16 k/s, at these limits 19-22 k/s over a whole 600 s run (this machine, one core each).
 max_len_of() {
   case $1 in
     fuzz_wfdb_header) echo 2048 ;;

@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <array>
-#include <chrono>
 #include <future>
 
 #include "ecgpipe/bandpass_cuda.hpp"
@@ -170,10 +169,10 @@ Segmentation segment_cuda(const RunOptions& o, CudaContext& ctx) {
   // than --threads: this thread keeps a core for launching the GPU's work.
   seg.pending_classes = std::async(std::launch::async, [signal = std::move(host_signal), peaks = kept_r_peaks(o, seg.beats),
                                                         fs = o.fs, threads = std::max(1, cpu_threads() - 1)] {
-    const auto t_classify = std::chrono::steady_clock::now();
+    const auto t_classify = detail::Clock::now();
     Segmentation::Classes c;
     c.classes = classify_beats(signal, peaks, fs, threads);
-    c.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_classify).count();
+    c.seconds = detail::seconds_since(t_classify);
     return c;
   });
 
