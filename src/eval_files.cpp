@@ -319,6 +319,9 @@ Detections parse_detections_with_scores(std::string_view text, const std::string
       const double score = cell.empty() ? kNaN : std::strtod(cell.c_str(), &end);
       if (cell.empty() || end != cell.c_str() + cell.size() || !std::isfinite(score))
         throw InputError(cell_error(path, line, "score '" + f[score_index] + "' is not a finite number"));
+      // Scores are kept as float: 2E62 is finite as a double and infinite as a float.
+      if (!std::isfinite(static_cast<float>(score)))
+        throw InputError(cell_error(path, line, "score '" + f[score_index] + "' is beyond float's range"));
       out.scores.push_back(static_cast<float>(score));
     }
   } reader{path, score_column, {}};

@@ -279,6 +279,9 @@ TEST_F(EvalFiles, ReadersAreParsersOfTheFileText) {
             (dir_ / "bad.csv").string() + ":2: too few fields");
   EXPECT_EQ(message([&] { ecgpipe::parse_detections_with_scores("sample,score\n1,inf\n", "d.csv"); }),
             "d.csv:2: score 'inf' is not a finite number");
+  // Finite as a double, infinite as the float the scores are kept in (found by fuzz_reference_csv).
+  EXPECT_EQ(message([&] { ecgpipe::parse_detections_with_scores("sample,score\n1,2E62\n", "d.csv"); }),
+            "d.csv:2: score '2E62' is beyond float's range");
   const std::string missing = (dir_ / "missing.csv").string();
   EXPECT_EQ(message([&] { ecgpipe::read_detections_csv(missing); }), "cannot open " + missing);
   EXPECT_EQ(message([&] { ecgpipe::read_reference_csv(dir_.string()); }), "cannot read " + dir_.string());
