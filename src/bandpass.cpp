@@ -1,10 +1,12 @@
-// Stage 2 on the CPU: the seed's Ricker band-pass as a circular FFT convolution in double.
+// Stage 2 on the CPU: the seed's Ricker band-pass (circular convolution in double), by overlap-save
+// blocks on a fixed grid (see include/ecgpipe/bandpass.hpp for why a grid).
 // The FFT is LibTorch's (pocketfft): already a dependency, fast on any size, and MIT-licensed
 // (FFTW would be GPL; Debian's KISS FFT CMake config breaks under CMake 4, see README).
 #include "ecgpipe/bandpass.hpp"
 
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -27,21 +29,60 @@ std::vector<double> ricker_wavelet(int width) {
   return w;
 }
 
-std::vector<double> bandpass_cpu(const std::vector<float>& signal, int width) {
-  const std::vector<double> wavelet = ricker_wavelet(width);
-  const auto n = static_cast<std::int64_t>(signal.size());
-  if (n == 0) return {};
+struct BandpassBlocks::Spectrum {
+  torch::Tensor kernel;  // complex128, fft_length/2 + 1
+};
+
+BandpassBlocks::BandpassBlocks(int width) : width_(width), wavelet_(ricker_wavelet(width)) {
+  constexpr std::int64_t kBaseLength = std::int64_t{1} << 16;
+  length_ = kBaseLength;
+  while (length_ < 4 * static_cast<std::int64_t>(width - 1)) length_ *= 2;
   torch::NoGradGuard no_grad;
-  const auto f64 = torch::TensorOptions().dtype(torch::kFloat64);
-  // from_blob does not copy; .to(kFloat64) makes the double copy the FFT works on.
-  auto x = torch::from_blob(const_cast<float*>(signal.data()), {n}, torch::kFloat32).to(torch::kFloat64);
-  auto k = torch::zeros({n}, f64);
-  // A wavelet longer than the signal wraps around, exactly as a circular convolution would.
-  auto k_acc = k.accessor<double, 1>();
-  for (std::size_t j = 0; j < wavelet.size(); ++j) k_acc[static_cast<std::int64_t>(j % n)] += wavelet[j];
-  auto y = torch::fft::irfft(torch::fft::rfft(x) * torch::fft::rfft(k), n).contiguous();
-  std::vector<double> out(static_cast<std::size_t>(n));
-  std::memcpy(out.data(), y.data_ptr<double>(), out.size() * sizeof(double));
+  auto k = torch::zeros({length_}, torch::TensorOptions().dtype(torch::kFloat64));
+  std::memcpy(k.data_ptr<double>(), wavelet_.data(), wavelet_.size() * sizeof(double));
+  spectrum_ = std::make_unique<Spectrum>(Spectrum{torch::fft::rfft(k)});
+}
+
+BandpassBlocks::~BandpassBlocks() = default;
+
+void BandpassBlocks::block(const float* input, std::int64_t available, double* out, std::int64_t count) const {
+  if (available < 0 || available > length_ || count < 0 || count > hop()) throw InternalError("BandpassBlocks::block: bad sizes");
+  if (count == 0) return;
+  torch::NoGradGuard no_grad;
+  auto x = torch::zeros({length_}, torch::TensorOptions().dtype(torch::kFloat64));
+  double* xd = x.data_ptr<double>();
+  for (std::int64_t i = 0; i < available; ++i) xd[i] = static_cast<double>(input[i]);
+  // Circular convolution of length L: its outputs width-1 .. L-1 are the linear convolution's.
+  const auto y = torch::fft::irfft(torch::fft::rfft(x) * spectrum_->kernel, length_).contiguous();
+  std::memcpy(out, y.data_ptr<double>() + (width_ - 1), static_cast<std::size_t>(count) * sizeof(double));
+}
+
+double BandpassBlocks::wrapped_output(const float* head, const float* tail, std::int64_t n, std::int64_t i) const {
+  const std::int64_t m = std::min<std::int64_t>(n, width_ - 1);
+  double sum = 0.0;
+  for (std::int64_t j = 0; j < width_; ++j) {
+    std::int64_t s = (i - j) % n;
+    if (s < 0) s += n;
+    // s <= i < m lies in the head; a wrapped s = n + i - j > n - width + i >= n - m in the tail.
+    const float v = s < m ? head[s] : tail[s - (n - m)];
+    sum += wavelet_[static_cast<std::size_t>(j)] * static_cast<double>(v);
+  }
+  return sum;
+}
+
+std::vector<double> bandpass_cpu(const std::vector<float>& signal, int width) {
+  const BandpassBlocks blocks(width);
+  const auto n = static_cast<std::int64_t>(signal.size());
+  std::vector<double> out(signal.size());
+  const std::int64_t wrapped = std::min<std::int64_t>(n, width - 1);
+  for (std::int64_t i = 0; i < wrapped; ++i)
+    out[static_cast<std::size_t>(i)] = blocks.wrapped_output(signal.data(), signal.data() + (n - wrapped), n, i);
+  const std::int64_t hop = blocks.hop();
+  for (std::int64_t k = 0; k * hop + (width - 1) < n; ++k) {
+    const std::int64_t begin = k * hop, first = begin + (width - 1);
+    blocks.block(signal.data() + begin, std::min(blocks.fft_length(), n - begin), out.data() + first,
+                 std::min(hop, n - first));
+  }
   return out;
 }
 

@@ -86,7 +86,38 @@ TEST_P(BandpassSizes, EqualsDirectCircularConvolution) {
 
 // 1, 31/32/33 (around a warp), a wavelet longer than the signal (5 < 30), a prime length, and a
 // length with large prime factors, which pocketfft handles with Bluestein's algorithm.
-INSTANTIATE_TEST_SUITE_P(Edges, BandpassSizes, ::testing::Values(1, 5, 31, 32, 33, 1024, 4099, 20011));
+// The overlap-save grid (width 30: FFT blocks of 65536, hop 65507): the first block's last output
+// (65535, 65536 samples), one past it, two blocks exactly (131043) and one more, several blocks.
+INSTANTIATE_TEST_SUITE_P(Edges, BandpassSizes,
+                         ::testing::Values(1, 5, 31, 32, 33, 1024, 4099, 20011, 65535, 65536, 65537, 131043, 131044,
+                                           200003));
+
+// The wrap-around outputs are direct sums in tap order: exactly the reference's arithmetic.
+TEST(Bandpass, WrappedOutputsAreExactDirectSums) {
+  for (const std::size_t n : {std::size_t{5}, std::size_t{29}, std::size_t{30}, std::size_t{1000}}) {
+    const auto x = random_signal(n, 7);
+    const auto y = bandpass_cpu(x, 30);
+    const auto ref = direct_circular(x, ricker_wavelet(30));
+    for (std::size_t i = 0; i < std::min<std::size_t>(n, 29); ++i) EXPECT_EQ(y[i], ref[i]) << "n=" << n << " i=" << i;
+  }
+}
+
+// A wide wavelet gets a longer FFT block (at least 4 x (width-1)), so every block still has new output.
+TEST(Bandpass, BlockLengthGrowsWithTheWavelet) {
+  EXPECT_EQ(ecgpipe::BandpassBlocks(30).fft_length(), 65536);
+  EXPECT_EQ(ecgpipe::BandpassBlocks(16385).fft_length(), 65536);
+  EXPECT_EQ(ecgpipe::BandpassBlocks(16386).fft_length(), 131072);
+  const std::size_t n = 140000;  // two blocks of 131072
+  const auto x = random_signal(n, 3);
+  const auto w = ricker_wavelet(16386);
+  const auto y = bandpass_cpu(x, 16386);
+  for (std::size_t i = 0; i < n; i += 97) {  // the direct sum at every 97th output (all would take seconds)
+    double ref = 0.0;
+    for (std::size_t j = 0; j < w.size(); ++j) ref += w[j] * static_cast<double>(x[(i + n - j) % n]);
+    // sum|w| grows like sqrt(width) (~100 here, 4 at width 30): the round-off bound grows with it
+    ASSERT_NEAR(y[i], ref, 1e-9) << i;
+  }
+}
 
 #ifdef ECGPIPE_WITH_CUDA
 // --- GPU path: BandpassPlan against bandpass_cpu.
