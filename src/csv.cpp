@@ -1,10 +1,10 @@
 // Stage 1, CPU reference: one numeric column of a CSV file -> float32 samples.
 //
-// The file is mapped into memory (read into a buffer of its size where it cannot be mapped: a
-// pipe) and parsed in place by parse_csv_column(), which is also the in-memory entry point
-// (fuzzing, tests). Numbers come from fast_float (correctly rounded straight to float32). No heap
-// allocation per line: cells are string_views into the file image, the output vector is sized
-// once from the mean row length.
+// The file is read a block at a time (CsvColumnReader: a few MiB in memory whatever the file's
+// size, issue 12) and split into lines in that buffer; a text already in memory (fuzzing, tests)
+// goes through the same splitter. Numbers come from fast_float (correctly rounded straight to
+// float32). No heap allocation per line: cells are string_views into the buffer; reading a whole
+// column sizes its vector once from the mean row length.
 //
 // Lines are split here rather than by fast-cpp-csv-parser's io::LineReader (used before): it
 // hands out C strings, so a NUL byte silently ended a line ("1.5\0garbage" read as 1.5, a zeroed
@@ -14,7 +14,7 @@
 #include "ecgpipe/csv.hpp"
 
 #include <fast_float/fast_float.h>
-#include <sys/mman.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -244,109 +244,143 @@ void throw_bad_line(const std::string& path, std::size_t line_no, std::string_vi
 }  // namespace csv_internal
 
 // ---------------------------------------------------------------------------------------------
-// The CPU reader.
+// The CPU reader: lines split as io::LineReader did (see the top of this file), NUL refused.
+
+CsvColumnReader::CsvColumnReader(const std::string& path, const CsvOptions& options, std::size_t block_bytes)
+    : path_(path), options_(options), block_bytes_(std::max<std::size_t>(1, block_bytes)) {
+  csv_internal::FilePtr file = csv_internal::open_csv_file(path);  // the error messages of every reader
+  total_bytes_ = csv_internal::file_size_or_zero(file.get());
+  fd_ = ::dup(fileno(file.get()));
+  if (fd_ < 0) throw InputError("cannot open " + path + ": " + std::strerror(errno));
+  (void)posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
+  // Enough for the BOM test and a few lines; grown (doubled) while one line does not fit.
+  buffer_.resize(std::max<std::size_t>(block_bytes_, 64));
+  data_ = buffer_.data();
+  start(options);
+}
+
+CsvColumnReader::CsvColumnReader(std::string_view text, const CsvOptions& options, const std::string& path)
+    : path_(path), options_(options), data_(text.data()), end_(text.size()), total_bytes_(text.size()), eof_(true) {
+  start(options);
+}
+
+CsvColumnReader::~CsvColumnReader() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+std::size_t CsvColumnReader::bytes_consumed() const { return consumed_before_ + pos_; }
+
+// Reads the next block after the unsplit bytes (moved to the buffer's front); false at the end.
+bool CsvColumnReader::fill() {
+  if (eof_) return false;
+  if (pos_ > 0) {
+    std::memmove(buffer_.data(), buffer_.data() + pos_, end_ - pos_);
+    consumed_before_ += pos_;
+    end_ -= pos_, nul_ -= pos_, pos_ = 0;
+  }
+  if (end_ == buffer_.size()) buffer_.resize(2 * buffer_.size());  // one line spans the whole buffer
+  data_ = buffer_.data();
+  ssize_t got = 0;
+  do {
+    got = ::read(fd_, buffer_.data() + end_, std::min(block_bytes_, buffer_.size() - end_));
+  } while (got < 0 && errno == EINTR);
+  if (got < 0) throw InputError("cannot read " + path_ + ": " + std::strerror(errno));
+  if (got == 0) {
+    eof_ = true;
+    return false;
+  }
+  if (nul_ == end_) {  // no NUL pending: look for one in the new bytes
+    const void* nul = std::memchr(buffer_.data() + end_, '\0', static_cast<std::size_t>(got));
+    nul_ = nul != nullptr ? static_cast<std::size_t>(static_cast<const char*>(nul) - buffer_.data()) : end_ + static_cast<std::size_t>(got);
+  }
+  end_ += static_cast<std::size_t>(got);
+  return true;
+}
+
+bool CsvColumnReader::next_line(std::string_view& line) {
+  for (;;) {
+    const char* begin = data_ + pos_;
+    const void* lf = std::memchr(begin, '\n', end_ - pos_);
+    if (lf == nullptr && !eof_ && end_ - pos_ <= csv_internal::kMaxLineBytes) {
+      fill();
+      continue;
+    }
+    if (lf == nullptr && pos_ >= end_) return false;  // the end, after the last line's LF
+    ++line_no_;
+    const std::size_t stop = lf != nullptr ? static_cast<std::size_t>(static_cast<const char*>(lf) - data_) : end_;
+    if (stop - pos_ > csv_internal::kMaxLineBytes) csv_internal::throw_line_too_long(path_, line_no_);
+    const std::string_view raw(begin, stop - pos_);
+    if (nul_ < stop) csv_internal::check_no_nul(path_, line_no_, raw);
+    line = csv_internal::reader_view(raw);
+    pos_ = stop + (lf != nullptr ? 1 : 0);
+    return true;
+  }
+}
+
+void CsvColumnReader::start(const CsvOptions& options) {
+  if (fd_ < 0) {  // a text in memory: its first NUL, found once
+    const void* nul = std::memchr(data_, '\0', end_);
+    nul_ = nul != nullptr ? static_cast<std::size_t>(static_cast<const char*>(nul) - data_) : end_;
+  } else {
+    nul_ = end_;
+    while (end_ < 3 && fill()) {
+    }
+  }
+  if (end_ >= 3 && std::memcmp(data_, "\xEF\xBB\xBF", 3) == 0) pos_ = 3;
+  std::string_view line;
+  if (options.has_header) {
+    bool found = false;
+    while ((found = next_line(line)) && is_blank_line(line)) {
+    }
+    if (!found) csv_internal::throw_empty_file(path_);
+    column_ = resolve_column(line, options, path_);
+  } else {
+    column_ = resolve_column({}, options, path_);
+  }
+}
+
+std::size_t CsvColumnReader::read(std::vector<float>& out, std::size_t max) {
+  std::size_t got = 0;
+  std::string_view line;
+  while (got < max && next_line(line)) {
+    if (is_blank_line(line)) continue;
+    float value = 0.0f;
+    if (!csv_internal::parse_data_line(line, column_.index, value)) {
+      csv_internal::throw_bad_line(path_, line_no_, line, column_, options_);
+    }
+    out.push_back(value);
+    ++got;
+  }
+  values_ += got;
+  if (got == 0 && max > 0 && values_ == 0) csv_internal::throw_no_data_rows(path_, options_);
+  return got;
+}
 
 namespace {
 
-// Splits a file image into lines as io::LineReader did (see the top of this file), refusing NUL.
-class LineSplitter {
- public:
-  LineSplitter(std::string_view text, const std::string& path) : text_(text), path_(path) {
-    if (text_.size() >= 3 && std::memcmp(text_.data(), "\xEF\xBB\xBF", 3) == 0) pos_ = 3;
-    // The first NUL of the file, found once (memchr is fast); a line holding it is an error.
-    const void* nul = std::memchr(text_.data(), '\0', text_.size());
-    first_nul_ = nul != nullptr ? static_cast<std::size_t>(static_cast<const char*>(nul) - text_.data()) : text_.size();
+// Every value of a reader, the vector sized once from the first rows' mean length.
+std::vector<float> read_all(CsvColumnReader& reader) {
+  constexpr std::size_t kSampleRows = 4096;
+  std::vector<float> values;
+  if (reader.read(values, kSampleRows) == kSampleRows && reader.total_bytes() > 0) {
+    const double rows = static_cast<double>(reader.total_bytes()) / static_cast<double>(reader.bytes_consumed()) * kSampleRows;
+    values.reserve(static_cast<std::size_t>(rows * 1.05) + kSampleRows);
   }
-
-  // The next line (LF and a final CR removed); false at the end of the text.
-  bool next(std::string_view& line) {
-    if (pos_ >= text_.size()) return false;
-    ++line_no_;
-    const char* begin = text_.data() + pos_;
-    const void* lf = std::memchr(begin, '\n', text_.size() - pos_);
-    const std::size_t end = lf != nullptr ? static_cast<std::size_t>(static_cast<const char*>(lf) - text_.data()) : text_.size();
-    if (end - pos_ > csv_internal::kMaxLineBytes) csv_internal::throw_line_too_long(path_, line_no_);
-    line = csv_internal::reader_view(std::string_view(begin, end - pos_));
-    if (first_nul_ < end) csv_internal::check_no_nul(path_, line_no_, std::string_view(begin, end - pos_));
-    pos_ = end + 1;
-    return true;
+  while (reader.read(values, std::size_t{1} << 20) > 0) {
   }
-
-  std::size_t line_no() const { return line_no_; }
-
- private:
-  std::string_view text_;
-  const std::string& path_;
-  std::size_t pos_ = 0, line_no_ = 0, first_nul_ = 0;
-};
-
-// A read-only mapping of a whole file, unmapped on destruction.
-struct Mapping {
-  void* data = MAP_FAILED;
-  std::size_t size = 0;
-  ~Mapping() {
-    if (data != MAP_FAILED) munmap(data, size);
-  }
-};
+  return values;
+}
 
 }  // namespace
 
 std::vector<float> parse_csv_column(std::string_view text, const CsvOptions& options, const std::string& path) {
-  LineSplitter lines(text, path);
-  std::string_view line;
-  CsvColumn column;
-  if (options.has_header) {
-    bool found = false;
-    while ((found = lines.next(line)) && is_blank_line(line)) {
-    }
-    if (!found) csv_internal::throw_empty_file(path);
-    column = resolve_column(line, options, path);
-  } else {
-    column = resolve_column({}, options, path);
-  }
-
-  std::vector<float> values;
-  std::size_t data_bytes = 0;  // bytes of the rows so far, to size the vector once early on
-  bool reserved = false;
-  while (lines.next(line)) {
-    if (is_blank_line(line)) continue;
-    float value = 0.0f;
-    if (!csv_internal::parse_data_line(line, column.index, value)) {
-      csv_internal::throw_bad_line(path, lines.line_no(), line, column, options);
-    }
-    values.push_back(value);
-    if (!reserved) {
-      data_bytes += line.size() + 1;
-      if (values.size() == 4096) {  // estimate the row count from the mean row length
-        const double rows = static_cast<double>(text.size()) / static_cast<double>(data_bytes) * 4096.0;
-        values.reserve(static_cast<std::size_t>(rows * 1.05) + 4096);
-        reserved = true;
-      }
-    }
-  }
-  if (values.empty()) csv_internal::throw_no_data_rows(path, options);
-  return values;
+  CsvColumnReader reader(text, options, path);
+  return read_all(reader);
 }
 
 std::vector<float> read_csv_column(const std::string& path, const CsvOptions& options) {
-  csv_internal::FilePtr file = csv_internal::open_csv_file(path);
-  const std::size_t size = csv_internal::file_size_or_zero(file.get());
-  if (size > 0) {  // a regular file: map it (the kernel reads ahead; no copy)
-    Mapping map;
-    map.data = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fileno(file.get()), 0);
-    if (map.data != MAP_FAILED) {
-      map.size = size;
-      (void)madvise(map.data, size, MADV_SEQUENTIAL);
-      return parse_csv_column(std::string_view(static_cast<const char*>(map.data), size), options, path);
-    }
-  }
-  // A pipe, an empty file, or a file that cannot be mapped: read it whole.
-  std::string text;
-  char block[1 << 16];
-  std::size_t got = 0;
-  while ((got = std::fread(block, 1, sizeof block, file.get())) > 0) text.append(block, got);
-  if (std::ferror(file.get())) throw InputError("cannot read " + path + ": " + std::strerror(errno));
-  return parse_csv_column(text, options, path);
+  CsvColumnReader reader(path, options);
+  return read_all(reader);
 }
 
 }  // namespace ecgpipe

@@ -306,6 +306,62 @@ TEST(CsvCpu, Errors) {
   EXPECT_TRUE(has(cpu_error(file("few2.csv", "1,2\n3\n"), {"1", false}), ":2: line has 1 field(s), but column 1 is field 2"));
 }
 
+// The reader in pieces (issue 12): a file read a few bytes at a time, so that block edges fall
+// inside the BOM, between CR and LF, inside cells and blank lines, gives the same values, read
+// any number of rows at a time, as the whole-file reader, and the same errors (same line).
+TEST(CsvCpu, ReadInTinyBlocksEqualsWholeFile) {
+  std::string text = "\xEF\xBB\xBF\n  \ntime, \"heartbeats\" ,x\r\n";
+  for (int i = 0; i < 300; ++i) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, i % 5 == 0 ? "%d, %+.7e ,z\r\n" : "%d,%.4f,zz\n", i, std::sin(i * 0.37) * 1000);
+    text += buf;
+    if (i % 17 == 0) text += " \t\r\n";
+  }
+  text += "300,1.5";  // a last line without LF
+  const std::string path = write_file("blocks.csv", text);
+  const std::vector<float> whole = read_csv_column(path, {});
+  ASSERT_EQ(whole.size(), 301u);
+  EXPECT_TRUE(same_bits(ecgpipe::parse_csv_column(text, {}, "text"), whole));
+  for (const std::size_t block : {1, 2, 3, 5, 7, 13, 64, 4093}) {
+    for (const std::size_t rows : {1, 3, 1000}) {
+      ecgpipe::CsvColumnReader reader(path, {}, block);
+      EXPECT_EQ(reader.column().name, "heartbeats");
+      std::vector<float> got;
+      while (reader.read(got, rows) > 0) {
+      }
+      EXPECT_TRUE(same_bits(got, whole)) << "block " << block << ", rows " << rows;
+      EXPECT_EQ(reader.bytes_consumed(), text.size());
+    }
+  }
+}
+
+TEST(CsvCpu, ErrorsInTinyBlocksNameTheSameLine) {
+  const auto dir = testutil::fresh_dir();
+  const std::vector<std::pair<std::string, std::string>> files = {
+      {"abc.csv", "heartbeats\n1\n2\n3\nabc\n5\n"},
+      {"nul.csv", "heartbeats\n1\n2.5\n3\n4\n5\n6\n1" + std::string(1, '\0') + "2\n7\n"},
+      {"crlf.csv", "heartbeats\r\n1\r\n\r\nx\r\n"},
+      {"header.csv", "heartbeats\n  \n"},
+      {"empty.csv", "\n\n"},
+      {"few.csv", "a,heartbeats\n1,2\n3\n"},
+  };
+  for (const auto& [name, text] : files) {
+    testutil::write_text(dir / name, text);
+    const std::string path = (dir / name).string();
+    const std::string whole = cpu_error(path);
+    ASSERT_NE(whole, "") << name;
+    for (const std::size_t block : {1, 2, 7}) {
+      const std::string piecewise = input_error_of([&] {
+        ecgpipe::CsvColumnReader reader(path, {}, block);
+        std::vector<float> got;
+        while (reader.read(got, 2) > 0) {
+        }
+      });
+      EXPECT_EQ(piecewise, whole) << name << ", block " << block;
+    }
+  }
+}
+
 #ifdef ECGPIPE_WITH_CUDA
 // ---------------------------------------------------------------------------------------------
 // The GPU parser: same values bit for bit, same errors.

@@ -50,6 +50,48 @@ bool field_of_line(std::string_view line, std::size_t index, std::string_view& f
 // True if the line is empty or holds only spaces and tabs (such lines are skipped).
 bool is_blank_line(std::string_view line);
 
+// The column read piece by piece (issue 12: memory that does not grow with the file): the same
+// grammar, values and errors (file, line, byte) as read_csv_column, which reads through it. The
+// file is read `block_bytes` at a time into a buffer that holds the current line (a line may
+// span any number of blocks; lines of 2^24 bytes or more are refused as before).
+class CsvColumnReader {
+ public:
+  static constexpr std::size_t kDefaultBlockBytes = std::size_t{4} << 20;
+  // Opens `path` and reads up to the header: InputError for a missing file or an empty one.
+  CsvColumnReader(const std::string& path, const CsvOptions& options, std::size_t block_bytes = kDefaultBlockBytes);
+  // A text already in memory; `path` only names it in errors.
+  CsvColumnReader(std::string_view text, const CsvOptions& options, const std::string& path);
+  ~CsvColumnReader();
+  CsvColumnReader(const CsvColumnReader&) = delete;
+  CsvColumnReader& operator=(const CsvColumnReader&) = delete;
+
+  // Appends up to `max` next values to `out` and returns how many: 0 at the end. InputError on a
+  // bad line, and at the end when the file had no data row.
+  std::size_t read(std::vector<float>& out, std::size_t max);
+  const CsvColumn& column() const { return column_; }
+  // Bytes of the input consumed so far, and its size (0 when unknown: a pipe).
+  std::size_t bytes_consumed() const;
+  std::size_t total_bytes() const { return total_bytes_; }
+
+ private:
+  bool next_line(std::string_view& line);
+  bool fill();
+  void start(const CsvOptions& options);
+
+  std::string path_;
+  CsvOptions options_;
+  CsvColumn column_;
+  int fd_ = -1;
+  std::size_t block_bytes_ = kDefaultBlockBytes;
+  std::vector<char> buffer_;   // file input: bytes [0, end_) read, [pos_, end_) not yet split
+  const char* data_ = nullptr;  // the bytes being split: buffer_.data() or the text in memory
+  std::size_t pos_ = 0, end_ = 0, nul_ = 0;  // nul_: the first NUL at or after pos_ (end_ if none)
+  std::size_t consumed_before_ = 0;  // bytes dropped from the buffer's front
+  std::size_t total_bytes_ = 0;
+  bool eof_ = false;
+  std::size_t line_no_ = 0, values_ = 0;
+};
+
 // CPU reference: reads the whole column. Throws InputError on a missing/unreadable file, a file
 // with no header, no data rows, a NUL byte, or a bad cell. A thin wrapper of parse_csv_column.
 std::vector<float> read_csv_column(const std::string& path, const CsvOptions& options);
