@@ -37,8 +37,17 @@ double percentile_of(std::vector<double> v, double q) {  // numpy's default ("li
   return v[lo] + (v[hi] - v[lo]) * (pos - static_cast<double>(lo));
 }
 
+// A beat's window minus its median, as doubles: the windows are kept as the signal's floats
+// (half the memory of doubles, issue 12) and each value is formed when read, the same double
+// (double(x) - median) every time.
+struct CenteredRow {
+  const float* raw;
+  double median;
+  double operator[](int k) const { return static_cast<double>(raw[k]) - median; }
+};
+
 // Pearson correlation of row[lo, hi) with templ[lo, hi).
-double correlation(const double* row, const std::vector<double>& templ, int lo, int hi) {
+double correlation(const CenteredRow& row, const std::vector<double>& templ, int lo, int hi) {
   const double n = hi - lo;
   double ma = 0.0, mt = 0.0;
   for (int k = lo; k < hi; ++k) ma += row[k], mt += templ[k];
@@ -57,8 +66,8 @@ constexpr std::size_t kMinBeatsPerThread = 1024;
 // Per-sample median over the rows whose `use` is set. Columns are gathered kColumnBlock at a time
 // in one pass over the rows (a row's block is one or two cache lines; a column at a time read one
 // line per row for every sample); threads share the blocks. Same values, same medians.
-std::vector<double> column_median(const std::vector<double>& w, std::size_t rows, int length, const std::vector<char>& use,
-                                  int threads) {
+std::vector<double> column_median(const std::vector<float>& raw, const std::vector<double>& medians, std::size_t rows,
+                                  int length, const std::vector<char>& use, int threads) {
   constexpr int kColumnBlock = 8;
   const auto L = static_cast<std::size_t>(length);
   std::vector<double> out(L);
@@ -70,8 +79,8 @@ std::vector<double> column_median(const std::vector<double>& w, std::size_t rows
       for (auto& c : columns) c.clear();
       for (std::size_t i = 0; i < rows; ++i) {
         if (!use[i]) continue;
-        const double* wi = &w[i * L];
-        for (std::size_t k = k0; k < k1; ++k) columns[k - k0].push_back(wi[k]);
+        const CenteredRow wi{&raw[i * L], medians[i]};
+        for (std::size_t k = k0; k < k1; ++k) columns[k - k0].push_back(wi[static_cast<int>(k)]);
       }
       for (std::size_t k = k0; k < k1; ++k) out[k] = median_of(std::move(columns[k - k0]));
     }
@@ -89,8 +98,32 @@ const char* beat_feature_name(int f) {
   return names[f];
 }
 
+FeatureWindow feature_window(double fs) {
+  const int before = samples_in(0.25, fs), after = samples_in(0.45, fs);
+  return FeatureWindow{before, before + after};
+}
+
+std::vector<float> feature_windows(const std::vector<float>& signal, const std::vector<std::int64_t>& r_peaks, double fs) {
+  const FeatureWindow fw = feature_window(fs);
+  const auto L = static_cast<std::size_t>(fw.length);
+  const auto signal_n = static_cast<std::int64_t>(signal.size());
+  std::vector<float> windows(r_peaks.size() * L, 0.0f);
+  for (std::size_t i = 0; i < r_peaks.size(); ++i)
+    for (std::size_t k = 0; k < L; ++k) {
+      const std::int64_t s = r_peaks[i] - fw.before + static_cast<std::int64_t>(k);
+      if (s >= 0 && s < signal_n) windows[i * L + k] = signal[static_cast<std::size_t>(s)];
+    }
+  return windows;
+}
+
 std::vector<float> beat_features(const std::vector<float>& signal, const std::vector<std::int64_t>& r_peaks, double fs,
                                  int threads) {
+  if (!(fs > 0.0)) throw InternalError("beat_features: fs must be positive");
+  return beat_features_from_windows(feature_windows(signal, r_peaks, fs), r_peaks, fs, threads);
+}
+
+std::vector<float> beat_features_from_windows(const std::vector<float>& windows, const std::vector<std::int64_t>& r_peaks,
+                                              double fs, int threads) {
   if (!(fs > 0.0)) throw InternalError("beat_features: fs must be positive");
   const std::size_t n = r_peaks.size();
   constexpr auto F = static_cast<std::size_t>(kBeatFeatureCount);
@@ -129,30 +162,27 @@ std::vector<float> beat_features(const std::vector<float>& signal, const std::ve
   }
 
   // Morphology: windows R - 0.25 s .. R + 0.45 s, each minus its median.
-  const int before = samples_in(0.25, fs), after = samples_in(0.45, fs), L = before + after;
+  const FeatureWindow fw = feature_window(fs);
+  const int before = fw.before, L = fw.length;
+  if (windows.size() != n * static_cast<std::size_t>(L)) throw InternalError("beat_features: windows do not match the beats");
   const int q = samples_in(0.08, fs), h = samples_in(0.1, fs);
-  const auto signal_n = static_cast<std::int64_t>(signal.size());
-  std::vector<double> w(n * static_cast<std::size_t>(L), 0.0);
+  std::vector<double> medians(n);
   detail::parallel_chunks(n, threads, kMinBeatsPerThread, [&](std::size_t begin, std::size_t end) {
     std::vector<double> row;
     for (std::size_t i = begin; i < end; ++i) {
-      double* wi = &w[i * static_cast<std::size_t>(L)];
-      for (int k = 0; k < L; ++k) {
-        const std::int64_t s = r_peaks[i] - before + k;
-        if (s >= 0 && s < signal_n) wi[k] = signal[static_cast<std::size_t>(s)];
-      }
+      const float* wi = &windows[i * static_cast<std::size_t>(L)];
       row.assign(wi, wi + L);
-      const double m = median_of(row);
-      for (int k = 0; k < L; ++k) wi[k] -= m;
+      medians[i] = median_of(row);
     }
   });
+  const std::vector<float>& w = windows;
   const std::vector<char> all(n, 1);
-  const std::vector<double> templ = column_median(w, n, L, all, threads);
+  const std::vector<double> templ = column_median(w, medians, n, L, all, threads);
   const int q_lo = before - q, q_hi = before + q + 1;
   std::vector<double> qrs_corr(n), energy(n), width(n), area_width(n), abs_amp(n);
   detail::parallel_chunks(n, threads, kMinBeatsPerThread, [&](std::size_t begin, std::size_t end) {
     for (std::size_t i = begin; i < end; ++i) {
-      const double* wi = &w[i * static_cast<std::size_t>(L)];
+      const CenteredRow wi{&w[i * static_cast<std::size_t>(L)], medians[i]};
       qrs_corr[i] = correlation(wi, templ, q_lo, q_hi);
       at(i, kQrsCorr) = static_cast<float>(qrs_corr[i]);
       at(i, kWindowCorr) = static_cast<float>(correlation(wi, templ, 0, L));
@@ -182,14 +212,14 @@ std::vector<float> beat_features(const std::vector<float>& signal, const std::ve
   std::vector<char> dominant(n);
   const double qrs_corr_median = median_of(qrs_corr);
   for (std::size_t i = 0; i < n; ++i) dominant[i] = qrs_corr[i] >= qrs_corr_median;
-  const std::vector<double> templ2 = column_median(w, n, L, dominant, threads);
+  const std::vector<double> templ2 = column_median(w, medians, n, L, dominant, threads);
   double templ2_energy = kTiny;
   for (int k = q_lo; k < q_hi; ++k) templ2_energy += templ2[static_cast<std::size_t>(k)] * templ2[static_cast<std::size_t>(k)];
   const double energy_median = median_of(energy), width_median = median_of(width),
                area_median = median_of(area_width), amp_median = median_of(abs_amp);
   detail::parallel_chunks(n, threads, kMinBeatsPerThread, [&](std::size_t begin, std::size_t end) {
     for (std::size_t i = begin; i < end; ++i) {
-      const double* wi = &w[i * static_cast<std::size_t>(L)];
+      const CenteredRow wi{&w[i * static_cast<std::size_t>(L)], medians[i]};
       at(i, kQrsCorrDominant) = static_cast<float>(correlation(wi, templ2, q_lo, q_hi));
       at(i, kWindowCorrDominant) = static_cast<float>(correlation(wi, templ2, 0, L));
       double d = 0.0;

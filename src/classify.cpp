@@ -122,16 +122,28 @@ const BeatClassifier& builtin_beat_classifier() {
   return model;
 }
 
-std::vector<BeatClass> classify_beats(const std::vector<float>& signal, const std::vector<std::int64_t>& r_peaks, double fs,
-                                      int threads) {
+namespace {
+
+std::vector<BeatClass> predict_classes(const std::vector<float>& x, std::size_t beats, int threads) {
   const BeatClassifier& model = builtin_beat_classifier();
-  const std::vector<float> x = beat_features(signal, r_peaks, fs, threads);
-  std::vector<BeatClass> out(r_peaks.size());
+  std::vector<BeatClass> out(beats);
   constexpr std::size_t kMinBeatsPerThread = 2048;  // ~1 ms of tree walks: less is not worth a thread
   detail::parallel_chunks(out.size(), threads, kMinBeatsPerThread, [&](std::size_t begin, std::size_t end) {
     for (std::size_t i = begin; i < end; ++i) out[i] = model.predict(&x[i * static_cast<std::size_t>(kBeatFeatureCount)]);
   });
   return out;
+}
+
+}  // namespace
+
+std::vector<BeatClass> classify_beats(const std::vector<float>& signal, const std::vector<std::int64_t>& r_peaks, double fs,
+                                      int threads) {
+  return predict_classes(beat_features(signal, r_peaks, fs, threads), r_peaks.size(), threads);
+}
+
+std::vector<BeatClass> classify_beats_from_windows(const std::vector<float>& windows, const std::vector<std::int64_t>& r_peaks,
+                                                   double fs, int threads) {
+  return predict_classes(beat_features_from_windows(windows, r_peaks, fs, threads), r_peaks.size(), threads);
 }
 
 std::array<std::int64_t, kBeatClassCount> class_counts(const std::vector<BeatClass>& classes) {

@@ -88,19 +88,17 @@ DetectWindows detect_windows(const DetectOptions& o) {
   return w;
 }
 
-std::vector<Candidate> find_candidates(const std::vector<double>& bandpass, const DetectOptions& o) {
-  const DetectWindows w = detect_windows(o);
-  const auto n = static_cast<std::int64_t>(bandpass.size());
-  std::vector<Candidate> out;
-  if (n == 0) return out;
-
-  // 1. Line the band-pass up with the signal: the wavelet's taps sit at the start of the circular
-  // kernel, so its centre delays the output by (width-1)/2. The first width-1 outputs mix in the
-  // end of the record (circular wrap-around) and are set to 0.
-  const std::int64_t delay = w.delay, wrapped = w.wrapped;
-  std::vector<double> y(static_cast<std::size_t>(n), 0.0);
-  for (std::int64_t i = 0; i + delay < n; ++i)
-    if (i + delay >= wrapped) y[static_cast<std::size_t>(i)] = bandpass[static_cast<std::size_t>(i + delay)];
+CandidateScan scan_candidates(const double* y, std::int64_t y_begin, std::int64_t y_end, std::int64_t n,
+                              std::int64_t core_begin, std::int64_t core_end, const DetectWindows& w) {
+  CandidateScan scan;
+  if (core_begin >= core_end) return scan;
+  const std::int64_t half = w.half, h = w.candidate_half;
+  // The envelope over [m_begin, m_end): the core and h either side (the candidates' neighbourhoods).
+  const std::int64_t m_begin = std::max<std::int64_t>(0, core_begin - h), m_end = std::min(n, core_end + h);
+  if (std::max<std::int64_t>(0, m_begin - half) < y_begin || std::min(n, m_end + half) > y_end) {
+    throw InternalError("scan_candidates: the band-pass window does not cover the envelope's sums");
+  }
+  auto yv = [&](std::int64_t i) { return y[static_cast<std::size_t>(i - y_begin)]; };
 
   // 2-3. Energy y^2, centred moving average over kIntegrationS (a fixed divisor: the envelope
   // fades towards the record's ends instead of growing from few samples).
@@ -108,41 +106,66 @@ std::vector<Candidate> find_candidates(const std::vector<double>& bandpass, cons
   // sample computes exactly this (kernels/detect.cu), so both give the same bits. A running
   // prefix sum (O(1) per sample) cannot be reproduced bit for bit by a parallel scan, whose
   // additions are grouped differently; the window is only ~2 x 0.075 s (55 samples at 360 Hz).
-  const std::int64_t half = w.half;
-  std::vector<double> e(static_cast<std::size_t>(n));
-  for (std::int64_t i = 0; i < n; ++i) {
-    const double v = y[static_cast<std::size_t>(i)];
-    e[static_cast<std::size_t>(i)] = v * v;
+  const std::int64_t e_begin = std::max<std::int64_t>(0, m_begin - half), e_end = std::min(n, m_end + half);
+  std::vector<double> e(static_cast<std::size_t>(e_end - e_begin));
+  for (std::int64_t j = e_begin; j < e_end; ++j) {
+    const double v = yv(j);
+    e[static_cast<std::size_t>(j - e_begin)] = v * v;
   }
   const double divisor = static_cast<double>(2 * half + 1);
-  std::vector<double> m(static_cast<std::size_t>(n));
-  for (std::int64_t i = 0; i < n; ++i) {
+  std::vector<double> m(static_cast<std::size_t>(m_end - m_begin));
+  for (std::int64_t i = m_begin; i < m_end; ++i) {
     const std::int64_t lo = std::max<std::int64_t>(0, i - half), hi = std::min(n, i + half + 1);
     double sum = 0.0;
-    for (std::int64_t j = lo; j < hi; ++j) sum += e[static_cast<std::size_t>(j)];
-    m[static_cast<std::size_t>(i)] = sum / divisor;
+    for (std::int64_t j = lo; j < hi; ++j) sum += e[static_cast<std::size_t>(j - e_begin)];
+    m[static_cast<std::size_t>(i - m_begin)] = sum / divisor;
   }
 
   // 4. Candidates: the maximum of m within +-h, the first of equal values (a symmetric QRS can
-  // give two exactly equal humps). A flat zero stretch has no candidate (m = 0 there).
-  const std::int64_t h = w.candidate_half;
+  // give two exactly equal humps). A flat zero stretch has no candidate (m = 0 there). The
+  // window's ends are the record's ends or at least h beyond the core, so the clipped maxima are
+  // the whole record's.
   const std::vector<double> left = sliding_max(m, h, -1);   // max m[i-h .. i-1]
   const std::vector<double> right = sliding_max(m, -1, h);  // max m[i+1 .. i+h]
+  for (std::int64_t i = core_begin; i < core_end; ++i) {
+    const auto k = static_cast<std::size_t>(i - m_begin);
+    const double v = m[k];
+    scan.max_envelope = std::max(scan.max_envelope, v);
+    if (!(v > 0.0) || !(v > left[k]) || !(v >= right[k])) continue;
+    // 5. Features gathered around each candidate.
+    ScannedCandidate c;
+    c.candidate.position = i;
+    c.candidate.energy = std::sqrt(v);  // RMS amplitude: thresholds on a linear scale
+    c.envelope = v;
+    for (std::int64_t j = std::max<std::int64_t>(0, i - half); j < std::min(n - 1, i + half); ++j)
+      c.candidate.slope = std::max(c.candidate.slope, std::fabs(yv(j + 1) - yv(j)));
+    scan.found.push_back(c);
+  }
+  return scan;
+}
+
+std::vector<Candidate> above_floor(const std::vector<ScannedCandidate>& found, double max_envelope) {
   // A floor relative to the largest envelope (a reduction on a GPU): exact zeros band-pass to
   // round-off ripples (~1e-16), which must not become beats in a flat stretch.
-  const double floor = kFloorFraction * kFloorFraction * *std::max_element(m.begin(), m.end());
-  // 5. Features gathered around each candidate.
-  for (std::int64_t i = 0; i < n; ++i) {
-    const double v = m[static_cast<std::size_t>(i)];
-    if (!(v > floor) || !(v > 0.0) || !(v > left[static_cast<std::size_t>(i)]) || !(v >= right[static_cast<std::size_t>(i)])) continue;
-    Candidate c;
-    c.position = i;
-    c.energy = std::sqrt(v);  // RMS amplitude: thresholds on a linear scale
-    for (std::int64_t j = std::max<std::int64_t>(0, i - half); j < std::min(n - 1, i + half); ++j)
-      c.slope = std::max(c.slope, std::fabs(y[static_cast<std::size_t>(j + 1)] - y[static_cast<std::size_t>(j)]));
-    out.push_back(c);
-  }
+  const double floor = kFloorFraction * kFloorFraction * max_envelope;
+  std::vector<Candidate> out;
+  for (const auto& c : found)
+    if (c.envelope > floor) out.push_back(c.candidate);
   return out;
+}
+
+std::vector<Candidate> find_candidates(const std::vector<double>& bandpass, const DetectOptions& o) {
+  const DetectWindows w = detect_windows(o);
+  const auto n = static_cast<std::int64_t>(bandpass.size());
+  if (n == 0) return {};
+  // 1. Line the band-pass up with the signal: the wavelet's taps sit at the start of the circular
+  // kernel, so its centre delays the output by (width-1)/2. The first width-1 outputs mix in the
+  // end of the record (circular wrap-around) and are set to 0.
+  std::vector<double> y(static_cast<std::size_t>(n), 0.0);
+  for (std::int64_t i = 0; i + w.delay < n; ++i)
+    if (i + w.delay >= w.wrapped) y[static_cast<std::size_t>(i)] = bandpass[static_cast<std::size_t>(i + w.delay)];
+  const CandidateScan scan = scan_candidates(y.data(), 0, n, n, 0, n, w);
+  return above_floor(scan.found, scan.max_envelope);
 }
 
 std::vector<std::int64_t> classify_candidates(const std::vector<Candidate>& cands, const DetectOptions& o) {
@@ -219,33 +242,40 @@ std::vector<std::int64_t> classify_candidates(const std::vector<Candidate>& cand
   return beats;
 }
 
+std::vector<std::int64_t> sorted_unique_peaks(std::vector<std::int64_t> peaks) {
+  std::sort(peaks.begin(), peaks.end());
+  peaks.erase(std::unique(peaks.begin(), peaks.end()), peaks.end());
+  return peaks;
+}
+
+std::int64_t refine_peak(const float* x, std::int64_t x_begin, std::int64_t n, std::int64_t p, const DetectWindows& w) {
+  if (p < 0 || p >= n) throw InternalError("R peak " + std::to_string(p) + " lies outside the signal");
+  const std::int64_t r = w.refine_half, b = w.baseline_half;
+  if (std::max<std::int64_t>(0, p - std::max(r, b)) < x_begin) throw InternalError("refine_peak: the signal window starts too late");
+  auto xv = [&](std::int64_t i) { return x[static_cast<std::size_t>(i - x_begin)]; };
+  const std::int64_t blo = std::max<std::int64_t>(0, p - b), bhi = std::min(n - 1, p + b);
+  double base = 0.0;
+  for (std::int64_t i = blo; i <= bhi; ++i) base += xv(i);
+  base /= static_cast<double>(bhi - blo + 1);
+  std::int64_t best = p;
+  double best_v = -1.0;
+  for (std::int64_t i = std::max<std::int64_t>(0, p - r); i <= std::min(n - 1, p + r); ++i) {
+    const double v = std::fabs(xv(i) - base);
+    if (v > best_v) {
+      best_v = v;
+      best = i;
+    }
+  }
+  return best;
+}
+
 std::vector<std::int64_t> refine_peaks(const std::vector<float>& x, const std::vector<std::int64_t>& positions, double fs) {
-  validate_fs(fs);
+  const DetectWindows w = detect_windows(DetectOptions{fs, 2});  // the refinement's windows depend on fs alone
   const auto n = static_cast<std::int64_t>(x.size());
-  const std::int64_t r = samples_for(kRefineHalfS, fs), b = samples_for(kBaselineHalfS, fs);
   std::vector<std::int64_t> out;
   out.reserve(positions.size());
-  for (std::int64_t p : positions) {
-    if (p < 0 || p >= n) throw InternalError("R peak " + std::to_string(p) + " lies outside the signal");
-    const std::int64_t blo = std::max<std::int64_t>(0, p - b), bhi = std::min(n - 1, p + b);
-    double base = 0.0;
-    for (std::int64_t i = blo; i <= bhi; ++i) base += x[static_cast<std::size_t>(i)];
-    base /= static_cast<double>(bhi - blo + 1);
-    std::int64_t best = p;
-    double best_v = -1.0;
-    for (std::int64_t i = std::max<std::int64_t>(0, p - r); i <= std::min(n - 1, p + r); ++i) {
-      const double v = std::fabs(x[static_cast<std::size_t>(i)] - base);
-      if (v > best_v) {
-        best_v = v;
-        best = i;
-      }
-    }
-    out.push_back(best);
-  }
-  // Two refined peaks can meet (or cross) only in pathological input: keep them strictly ascending.
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
-  return out;
+  for (std::int64_t p : positions) out.push_back(refine_peak(x.data(), 0, n, p, w));
+  return sorted_unique_peaks(std::move(out));
 }
 
 Detection detect_beats_cpu(const std::vector<float>& signal, const std::vector<double>& bandpass, const DetectOptions& o) {

@@ -20,17 +20,23 @@
 namespace ecgpipe {
 namespace {
 
-// The CPU path: band-pass, then the robust detector or the seed's gates and beat selection.
-PeakDetection detect_cpu(const std::vector<float>& signal, Preset preset, double fs, const SampleWindows& w) {
+// The CPU path: the robust detector over the recording in chunks (memory bounded), or the seed's
+// gates and beat selection over the whole band-passed signal.
+PeakDetection detect_cpu(const DetectFileOptions& o) {
   PeakDetection d;
-  d.samples = signal.size();
-  const std::vector<double> y = bandpass_cpu(signal, w.ricker_width);
-  if (preset == Preset::robust) {
-    Detection det = detect_beats_cpu(signal, y, DetectOptions{fs, w.ricker_width});
-    d.r_peaks = std::move(det.r_peaks);
-    d.candidates = det.candidates;
+  const SampleWindows& w = o.windows;
+  if (o.preset == Preset::robust) {
+    ChunkOptions chunks = default_chunks(o.fs);
+    chunks.keep_samples = 0;  // nothing but the R peaks is needed after the pass
+    StreamedDetection s = detect_streamed(o.input, o.csv, o.fs, w.ricker_width, chunks, 0);
+    d.samples = static_cast<std::size_t>(s.samples);
+    d.r_peaks = std::move(s.detection.r_peaks);
+    d.candidates = s.detection.candidates;
     return d;
   }
+  const std::vector<float> signal = read_signal(o.input, o.csv, o.fs);
+  d.samples = signal.size();
+  const std::vector<double> y = bandpass_cpu(signal, w.ricker_width);
   const auto gates = detect_gates_cpu(y, w.nms_window);
   d.candidates = gates.size();
   const BeatTable beats = select_beats(gates, BeatLimits{w.min_length, w.max_length});
@@ -46,15 +52,14 @@ DetectFileResult detect_file(const DetectFileOptions& o) {
   // Read first: a bad reference file fails before any work.
   std::optional<ReferenceBeats> reference;
   if (!o.reference.empty()) reference = read_reference(o.reference);
-  const std::vector<float> signal = read_signal(o.input, o.csv, o.fs);
   // The same detections on either device (the GPU's kernels reproduce the CPU's arithmetic;
   // only the band-pass FFTs differ, by round-off).
   const Device device = resolve_device(o.device);
   PeakDetection found;
 #ifdef ECGPIPE_WITH_CUDA
-  if (device == Device::cuda) found = detect_peaks_cuda(signal, o.preset, o.fs, o.windows);
+  if (device == Device::cuda) found = detect_peaks_cuda(read_signal(o.input, o.csv, o.fs), o.preset, o.fs, o.windows);
 #endif
-  if (device == Device::cpu) found = detect_cpu(signal, o.preset, o.fs, o.windows);
+  if (device == Device::cpu) found = detect_cpu(o);
   DetectFileResult r;
   r.device = device == Device::cuda ? "cuda" : "cpu";
   r.samples = found.samples;

@@ -1,5 +1,6 @@
-// Stages 1-4 on the CPU (src/detail/segment.hpp, segment_cpu): signal, band-pass, R peaks or
-// gates, the beat rows and their matrix, each stage timed.
+// Stages 1-4 on the CPU with the whole signal in memory (src/detail/segment.hpp,
+// segment_cpu_whole): signal, band-pass, R peaks or gates, the beat rows and their matrix, each
+// stage timed. The chunked path is segment_stream.cpp.
 #include "detail/clock.hpp"
 #include "detail/segment.hpp"
 #include "ecgpipe/bandpass.hpp"
@@ -10,6 +11,10 @@
 namespace ecgpipe {
 
 Segmentation segment_cpu(const RunOptions& o) {
+  return o.preset == Preset::robust ? segment_cpu_chunked(o, default_chunks(o.fs)) : segment_cpu_whole(o);
+}
+
+Segmentation segment_cpu_whole(const RunOptions& o) {
   Segmentation seg;
   auto t0 = detail::Clock::now();
   const std::vector<float> signal = read_signal(o.input, o.csv, o.fs);  // CSV or WFDB record

@@ -1,6 +1,7 @@
 // Reading a recording whatever its format (see signal_input.hpp).
 #include "ecgpipe/signal_input.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -43,6 +44,40 @@ std::vector<float> read_signal(const std::string& path, const CsvOptions& csv, d
     return std::move(s.values);
   }
   return read_csv_column(path, csv);
+}
+
+namespace {
+
+class CsvSignalStream final : public SignalStream {
+ public:
+  CsvSignalStream(const std::string& path, const CsvOptions& csv) : reader_(path, csv) {}
+  std::size_t read(std::vector<float>& out, std::size_t max) override { return reader_.read(out, max); }
+
+ private:
+  CsvColumnReader reader_;
+};
+
+class MemorySignalStream final : public SignalStream {
+ public:
+  explicit MemorySignalStream(std::vector<float> values) : values_(std::move(values)) {}
+  std::size_t read(std::vector<float>& out, std::size_t max) override {
+    const std::size_t n = std::min(max, values_.size() - next_);
+    out.insert(out.end(), values_.begin() + static_cast<std::ptrdiff_t>(next_),
+               values_.begin() + static_cast<std::ptrdiff_t>(next_ + n));
+    next_ += n;
+    return n;
+  }
+
+ private:
+  std::vector<float> values_;
+  std::size_t next_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<SignalStream> open_signal_stream(const std::string& path, const CsvOptions& csv, double fs) {
+  if (is_wfdb_record_path(path) || is_edf_path(path)) return std::make_unique<MemorySignalStream>(read_signal(path, csv, fs));
+  return std::make_unique<CsvSignalStream>(path, csv);
 }
 
 }  // namespace ecgpipe

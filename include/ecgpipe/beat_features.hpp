@@ -57,4 +57,18 @@ const char* beat_feature_name(int feature);
 std::vector<float> beat_features(const std::vector<float>& signal, const std::vector<std::int64_t>& r_peaks, double fs,
                                  int threads = 1);
 
+// The samples beat i's morphology features read: signal[R_i - before .. R_i - before + length)
+// (R - 0.25 s .. R + 0.45 s), zero outside the signal.
+struct FeatureWindow {
+  int before = 0;
+  int length = 0;
+};
+FeatureWindow feature_window(double fs);
+// Those windows cut from a signal in memory: row-major beats x length.
+std::vector<float> feature_windows(const std::vector<float>& signal, const std::vector<std::int64_t>& r_peaks, double fs);
+// beat_features from the windows alone (as a recording read in pieces gathers them): the same
+// features, bit for bit.
+std::vector<float> beat_features_from_windows(const std::vector<float>& windows, const std::vector<std::int64_t>& r_peaks,
+                                              double fs, int threads = 1);
+
 }  // namespace ecgpipe

@@ -122,6 +122,37 @@ struct Candidate {
 // sum, cheaper on one core, rounds differently at every sample).
 std::vector<Candidate> find_candidates(const std::vector<double>& bandpass, const DetectOptions& options);
 
+// The building blocks of find_candidates and refine_peaks, over part of a recording, so that a
+// recording read in chunks (detect_stream.hpp) computes every value exactly as the whole-record
+// functions do.
+//
+// y(i) is the band-pass lined up with the signal: bandpass[i + delay] where i + delay lies in
+// [wrapped, n), else 0 (step 1).
+inline constexpr std::int64_t kUnknownLength = INT64_MAX;  // n while a stream has not ended
+struct ScannedCandidate {
+  Candidate candidate;
+  double envelope = 0.0;  // m at the position: the floor (a fraction of the largest m) is applied last
+};
+struct CandidateScan {
+  std::vector<ScannedCandidate> found;  // ascending positions in [core_begin, core_end)
+  double max_envelope = 0.0;            // the largest m over [core_begin, core_end)
+};
+// Steps 2-5 for the positions [core_begin, core_end) of an n-sample recording (n may be
+// kUnknownLength), from y on [y_begin, y_end), which must cover [core_begin - h - half,
+// core_end + h + half) within [0, n) (h = candidate_half): every sum then runs over the same
+// indices in the same order as over the whole record. The floor is not applied.
+CandidateScan scan_candidates(const double* y, std::int64_t y_begin, std::int64_t y_end, std::int64_t n,
+                              std::int64_t core_begin, std::int64_t core_end, const DetectWindows& windows);
+// The candidates above the floor (kFloorFraction^2 x the largest envelope of the whole record).
+std::vector<Candidate> above_floor(const std::vector<ScannedCandidate>& found, double max_envelope);
+// Step 7 for one position p of an n-sample signal (n may be kUnknownLength) from x on
+// [x_begin, ...), which must hold x[p - r .. p + r] within [0, n), r = max(refine_half, baseline_half).
+std::int64_t refine_peak(const float* x, std::int64_t x_begin, std::int64_t n, std::int64_t p, const DetectWindows& windows);
+
+// Refined peaks sorted, duplicates dropped: two refined peaks can meet (or cross) only in
+// pathological input, and R peaks stay strictly ascending.
+std::vector<std::int64_t> sorted_unique_peaks(std::vector<std::int64_t> peaks);
+
 // Host stage (step 6): the accepted candidates' positions (ascending), from the candidate list
 // alone.
 std::vector<std::int64_t> classify_candidates(const std::vector<Candidate>& candidates, const DetectOptions& options);

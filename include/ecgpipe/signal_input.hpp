@@ -3,6 +3,8 @@
 // edf.hpp). The format is chosen by the path's extension.
 #pragma once
 
+#include <cstddef>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,5 +22,17 @@ std::optional<double> signal_file_fs(const std::string& path, const std::string&
 // telling to drop --fs or pass the file's rate: the windows are scaled by fs, so a silent mismatch
 // would detect nonsense); anything else is read_csv_column(path, csv).
 std::vector<float> read_signal(const std::string& path, const CsvOptions& csv, double fs);
+
+// A recording handed out in pieces (the chunked CPU path, issue 12). A CSV file is read through
+// CsvColumnReader (a few MiB of buffer, whatever its length); a WFDB record or an EDF/BDF file is
+// read whole by read_signal (4 bytes a sample: what still grows with those formats) and handed
+// out from memory. Same values, same errors, same rate check as read_signal.
+class SignalStream {
+ public:
+  virtual ~SignalStream() = default;
+  // Appends up to `max` next samples to `out`; returns how many (0 at the end).
+  virtual std::size_t read(std::vector<float>& out, std::size_t max) = 0;
+};
+std::unique_ptr<SignalStream> open_signal_stream(const std::string& path, const CsvOptions& csv, double fs);
 
 }  // namespace ecgpipe

@@ -12,6 +12,7 @@
 #include "ecgpipe/beat_matrix.hpp"
 #include "ecgpipe/beat_rows.hpp"
 #include "ecgpipe/classify.hpp"
+#include "ecgpipe/detect.hpp"
 #include "ecgpipe/pipeline.hpp"
 #include "ecgpipe/report.hpp"
 
@@ -52,7 +53,40 @@ inline void finish_classification(Segmentation& seg) {
   seg.seconds.classify = c.seconds;
 }
 
+// The CPU's stages 1-4: the robust preset reads the recording in chunks (segment_cpu_chunked:
+// memory that does not grow with it), the seed preset whole (its circular band-pass mixes the
+// record's end into its first samples' gates).
 Segmentation segment_cpu(const RunOptions& options);
+// The whole signal in memory: bandpass_cpu, then the detector or the seed's gates.
+Segmentation segment_cpu_whole(const RunOptions& options);
+
+// How the chunked path reads (segment_stream.cpp).
+struct ChunkOptions {
+  std::int64_t chunk_samples = 0;  // samples read and detected at a time
+  // A recording of at most this many samples is kept from the first pass for the second (its
+  // rows and classifier windows) instead of being read again: 64 MiB of floats.
+  std::int64_t keep_samples = std::int64_t{1} << 24;
+};
+// 10 minutes of samples at fs: ~50 bytes a sample in flight (27 MB at 360 Hz), a negligible share
+// of margins (0.6 s of overlap a chunk).
+inline constexpr double kDefaultChunkSeconds = 600.0;
+ChunkOptions default_chunks(double fs);
+
+// Pass 1: the R peaks by StreamingDetector (detect_stream.hpp), equal to detect_beats_cpu's.
+struct StreamedDetection {
+  Detection detection;
+  std::int64_t samples = 0;
+  bool whole = false;          // the recording had at most keep_samples samples:
+  std::vector<float> signal;   // ... then here, whole
+  std::vector<float> signal_excerpt;      // the first `excerpt` samples
+  std::vector<double> curvature_excerpt;  // bandpass_cpu's first `excerpt` values
+  double read_seconds = 0.0, bandpass_seconds = 0.0, detect_seconds = 0.0;
+};
+StreamedDetection detect_streamed(const std::string& input, const CsvOptions& csv, double fs, int ricker_width,
+                                  const ChunkOptions& chunks, std::size_t excerpt);
+// Stages 1-4 of the robust preset in two passes over the recording (the second gathers the
+// beats' rows and classifier windows): equal to segment_cpu_whole's, field by field.
+Segmentation segment_cpu_chunked(const RunOptions& options, const ChunkOptions& chunks);
 
 // The kept beats' R peaks (row start + r_peak_offset).
 inline std::vector<std::int64_t> kept_r_peaks(const RunOptions& o, const BeatTable& beats) {

@@ -1,0 +1,157 @@
+// The robust detector over a recording in chunks (detect_stream.hpp) and the chunked CPU
+// segmentation (src/segment_stream.cpp), issue 12: exactly the whole-record results, with chunk
+// edges falling on beats, on flat stretches, on the band-pass blocks' edges.
+#include "ecgpipe/config.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "detail/segment.hpp"
+#include "ecgpipe/bandpass.hpp"
+#include "ecgpipe/csv.hpp"
+#include "ecgpipe/detect.hpp"
+#include "ecgpipe/detect_stream.hpp"
+#include "ecgpipe/pipeline.hpp"
+#include "ecgpipe/synth.hpp"
+#include "test_util.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace ecgpipe;
+
+std::vector<float> synth_signal(double fs, std::int64_t samples, SynthScenario scenario = SynthScenario::none) {
+  SynthOptions so;
+  so.fs = fs;
+  so.samples = samples;
+  so.scenario = scenario;
+  so.abnormal_rate = 0.1;
+  const SynthRecord rec = synthesize(so);
+  return std::vector<float>(rec.signal.begin(), rec.signal.end());
+}
+
+struct Streamed {
+  Detection detection;
+  std::vector<double> excerpt;
+};
+
+Streamed stream_in_pieces(const std::vector<float>& x, const DetectOptions& o, std::size_t piece, std::size_t excerpt) {
+  StreamingDetector d(o, excerpt);
+  for (std::size_t at = 0; at < x.size(); at += piece) d.push(x.data() + at, std::min(piece, x.size() - at));
+  Streamed s;
+  s.detection = d.finish();
+  s.excerpt = d.curvature_excerpt();
+  EXPECT_EQ(d.samples(), static_cast<std::int64_t>(x.size()));
+  return s;
+}
+
+void expect_same_as_whole(const std::vector<float>& x, double fs, const std::vector<std::size_t>& pieces) {
+  const DetectOptions o{fs, seed_windows(fs).ricker_width};
+  const std::vector<double> bp = bandpass_cpu(x, o.ricker_width);
+  const Detection whole = detect_beats_cpu(x, bp, o);
+  // At least 15 bpm over records of more than 10 s (half of one is flat): not between empty lists.
+  if (static_cast<double>(x.size()) > 10 * fs) {
+    EXPECT_GT(static_cast<double>(whole.r_peaks.size()), static_cast<double>(x.size()) / fs / 4);
+  }
+  const std::size_t excerpt = std::min<std::size_t>(x.size(), static_cast<std::size_t>(10 * fs));
+  for (const std::size_t piece : pieces) {
+    const Streamed s = stream_in_pieces(x, o, piece, excerpt);
+    // Exact: the same band-pass blocks, the same sums in the same order (detect_stream.hpp).
+    EXPECT_EQ(s.detection.r_peaks, whole.r_peaks) << "piece " << piece << ", n " << x.size();
+    EXPECT_EQ(s.detection.candidates, whole.candidates) << "piece " << piece;
+    EXPECT_EQ(s.excerpt, std::vector<double>(bp.begin(), bp.begin() + static_cast<std::ptrdiff_t>(excerpt))) << "piece " << piece;
+  }
+}
+
+// 6 minutes of synthetic ECG with ectopy, pieces from 1 s (edges on every beat) to more than the
+// whole record, and sizes around the band-pass block (65536) and its hop (65507 at width 30).
+TEST(DetectStream, EqualsWholeRecordForEveryPieceSize) {
+  const std::vector<float> x = synth_signal(250.0, 90000);
+  expect_same_as_whole(x, 250.0, {250, 251, 997, 750, 4096, 65507, 65536, 65537, 90000, 200000});
+}
+
+TEST(DetectStream, EqualsWholeRecordAt360HzAndWithBigeminy) {
+  expect_same_as_whole(synth_signal(360.0, 360 * 200, SynthScenario::bigeminy), 360.0, {1080, 7919, 65536});
+}
+
+// Edge lengths: empty, shorter than the wavelet, one band-pass block and one sample either side.
+TEST(DetectStream, ShortAndBlockEdgeLengths) {
+  const std::vector<float> x = synth_signal(250.0, 131100);
+  for (const std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{5}, std::size_t{29}, std::size_t{30}, std::size_t{31},
+                              std::size_t{65535}, std::size_t{65536}, std::size_t{65537}, std::size_t{131043}, std::size_t{131044}}) {
+    expect_same_as_whole(std::vector<float>(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(n)), 250.0, {1, 333, 65536});
+  }
+}
+
+// Flat stretches (exact zeros: only round-off candidates, removed by the whole record's floor)
+// with chunk edges inside them and at their ends.
+TEST(DetectStream, FlatStretchesAcrossChunkEdges) {
+  std::vector<float> x = synth_signal(250.0, 60000);
+  std::fill(x.begin() + 10000, x.begin() + 30000, 0.0f);
+  std::fill(x.begin() + 45000, x.end(), 0.0f);
+  expect_same_as_whole(x, 250.0, {750, 10000, 20000, 29999});
+}
+
+TEST(DetectStream, PushAfterFinishIsAnInternalError) {
+  StreamingDetector d(DetectOptions{250.0, 30});
+  const float v = 1.0f;
+  d.push(&v, 1);
+  (void)d.finish();
+  EXPECT_THROW(d.push(&v, 1), InternalError);
+  EXPECT_THROW((void)d.finish(), InternalError);
+}
+
+// The real thing: a whole MIT-BIH record (30 min, 360 Hz) in 3-second chunks.
+TEST(DetectStream, MitdbRecordInThreeSecondChunks) {
+  const fs::path file = fs::path(ECGPIPE_SOURCE_DIR "/../shared/data/mitdb-ds1/208.csv");
+  if (!fs::exists(file)) GTEST_SKIP() << "no " << file.string();
+  expect_same_as_whole(read_csv_column(file.string(), CsvOptions{}), 360.0, {1080, 1 << 20});
+}
+
+// --- The chunked segmentation against the whole-signal one, field by field.
+
+void expect_same_segmentation(const RunOptions& o, const ChunkOptions& chunks) {
+  const Segmentation whole = segment_cpu_whole(o);
+  const Segmentation chunked = segment_cpu_chunked(o, chunks);
+  const std::string what = "chunk " + std::to_string(chunks.chunk_samples) + ", keep " + std::to_string(chunks.keep_samples);
+  EXPECT_EQ(chunked.samples, whole.samples) << what;
+  EXPECT_EQ(chunked.candidates, whole.candidates) << what;
+  EXPECT_EQ(chunked.beats.start, whole.beats.start) << what;
+  EXPECT_EQ(chunked.beats.length, whole.beats.length) << what;
+  ASSERT_EQ(chunked.matrix.rows(), whole.matrix.rows()) << what;
+  ASSERT_EQ(chunked.matrix.cols(), whole.matrix.cols()) << what;
+  const auto values = [](const BeatMatrix& m) {
+    return std::vector<float>(m.data(), m.data() + m.rows() * m.cols());
+  };
+  EXPECT_EQ(values(chunked.matrix), values(whole.matrix)) << what;
+  EXPECT_EQ(chunked.beat_class, whole.beat_class) << what;
+  EXPECT_EQ(chunked.signal_excerpt, whole.signal_excerpt) << what;
+  EXPECT_EQ(chunked.curvature_excerpt, whole.curvature_excerpt) << what;
+}
+
+TEST(SegmentChunked, EqualsWholeForBothModelsKeptOrReadTwice) {
+  const auto dir = testutil::fresh_dir();
+  const std::vector<float> x = synth_signal(250.0, 250 * 240, SynthScenario::vt_runs);
+  testutil::write_signal_csv(dir / "rec.csv", x);
+  RunOptions o;
+  o.input = (dir / "rec.csv").string();
+  for (const Model model : {Model::rr, Model::seed}) {
+    o.model = model;
+    // keep 0: pass 2 reads the file again; chunks of 3 s put edges on every few beats.
+    for (const std::int64_t chunk : {std::int64_t{750}, std::int64_t{4001}, std::int64_t{1} << 20})
+      for (const std::int64_t keep : {std::int64_t{0}, std::int64_t{1} << 24}) expect_same_segmentation(o, ChunkOptions{chunk, keep});
+  }
+}
+
+TEST(SegmentChunked, SeedPresetIsNotChunked) {
+  RunOptions o;
+  o.preset = Preset::seed;
+  EXPECT_THROW(segment_cpu_chunked(o, ChunkOptions{1000, 0}), InternalError);
+}
+
+}  // namespace
