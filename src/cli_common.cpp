@@ -94,6 +94,21 @@ void add_reference_option(CLI::App& cmd, std::string& reference) {
                  "to report.json, and colours report.html's latent plot by class");
 }
 
+void add_chunk_option(CLI::App& cmd, double& seconds) {
+  const std::string help =
+      "CPU, robust preset: read the recording this many seconds at a time, so host memory stays bounded whatever its "
+      "length (the same results); 0 reads it whole";
+  auto* option = cmd.add_option("--chunk-seconds", seconds, help)->capture_default_str();
+  check_finite(option, 0.0, kMaxChunkSeconds);
+  option->check(CLI::Validator(
+      [](std::string& text) -> std::string {
+        double v = 0.0;
+        if (CLI::detail::lexical_cast(text, v) && v > 0.0 && v < kMinChunkSeconds) return "must be 0 or at least 1 s, got " + text;
+        return {};
+      },
+      "0 or >= 1"));
+}
+
 void check_finite(CLI::Option* option, double lo, double hi, bool lo_open) {
   char range[96];
   std::snprintf(range, sizeof range, "%s%g, %g]", lo_open ? "(" : "[", lo, hi);

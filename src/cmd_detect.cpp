@@ -25,6 +25,7 @@ struct DetectArgs {
   CsvOptions csv;
   double fs = kSeedFs;
   SampleWindows windows;
+  double chunk_seconds = kDefaultChunkSeconds;
   CLI::Option *fs_option = nullptr, *ricker = nullptr, *nms = nullptr, *min_length = nullptr, *max_length = nullptr,
               *out_option = nullptr;
 
@@ -47,6 +48,7 @@ struct DetectArgs {
     check_windows(o.windows, o.fs);
     o.preset = preset;
     o.device = device;
+    o.chunk_seconds = chunk_seconds;
     return o;
   }
 };
@@ -69,6 +71,7 @@ void add_detect_command(CLI::App& app) {
                                   "ecgpipe-detect] with NAME/beats.csv and NAME/report.json per recording")
                       ->capture_default_str();
   add_device_option(*cmd, a->device);
+  add_chunk_option(*cmd, a->chunk_seconds);
   cmd->callback([a, cmd] {
     require_inputs(a->in);
     if (is_batch(a->in.inputs, a->in.manifest)) {

@@ -81,6 +81,7 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--top", o.top_outliers, "Beats listed in outliers.csv, highest score first")->capture_default_str();
   add_model_option(*cmd, o.model);
   add_reference_option(*cmd, o.reference);
+  add_chunk_option(*cmd, o.chunk_seconds);
   cmd->add_flag("--json", args->json, "Print report.json to stdout");
   cmd->add_flag("--view", args->view, "Then serve the results in a browser until Ctrl-C, as `ecgpipe view OUT_DIR`");
   add_view_server_options(*cmd, args->view_options, "--view-");

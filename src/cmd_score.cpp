@@ -56,6 +56,7 @@ void add_score_command(CLI::App& app) {
   cmd->add_option("--top", o.top_outliers, "Beats listed in outliers.csv")->capture_default_str();
   cmd->add_option("--out", o.out_dir, "Output directory (created if missing)")->capture_default_str();
   add_reference_option(*cmd, o.reference);
+  add_chunk_option(*cmd, o.chunk_seconds);
   cmd->add_flag("--json", args->json, "Print report.json to stdout");
   cmd->callback([args, cmd] {
     require_inputs(args->in);

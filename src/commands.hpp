@@ -40,6 +40,8 @@ void add_device_option(CLI::App& cmd, Device& device, bool with_cuda = true, con
 void add_preset_option(CLI::App& cmd, Preset& preset, const std::string& help);
 // --model rr|seed.
 void add_model_option(CLI::App& cmd, Model& model);
+// --chunk-seconds S (run, score, detect): RunOptions::chunk_seconds.
+void add_chunk_option(CLI::App& cmd, double& seconds);
 // --reference FILE (run, score): reference beats to evaluate the detections and scores against.
 void add_reference_option(CLI::App& cmd, std::string& reference);
 void add_detect_command(CLI::App& app);

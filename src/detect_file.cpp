@@ -20,13 +20,14 @@
 namespace ecgpipe {
 namespace {
 
-// The CPU path: the robust detector over the recording in chunks (memory bounded), or the seed's
-// gates and beat selection over the whole band-passed signal.
+// The CPU path: the robust detector over the recording in chunks (memory bounded), or over the
+// whole signal (--chunk-seconds 0), or the seed's gates and beat selection over the whole
+// band-passed signal.
 PeakDetection detect_cpu(const DetectFileOptions& o) {
   PeakDetection d;
   const SampleWindows& w = o.windows;
-  if (o.preset == Preset::robust) {
-    ChunkOptions chunks = default_chunks(o.fs);
+  if (o.preset == Preset::robust && o.chunk_seconds > 0) {
+    ChunkOptions chunks = chunks_for(o.chunk_seconds, o.fs);
     chunks.keep_samples = 0;  // nothing but the R peaks is needed after the pass
     StreamedDetection s = detect_streamed(o.input, o.csv, o.fs, w.ricker_width, chunks, 0);
     d.samples = static_cast<std::size_t>(s.samples);
@@ -37,6 +38,12 @@ PeakDetection detect_cpu(const DetectFileOptions& o) {
   const std::vector<float> signal = read_signal(o.input, o.csv, o.fs);
   d.samples = signal.size();
   const std::vector<double> y = bandpass_cpu(signal, w.ricker_width);
+  if (o.preset == Preset::robust) {
+    Detection det = detect_beats_cpu(signal, y, DetectOptions{o.fs, w.ricker_width});
+    d.r_peaks = std::move(det.r_peaks);
+    d.candidates = det.candidates;
+    return d;
+  }
   const auto gates = detect_gates_cpu(y, w.nms_window);
   d.candidates = gates.size();
   const BeatTable beats = select_beats(gates, BeatLimits{w.min_length, w.max_length});

@@ -31,6 +31,8 @@ const char* device_name(Device d) { return name_in(device_names(), d); }
 void validate(const RunOptions& o) {
   validate_fs(o.fs);
   if (o.ricker_width < 2) throw UsageError("--ricker-width must be at least 2 samples");
+  if (!(o.chunk_seconds == 0.0 || (o.chunk_seconds >= kMinChunkSeconds && o.chunk_seconds <= kMaxChunkSeconds)))
+    throw UsageError("--chunk-seconds must be 0 or between 1 s and a year");
   if (o.nms_window < kMinNmsWindow) throw UsageError("--nms-window must be at least " + std::to_string(kMinNmsWindow) + " samples");
   if (o.limits.min_length < 1) throw UsageError("--min-length must be at least 1 sample");
   if (o.limits.max_length < o.limits.min_length) throw UsageError("--max-length must not be below --min-length");

@@ -11,7 +11,8 @@
 namespace ecgpipe {
 
 Segmentation segment_cpu(const RunOptions& o) {
-  return o.preset == Preset::robust ? segment_cpu_chunked(o, default_chunks(o.fs)) : segment_cpu_whole(o);
+  if (o.preset == Preset::robust && o.chunk_seconds > 0) return segment_cpu_chunked(o, chunks_for(o.chunk_seconds, o.fs));
+  return segment_cpu_whole(o);
 }
 
 Segmentation segment_cpu_whole(const RunOptions& o) {

@@ -48,9 +48,9 @@ class WindowGather {
 
 }  // namespace
 
-ChunkOptions default_chunks(double fs) {
+ChunkOptions chunks_for(double chunk_seconds, double fs) {
   ChunkOptions c;
-  c.chunk_samples = std::max<std::int64_t>(1, static_cast<std::int64_t>(kDefaultChunkSeconds * fs));
+  c.chunk_samples = std::max<std::int64_t>(1, static_cast<std::int64_t>(chunk_seconds * fs));
   return c;
 }
 

@@ -167,7 +167,12 @@ INSTANTIATE_TEST_SUITE_P(
         BadOption{"detect_ricker_width_int_max", "detect IN --device cpu --out OUT/b.csv", "--ricker-width 2147483647"},
         BadOption{"max_length_huge", "run IN --model seed --preset seed --device cpu --epochs 1 --out OUT",
                   "--max-length 1048576"},
-        BadOption{"run_fs_nan", "run IN --device cpu --epochs 1 --out OUT", "--fs nan"}),
+        BadOption{"run_fs_nan", "run IN --device cpu --epochs 1 --out OUT", "--fs nan"},
+        // Issue 12: chunks of 0 s (whole) or at least 1 s.
+        BadOption{"chunk_seconds_tiny", "run IN --device cpu --epochs 1 --out OUT", "--chunk-seconds 0.5"},
+        BadOption{"chunk_seconds_negative", "detect IN --device cpu --out OUT/b.csv", "--chunk-seconds -1"},
+        BadOption{"chunk_seconds_nan", "detect IN --device cpu --out OUT/b.csv", "--chunk-seconds nan"},
+        BadOption{"chunk_seconds_huge", "run IN --device cpu --epochs 1 --out OUT", "--chunk-seconds 1e12"}),
     [](const auto& info) { return std::string(info.param.name); });
 
 // The bounds leave every sensible value alone: the defaults' extremes at the lowest and the

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "detail/segment.hpp"
 #include "ecgpipe/bandpass.hpp"
 #include "ecgpipe/csv.hpp"
@@ -152,6 +154,36 @@ TEST(SegmentChunked, SeedPresetIsNotChunked) {
   RunOptions o;
   o.preset = Preset::seed;
   EXPECT_THROW(segment_cpu_chunked(o, ChunkOptions{1000, 0}), InternalError);
+}
+
+}  // namespace
+
+namespace {
+
+// Through the executable: `run` and `detect` in 3-second chunks write what they write with the
+// whole signal in memory (--chunk-seconds 0): beats.csv and outliers.csv byte for byte (the same
+// rows, so the same training with the same seed), report.json's counts, classes and Holter summary.
+TEST(ChunkCli, RunAndDetectInChunksWriteWhatTheWholeSignalGives) {
+  const auto dir = testutil::fresh_dir();
+  testutil::write_signal_csv(dir / "rec.csv", synth_signal(250.0, 250 * 200, SynthScenario::bigeminy));
+  const std::string in = "'" + (dir / "rec.csv").string() + "'";
+  for (const char* chunk : {"3", "0"}) {
+    const auto r = testutil::run_ecgpipe("-q --threads 1 run " + in + " --device cpu --epochs 2 --chunk-seconds " + chunk +
+                                             " --out '" + (dir / ("run" + std::string(chunk))).string() + "'",
+                                         dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto d = testutil::run_ecgpipe("-q detect " + in + " --device cpu --chunk-seconds " + chunk + " --out '" +
+                                             (dir / ("detect" + std::string(chunk) + ".csv")).string() + "'",
+                                         dir);
+    ASSERT_EQ(d.code, 0) << d.err;
+  }
+  for (const char* f : {"beats.csv", "outliers.csv"})
+    EXPECT_EQ(testutil::read_text(dir / "run3" / f), testutil::read_text(dir / "run0" / f)) << f;
+  EXPECT_EQ(testutil::read_text(dir / "detect3.csv"), testutil::read_text(dir / "detect0.csv"));
+  EXPECT_GT(testutil::count_lines(testutil::read_text(dir / "detect3.csv")), 200u);
+  const auto a = nlohmann::json::parse(testutil::read_text(dir / "run3" / "report.json"));
+  const auto b = nlohmann::json::parse(testutil::read_text(dir / "run0" / "report.json"));
+  for (const char* key : {"counts", "classes", "holter", "loss"}) EXPECT_EQ(a[key], b[key]) << key;
 }
 
 }  // namespace

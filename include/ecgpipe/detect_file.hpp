@@ -23,6 +23,7 @@ struct DetectFileOptions {
   SampleWindows windows;
   Device device = Device::automatic;
   std::string reference;  // optional: evaluate the R peaks against it (report.json "evaluation")
+  double chunk_seconds = kDefaultChunkSeconds;  // as RunOptions::chunk_seconds
 };
 
 struct DetectFileResult {

@@ -26,6 +26,13 @@ enum class Device { cpu, cuda, automatic };
 // cpu, cuda, auto: the one name table (enum_names.hpp): --device and device_name read it.
 const EnumNames<Device>& device_names();
 
+// --chunk-seconds' default: 10 minutes of samples, ~50 bytes a sample in flight (27 MB at 360 Hz),
+// and a negligible share of overlap (0.6 s a chunk).
+inline constexpr double kDefaultChunkSeconds = 600.0;
+// --chunk-seconds' range: 0 (whole), or 1 s to a year.
+inline constexpr double kMinChunkSeconds = 1.0;
+inline constexpr double kMaxChunkSeconds = 365.0 * 86400.0;
+
 struct RunOptions {
   std::string input;
   CsvOptions csv;
@@ -52,6 +59,9 @@ struct RunOptions {
   // detection accuracy and the score's AUROC per AAMI class (report.json "evaluation"), and
   // report.html colours the latent space by reference class.
   std::string reference;
+  // The CPU's robust preset reads the recording this many seconds at a time (memory bounded
+  // whatever its length; the same results); 0 reads it whole (--chunk-seconds).
+  double chunk_seconds = kDefaultChunkSeconds;
 };
 
 struct StageSeconds {

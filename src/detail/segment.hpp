@@ -53,9 +53,9 @@ inline void finish_classification(Segmentation& seg) {
   seg.seconds.classify = c.seconds;
 }
 
-// The CPU's stages 1-4: the robust preset reads the recording in chunks (segment_cpu_chunked:
-// memory that does not grow with it), the seed preset whole (its circular band-pass mixes the
-// record's end into its first samples' gates).
+// The CPU's stages 1-4: the robust preset reads the recording in chunks of options.chunk_seconds
+// (segment_cpu_chunked: memory that does not grow with it; 0: whole), the seed preset whole (its
+// circular band-pass mixes the record's end into its first samples' gates).
 Segmentation segment_cpu(const RunOptions& options);
 // The whole signal in memory: bandpass_cpu, then the detector or the seed's gates.
 Segmentation segment_cpu_whole(const RunOptions& options);
@@ -67,10 +67,8 @@ struct ChunkOptions {
   // rows and classifier windows) instead of being read again: 64 MiB of floats.
   std::int64_t keep_samples = std::int64_t{1} << 24;
 };
-// 10 minutes of samples at fs: ~50 bytes a sample in flight (27 MB at 360 Hz), a negligible share
-// of margins (0.6 s of overlap a chunk).
-inline constexpr double kDefaultChunkSeconds = 600.0;
-ChunkOptions default_chunks(double fs);
+// chunk_seconds (> 0) of samples at fs.
+ChunkOptions chunks_for(double chunk_seconds, double fs);
 
 // Pass 1: the R peaks by StreamingDetector (detect_stream.hpp), equal to detect_beats_cpu's.
 struct StreamedDetection {
