@@ -66,7 +66,7 @@ constexpr std::size_t kMinBeatsPerThread = 1024;
 // Per-sample median over the rows whose `use` is set. Columns are gathered kColumnBlock at a time
 // in one pass over the rows (a row's block is one or two cache lines; a column at a time read one
 // line per row for every sample); threads share the blocks. Same values, same medians.
-std::vector<double> column_median(const std::vector<float>& raw, const std::vector<double>& medians, std::size_t rows,
+std::vector<double> column_median(const float* raw, std::size_t stride, const std::vector<double>& medians, std::size_t rows,
                                   int length, const std::vector<char>& use, int threads) {
   constexpr int kColumnBlock = 8;
   const auto L = static_cast<std::size_t>(length);
@@ -79,7 +79,7 @@ std::vector<double> column_median(const std::vector<float>& raw, const std::vect
       for (auto& c : columns) c.clear();
       for (std::size_t i = 0; i < rows; ++i) {
         if (!use[i]) continue;
-        const CenteredRow wi{&raw[i * L], medians[i]};
+        const CenteredRow wi{raw + i * stride, medians[i]};
         for (std::size_t k = k0; k < k1; ++k) columns[k - k0].push_back(wi[static_cast<int>(k)]);
       }
       for (std::size_t k = k0; k < k1; ++k) out[k] = median_of(std::move(columns[k - k0]));
@@ -119,10 +119,11 @@ std::vector<float> feature_windows(const std::vector<float>& signal, const std::
 std::vector<float> beat_features(const std::vector<float>& signal, const std::vector<std::int64_t>& r_peaks, double fs,
                                  int threads) {
   if (!(fs > 0.0)) throw InternalError("beat_features: fs must be positive");
-  return beat_features_from_windows(feature_windows(signal, r_peaks, fs), r_peaks, fs, threads);
+  const std::vector<float> windows = feature_windows(signal, r_peaks, fs);
+  return beat_features_from_windows(windows.data(), static_cast<std::size_t>(feature_window(fs).length), r_peaks, fs, threads);
 }
 
-std::vector<float> beat_features_from_windows(const std::vector<float>& windows, const std::vector<std::int64_t>& r_peaks,
+std::vector<float> beat_features_from_windows(const float* windows, std::size_t stride, const std::vector<std::int64_t>& r_peaks,
                                               double fs, int threads) {
   if (!(fs > 0.0)) throw InternalError("beat_features: fs must be positive");
   const std::size_t n = r_peaks.size();
@@ -164,25 +165,24 @@ std::vector<float> beat_features_from_windows(const std::vector<float>& windows,
   // Morphology: windows R - 0.25 s .. R + 0.45 s, each minus its median.
   const FeatureWindow fw = feature_window(fs);
   const int before = fw.before, L = fw.length;
-  if (windows.size() != n * static_cast<std::size_t>(L)) throw InternalError("beat_features: windows do not match the beats");
+  if (stride < static_cast<std::size_t>(L)) throw InternalError("beat_features: window rows shorter than the window");
   const int q = samples_in(0.08, fs), h = samples_in(0.1, fs);
   std::vector<double> medians(n);
   detail::parallel_chunks(n, threads, kMinBeatsPerThread, [&](std::size_t begin, std::size_t end) {
     std::vector<double> row;
     for (std::size_t i = begin; i < end; ++i) {
-      const float* wi = &windows[i * static_cast<std::size_t>(L)];
+      const float* wi = windows + i * stride;
       row.assign(wi, wi + L);
       medians[i] = median_of(row);
     }
   });
-  const std::vector<float>& w = windows;
   const std::vector<char> all(n, 1);
-  const std::vector<double> templ = column_median(w, medians, n, L, all, threads);
+  const std::vector<double> templ = column_median(windows, stride, medians, n, L, all, threads);
   const int q_lo = before - q, q_hi = before + q + 1;
   std::vector<double> qrs_corr(n), energy(n), width(n), area_width(n), abs_amp(n);
   detail::parallel_chunks(n, threads, kMinBeatsPerThread, [&](std::size_t begin, std::size_t end) {
     for (std::size_t i = begin; i < end; ++i) {
-      const CenteredRow wi{&w[i * static_cast<std::size_t>(L)], medians[i]};
+      const CenteredRow wi{windows + i * stride, medians[i]};
       qrs_corr[i] = correlation(wi, templ, q_lo, q_hi);
       at(i, kQrsCorr) = static_cast<float>(qrs_corr[i]);
       at(i, kWindowCorr) = static_cast<float>(correlation(wi, templ, 0, L));
@@ -212,14 +212,14 @@ std::vector<float> beat_features_from_windows(const std::vector<float>& windows,
   std::vector<char> dominant(n);
   const double qrs_corr_median = median_of(qrs_corr);
   for (std::size_t i = 0; i < n; ++i) dominant[i] = qrs_corr[i] >= qrs_corr_median;
-  const std::vector<double> templ2 = column_median(w, medians, n, L, dominant, threads);
+  const std::vector<double> templ2 = column_median(windows, stride, medians, n, L, dominant, threads);
   double templ2_energy = kTiny;
   for (int k = q_lo; k < q_hi; ++k) templ2_energy += templ2[static_cast<std::size_t>(k)] * templ2[static_cast<std::size_t>(k)];
   const double energy_median = median_of(energy), width_median = median_of(width),
                area_median = median_of(area_width), amp_median = median_of(abs_amp);
   detail::parallel_chunks(n, threads, kMinBeatsPerThread, [&](std::size_t begin, std::size_t end) {
     for (std::size_t i = begin; i < end; ++i) {
-      const CenteredRow wi{&w[i * static_cast<std::size_t>(L)], medians[i]};
+      const CenteredRow wi{windows + i * stride, medians[i]};
       at(i, kQrsCorrDominant) = static_cast<float>(correlation(wi, templ2, q_lo, q_hi));
       at(i, kWindowCorrDominant) = static_cast<float>(correlation(wi, templ2, 0, L));
       double d = 0.0;

@@ -141,9 +141,9 @@ std::vector<BeatClass> classify_beats(const std::vector<float>& signal, const st
   return predict_classes(beat_features(signal, r_peaks, fs, threads), r_peaks.size(), threads);
 }
 
-std::vector<BeatClass> classify_beats_from_windows(const std::vector<float>& windows, const std::vector<std::int64_t>& r_peaks,
-                                                   double fs, int threads) {
-  return predict_classes(beat_features_from_windows(windows, r_peaks, fs, threads), r_peaks.size(), threads);
+std::vector<BeatClass> classify_beats_from_windows(const float* windows, std::size_t stride,
+                                                   const std::vector<std::int64_t>& r_peaks, double fs, int threads) {
+  return predict_classes(beat_features_from_windows(windows, stride, r_peaks, fs, threads), r_peaks.size(), threads);
 }
 
 std::array<std::int64_t, kBeatClassCount> class_counts(const std::vector<BeatClass>& classes) {

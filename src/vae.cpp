@@ -47,10 +47,10 @@ std::vector<std::int64_t> permutation(std::int64_t n, std::uint64_t seed) {
   return p;
 }
 
-// One training step on the rows `idx` of `train`; adds the batch loss to `loss_sum`. Launches
+// One training step on the rows `idx` of `rows`; adds the batch loss to `loss_sum`. Launches
 // device work only (no host reads), so it can be captured in a CUDA graph.
-void train_step(LightVae& model, GraphAdam& adam, const torch::Tensor& train, const torch::Tensor& idx, torch::Tensor& loss_sum) {
-  auto x = train.index_select(0, idx);
+void train_step(LightVae& model, GraphAdam& adam, const torch::Tensor& rows, const torch::Tensor& idx, torch::Tensor& loss_sum) {
+  auto x = rows.index_select(0, idx);
   adam.zero_grad();
   auto [mu, logvar] = model->encode(x);
   auto loss = vae_loss(model->decode(reparameterize(mu, logvar)), x, mu, logvar);
@@ -80,10 +80,10 @@ bool use_fused_step(LightVae& model, const GraphAdam& adam, int dims) {
 // The fused step: the normal draws as reparameterize takes them (one randn of the batch's shape:
 // the generator advances as on the LibTorch path), the fused forward and backward pass into
 // GraphAdam's gradient buffer, the batch loss added to loss_sum, then the Adam update.
-void fused_train_step(int dims, GraphAdam& adam, const torch::Tensor& train, const torch::Tensor& idx,
+void fused_train_step(int dims, GraphAdam& adam, const torch::Tensor& rows, const torch::Tensor& idx,
                       torch::Tensor& loss_sum, const torch::Tensor& partials) {
-  auto eps = torch::randn({idx.size(0), kLatentDim}, train.options());
-  light_vae_step_cuda(span_of<const float>(adam.parameters()), dims, span_of<const float>(train),
+  auto eps = torch::randn({idx.size(0), kLatentDim}, rows.options());
+  light_vae_step_cuda(span_of<const float>(adam.parameters()), dims, span_of<const float>(rows),
                       span_of<const std::int64_t>(idx), span_of<const float>(eps), span_of<float>(partials),
                       span_of<float>(adam.gradients()), loss_sum.data_ptr<float>(), c10::cuda::getCurrentCUDAStream());
   adam.step();
@@ -153,8 +153,11 @@ TrainResult train_and_score(BeatMatrix beats, const TrainOptions& options, const
   TrainResult result;
   const auto perm = permutation(n, options.seed);
   auto perm_t = torch::from_blob(const_cast<std::int64_t*>(perm.data()), {n}, torch::kInt64).to(device);
-  auto train = data.index_select(0, perm_t.slice(0, 0, n_train));
-  auto test = data.index_select(0, perm_t.slice(0, n_train, n));
+  // The split as row numbers into `data`, not copies of the rows: a batch gathers its rows from the
+  // matrix itself (the same rows in the same order as from a copied training set), so training
+  // holds the matrix once (issue 12: a 7-day recording's 700 k beats).
+  const auto train_rows = perm_t.slice(0, 0, n_train), test_rows = perm_t.slice(0, n_train, n);
+  const std::int64_t n_test = n - n_train;
   result.in_train.assign(static_cast<std::size_t>(n), 0);
   for (std::int64_t i = 0; i < n_train; ++i) result.in_train[static_cast<std::size_t>(perm[static_cast<std::size_t>(i)])] = 1;
 
@@ -168,20 +171,21 @@ TrainResult train_and_score(BeatMatrix beats, const TrainOptions& options, const
   result.batch_size = static_cast<int>(batch);
   [[maybe_unused]] const std::int64_t full_batches = n_train / batch, rest = n_train % batch;
   auto loss_sum = torch::zeros({}, opts);  // summed on the device; one host read per epoch
-  StepFunction step = [&](const torch::Tensor& idx) { train_step(model, adam, train, idx, loss_sum); };
+  StepFunction step = [&](const torch::Tensor& idx) { train_step(model, adam, data, idx, loss_sum); };
 #ifdef ECGPIPE_TORCH_CUDA
   torch::Tensor partials;  // the fused step's per-row gradients, for the largest batch
   if (on_cuda && use_fused_step(model, adam, static_cast<int>(dims))) {
     partials = torch::empty({static_cast<std::int64_t>(light_vae_partials_floats(static_cast<int>(dims), batch))}, opts);
-    step = [&, d = static_cast<int>(dims)](const torch::Tensor& idx) { fused_train_step(d, adam, train, idx, loss_sum, partials); };
+    step = [&, d = static_cast<int>(dims)](const torch::Tensor& idx) { fused_train_step(d, adam, data, idx, loss_sum, partials); };
     result.fused_step = true;
   }
   std::unique_ptr<CapturedStep> full_step, rest_step;
 #endif
   auto epoch_start = Clock::now();
   for (int epoch = 1; epoch <= options.epochs; ++epoch) {
-    // The DataLoader's shuffle=True: a fresh order each epoch (CPU generator, seeded above).
-    auto order = torch::randperm(n_train, torch::TensorOptions().dtype(torch::kInt64)).to(device);
+    // The DataLoader's shuffle=True: a fresh order of the training rows each epoch (CPU generator,
+    // seeded above), as row numbers into `data`.
+    auto order = train_rows.index_select(0, torch::randperm(n_train, torch::TensorOptions().dtype(torch::kInt64)).to(device));
     loss_sum.zero_();
     std::int64_t b = 0;  // first row of the next batch
 #ifdef ECGPIPE_TORCH_CUDA
@@ -235,8 +239,8 @@ TrainResult train_and_score(BeatMatrix beats, const TrainOptions& options, const
     // The fused kernels' parameters when they trained: GraphAdam's flat buffer is already in their
     // layout (use_fused_step checked it), so no copy as score_all's fused_parameters makes.
     const torch::Tensor flat = result.fused_step ? adam.parameters() : torch::Tensor();
-    for (std::int64_t b = 0; b < test.size(0); b += batch) {
-      auto x = test.slice(0, b, std::min(b + batch, test.size(0)));
+    for (std::int64_t b = 0; b < n_test; b += batch) {
+      auto x = data.index_select(0, test_rows.slice(0, b, std::min(b + batch, n_test)));
 #ifdef ECGPIPE_TORCH_CUDA
       if (flat.defined()) {
         // The same draws as reparameterize's randn_like: one (rows x 2) normal tensor a batch.
@@ -248,7 +252,7 @@ TrainResult train_and_score(BeatMatrix beats, const TrainOptions& options, const
       auto [mu, logvar] = model->encode(x);
       total += vae_loss(model->decode(reparameterize(mu, logvar)), x, mu, logvar);
     }
-    result.test_loss = total.item<double>() / static_cast<double>(test.size(0));
+    result.test_loss = total.item<double>() / static_cast<double>(n_test);
   }
   score_all(model, data, on_cuda, score, result);
   result.score_seconds = seconds_since(t0);

@@ -15,6 +15,8 @@
 
 #include "detail/segment.hpp"
 #include "ecgpipe/bandpass.hpp"
+#include "ecgpipe/beat_features.hpp"
+#include "ecgpipe/beat_rows.hpp"
 #include "ecgpipe/csv.hpp"
 #include "ecgpipe/detect.hpp"
 #include "ecgpipe/detect_stream.hpp"
@@ -147,6 +149,18 @@ TEST(SegmentChunked, EqualsWholeForBothModelsKeptOrReadTwice) {
     // keep 0: pass 2 reads the file again; chunks of 3 s put edges on every few beats.
     for (const std::int64_t chunk : {std::int64_t{750}, std::int64_t{4001}, std::int64_t{1} << 20})
       for (const std::int64_t keep : {std::int64_t{0}, std::int64_t{1} << 24}) expect_same_segmentation(o, ChunkOptions{chunk, keep});
+  }
+}
+
+// The rr model's rows begin with the classifier's windows at the usual rates, so the chunked path
+// classifies from the rows instead of keeping a second copy of every beat.
+TEST(SegmentChunked, RrRowsHoldTheClassifierWindows) {
+  for (const double fs : {128.0, 250.0, 360.0, 500.0, 1000.0}) {
+    RunOptions o;
+    o.fs = fs;
+    const FeatureWindow fw = feature_window(fs);
+    EXPECT_EQ(r_peak_offset(o), fw.before) << fs;
+    EXPECT_GE(row_length(o), fw.length) << fs;
   }
 }
 

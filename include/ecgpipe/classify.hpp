@@ -57,8 +57,8 @@ std::vector<BeatClass> classify_beats(const std::vector<float>& signal, const st
 
 // The same from the beats' feature windows (beat_features.hpp: feature_window), as a recording
 // read in pieces gathers them.
-std::vector<BeatClass> classify_beats_from_windows(const std::vector<float>& windows, const std::vector<std::int64_t>& r_peaks,
-                                                   double fs, int threads = 1);
+std::vector<BeatClass> classify_beats_from_windows(const float* windows, std::size_t stride,
+                                                   const std::vector<std::int64_t>& r_peaks, double fs, int threads = 1);
 
 // Beats of each class, indexed by BeatClass.
 std::array<std::int64_t, kBeatClassCount> class_counts(const std::vector<BeatClass>& classes);
