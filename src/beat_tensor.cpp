@@ -42,24 +42,25 @@ BeatTensor::BeatTensor(BeatMatrix beats) {
 // In place: the matrix is ours (CPU: the pipeline's buffer, which it does not read again; GPU:
 // owned through the deleter). A median, not a mean, for both the baseline and the template, so
 // that a minority of odd beats moves neither.
-//
-// Each median sorts a copy of what it reads: on the CPU the rows are taken 64 Ki rows and the
-// columns 16 at a time (each row's and each column's median is its own, so the values are the
-// same), which keeps that copy at a few MB instead of a second matrix (issue 12: 700 k beats).
-// On a GPU one call each (fewer launches; its memory is not the limit there).
+// The row medians are taken 64 Ki rows at a time on the CPU, for the reason column_median gives.
 void normalise_rows(torch::Tensor& x) {
   torch::NoGradGuard no_grad;
-  const std::int64_t n = x.size(0), cols = x.size(1);
-  const std::int64_t row_block = x.is_cuda() ? n : std::int64_t{1} << 16, col_block = x.is_cuda() ? cols : 16;
+  const std::int64_t n = x.size(0), row_block = x.is_cuda() ? n : std::int64_t{1} << 16;
   for (std::int64_t b = 0; b < n; b += row_block) {
     auto rows = x.slice(0, b, std::min(n, b + row_block));
     rows.sub_(std::get<0>(rows.median(1, /*keepdim=*/true)));
   }
-  std::vector<torch::Tensor> column_medians;
-  for (std::int64_t c = 0; c < cols; c += col_block) column_medians.push_back(std::get<0>(x.slice(1, c, std::min(cols, c + col_block)).median(0)));
-  const auto rms = torch::cat(column_medians).square().mean().sqrt();
+  const auto rms = column_median(x).square().mean().sqrt();
   // A flat recording (RMS 0) stays as it is rather than turning into NaN.
   x.div_(torch::where(rms > 0, rms, torch::ones_like(rms)));
+}
+
+torch::Tensor column_median(const torch::Tensor& x) {
+  torch::NoGradGuard no_grad;
+  const std::int64_t cols = x.size(1), block = x.is_cuda() ? cols : 16;
+  std::vector<torch::Tensor> parts;
+  for (std::int64_t c = 0; c < cols; c += block) parts.push_back(std::get<0>(x.slice(1, c, std::min(cols, c + block)).median(0)));
+  return parts.size() == 1 ? parts.front() : torch::cat(parts);
 }
 
 }  // namespace ecgpipe::detail

@@ -150,35 +150,47 @@ void remove_stale_temporaries(const fs::path& dir, const std::string& name) {
 // Writes all of `data` to the open `fd` and closes it; with sync, fsyncs first, so a full disk
 // shows here (some file systems only report it at fsync or close), not after the rename.
 // Errors name `shown`, the file the user asked for.
-void write_and_close(int fd, const std::string& data, bool sync, const std::string& shown) {
+// A text file's bytes go from its stream's buffer in pieces of this size, never copied whole
+// (a 7-day recording's beats.csv is ~100 MB; issue 12).
+constexpr std::size_t kWritePiece = std::size_t{1} << 20;
+
+// Writes the content (the bytes, or what is left to read of the text stream) and closes fd.
+void write_and_close(int fd, const std::string& data, std::streambuf* text, bool sync, const std::string& shown) {
   const auto fail = [fd, &shown](const std::string& why) {
     ::close(fd);
     throw OutputError("cannot write " + shown + ": " + why);
   };
-  const char* p = data.data();
-  std::size_t left = data.size();
-  while (left > 0) {
-    const ssize_t n = ::write(fd, p, left);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) fail(n < 0 ? errno_text() : "short write");
-    p += n;
-    left -= static_cast<std::size_t>(n);
+  const auto write_all = [&](const char* p, std::size_t left) {
+    while (left > 0) {
+      const ssize_t n = ::write(fd, p, left);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) fail(n < 0 ? errno_text() : "short write");
+      p += n;
+      left -= static_cast<std::size_t>(n);
+    }
+  };
+  if (text == nullptr) {
+    write_all(data.data(), data.size());
+  } else {
+    std::vector<char> piece(kWritePiece);
+    for (std::streamsize got; (got = text->sgetn(piece.data(), static_cast<std::streamsize>(piece.size()))) > 0;)
+      write_all(piece.data(), static_cast<std::size_t>(got));
   }
   if (sync && ::fsync(fd) != 0 && errno != EINVAL) fail(errno_text());  // EINVAL: no fsync there
   if (::close(fd) != 0) throw OutputError("cannot write " + shown + ": " + errno_text());
 }
 
-void write_new_file(const std::string& path, const std::string& data, const std::string& shown) {
+void write_new_file(const std::string& path, const std::string& data, std::streambuf* text, const std::string& shown) {
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
   if (fd < 0) throw OutputError("cannot create " + shown + ": " + errno_text());
-  write_and_close(fd, data, /*sync=*/true, shown);
+  write_and_close(fd, data, text, /*sync=*/true, shown);
 }
 
 // Writes into an existing non-regular file (FIFO, character device): it cannot be replaced.
-void write_through(const std::string& path, const std::string& data) {
+void write_through(const std::string& path, const std::string& data, std::streambuf* text) {
   const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
   if (fd < 0) throw OutputError("cannot open " + path + ": " + errno_text());
-  write_and_close(fd, data, /*sync=*/false, path);
+  write_and_close(fd, data, text, /*sync=*/false, path);
 }
 
 // What commit() has done so far, undone in reverse unless done() is called.
@@ -365,8 +377,7 @@ void OutputSet::commit() {
     p.backup = (dir / ("." + name + ".ecgpipe-bak." + pid)).string();
     tx.add_temp(p.temp);
     tx.add_temp(p.backup);  // exists only during the renames; a signal removes it with the rest
-    const std::string text = p.file->is_text ? p.file->text.str() : std::string();
-    write_new_file(p.temp, p.file->is_text ? text : p.file->data, p.file->path);
+    write_new_file(p.temp, p.file->data, p.file->is_text ? p.file->text.rdbuf() : nullptr, p.file->path);
   }
   test_stop_before_rename();
   {
@@ -382,7 +393,7 @@ void OutputSet::commit() {
     // 3. FIFOs and devices last: they cannot be rolled back, the regular files still can.
   }
   for (const auto& p : plans)
-    if (p.direct) write_through(p.target.string(), p.file->is_text ? p.file->text.str() : p.file->data);
+    if (p.direct) write_through(p.target.string(), p.file->data, p.file->is_text ? p.file->text.rdbuf() : nullptr);
   tx.done();
   committed_ = true;
 }

@@ -58,7 +58,7 @@ class OutputSet {
  private:
   struct File {
     std::string path;
-    std::ostringstream text;
+    std::stringstream text;  // in and out: commit() reads it back in pieces
     std::string data;
     bool is_text = true;
   };

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <vector>
 
+#include "detail/beat_tensor.hpp"
 #include "detail/template_distance.hpp"
 #include "ecgpipe/config.hpp"
 #include "ecgpipe/error.hpp"
@@ -114,7 +115,7 @@ void score_all(LightVae& model, const torch::Tensor& data, bool on_cuda, const S
   }
   auto mu_all = torch::cat(means).contiguous();
   // The report keeps the whole recording's median beat; the distances use local ones.
-  auto median_row = std::get<0>(data.median(0));
+  auto median_row = column_median(data);
   auto dist = template_distance(data).to(torch::kCPU).contiguous();
   result.template_distance.assign(dist.data_ptr<float>(), dist.data_ptr<float>() + n);
   auto err = torch::cat(errors).to(torch::kCPU).contiguous();
