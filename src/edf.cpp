@@ -155,36 +155,50 @@ const EdfSignalInfo& edf_select_signal(const EdfHeader& header, const std::strin
   throw InputError(header.path + ": no signal labelled '" + channel + "' (signals: " + labels + ")");
 }
 
-EdfSignal read_edf_signal(const std::string& path, const std::string& channel) {
+EdfSignalReader::EdfSignalReader(const std::string& path, const std::string& channel) : path_(path) {
   std::lock_guard<std::mutex> lock(edflib_mutex());
   OpenEdf f(path);
   const EdfHeader header = header_of(path, *f.hdr);
-  EdfSignal out;
-  out.info = edf_select_signal(header, channel);
-  if (out.info.samples <= 0 || !(out.info.fs > 0))
-    throw InputError(path + ": signal '" + out.info.label + "' has no samples");
-  out.values.resize(static_cast<std::size_t>(out.info.samples));
-  const int handle = f.hdr->handle, signal = static_cast<int>(out.info.index);
+  info_ = edf_select_signal(header, channel);
+  if (info_.samples <= 0 || !(info_.fs > 0)) throw InputError(path + ": signal '" + info_.label + "' has no samples");
+  handle_ = f.hdr->handle;
+  f.open = false;  // this reader closes it
+}
+
+EdfSignalReader::~EdfSignalReader() {
+  std::lock_guard<std::mutex> lock(edflib_mutex());
+  edfclose_file(handle_);
+}
+
+std::size_t EdfSignalReader::read(std::vector<float>& out, std::size_t max) {
   // edfread_physical_samples takes an int count and gives doubles: read in pieces (also for
   // recordings over 2^31 samples), each converted to float, so no whole double copy is held.
   constexpr long long kPiece = 1 << 20;
-  std::vector<double> piece(static_cast<std::size_t>(std::min(kPiece, out.info.samples)));
-  for (long long done = 0; done < out.info.samples;) {
-    const int want = static_cast<int>(std::min(kPiece, out.info.samples - done));
-    const int got = edfread_physical_samples(handle, signal, want, piece.data());
-    if (got <= 0)
-      throw InputError(path + ": read error in signal '" + out.info.label + "' at sample " + std::to_string(done));
-    std::copy(piece.begin(), piece.begin() + got, out.values.begin() + done);
-    // The header's physical/digital ranges scale the samples; a range edflib reads as infinite
-    // (e.g. "-3.E768"), or one beyond float, gives non-finite samples: refused, as the CSV and
-    // WFDB readers refuse them (found by fuzz_edf).
-    const auto bad = std::find_if(out.values.begin() + done, out.values.begin() + done + got,
-                                  [](float v) { return !std::isfinite(v); });
-    if (bad != out.values.begin() + done + got)
-      throw InputError(path + ": signal '" + out.info.label + "' has a non-finite value at sample " +
-                       std::to_string(bad - out.values.begin()) +
-                       " (the header's physical or digital minimum/maximum is unusable)");
-    done += got;
+  const long long want = std::min({kPiece, info_.samples - done_, static_cast<long long>(std::min<std::size_t>(max, kPiece))});
+  if (want <= 0) return 0;
+  piece_.resize(static_cast<std::size_t>(want));
+  const int got = edfread_physical_samples(handle_, static_cast<int>(info_.index), static_cast<int>(want), piece_.data());
+  if (got <= 0) throw InputError(path_ + ": read error in signal '" + info_.label + "' at sample " + std::to_string(done_));
+  const std::size_t first = out.size();
+  out.insert(out.end(), piece_.begin(), piece_.begin() + got);
+  // The header's physical/digital ranges scale the samples; a range edflib reads as infinite
+  // (e.g. "-3.E768"), or one beyond float, gives non-finite samples: refused, as the CSV and
+  // WFDB readers refuse them (found by fuzz_edf).
+  const auto bad = std::find_if(out.begin() + static_cast<std::ptrdiff_t>(first), out.end(), [](float v) { return !std::isfinite(v); });
+  if (bad != out.end())
+    throw InputError(path_ + ": signal '" + info_.label + "' has a non-finite value at sample " +
+                     std::to_string(done_ + (bad - (out.begin() + static_cast<std::ptrdiff_t>(first)))) +
+                     " (the header's physical or digital minimum/maximum is unusable)");
+  done_ += got;
+  return static_cast<std::size_t>(got);
+}
+
+EdfSignal read_edf_signal(const std::string& path, const std::string& channel) {
+  EdfSignalReader reader(path, channel);
+  EdfSignal out;
+  out.info = reader.info();
+  out.values.reserve(static_cast<std::size_t>(out.info.samples));
+  while (reader.read(out.values, std::size_t{1} << 20) > 0) {
   }
   return out;
 }

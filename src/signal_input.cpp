@@ -57,6 +57,17 @@ class CsvSignalStream final : public SignalStream {
   CsvColumnReader reader_;
 };
 
+class EdfSignalStream final : public SignalStream {
+ public:
+  EdfSignalStream(const std::string& path, const std::string& channel, double fs) : reader_(path, channel) {
+    check_fs(reader_.info().fs, fs, path + " (signal '" + reader_.info().label + "')");
+  }
+  std::size_t read(std::vector<float>& out, std::size_t max) override { return reader_.read(out, max); }
+
+ private:
+  EdfSignalReader reader_;
+};
+
 class MemorySignalStream final : public SignalStream {
  public:
   explicit MemorySignalStream(std::vector<float> values) : values_(std::move(values)) {}
@@ -76,7 +87,8 @@ class MemorySignalStream final : public SignalStream {
 }  // namespace
 
 std::unique_ptr<SignalStream> open_signal_stream(const std::string& path, const CsvOptions& csv, double fs) {
-  if (is_wfdb_record_path(path) || is_edf_path(path)) return std::make_unique<MemorySignalStream>(read_signal(path, csv, fs));
+  if (is_wfdb_record_path(path)) return std::make_unique<MemorySignalStream>(read_signal(path, csv, fs));
+  if (is_edf_path(path)) return std::make_unique<EdfSignalStream>(path, csv.column, fs);
   return std::make_unique<CsvSignalStream>(path, csv);
 }
 

@@ -253,3 +253,20 @@ TEST(Edf, CliDetectOnAnEdfFileEqualsDetectOnTheSameSamplesAsCsv) {
   EXPECT_EQ(c.code, 3);
   EXPECT_NE(c.err.find("discontinuous"), std::string::npos) << c.err;
 }
+
+// The reader in pieces (the chunked path, issue 12): the same samples as the whole-signal read,
+// whatever the piece size (pieces smaller than, equal to and across the 200-sample records).
+TEST(Edf, ReaderInPiecesEqualsWholeRead) {
+  const auto dir = testutil::fresh_dir();
+  testutil::write_text(dir / "hand.edf", hand_written_edf(7));
+  const auto whole = ecgpipe::read_edf_signal((dir / "hand.edf").string(), "ECG");
+  ASSERT_EQ(whole.values.size(), 1400u);
+  for (const std::size_t piece : {std::size_t{1}, std::size_t{7}, std::size_t{200}, std::size_t{333}, std::size_t{5000}}) {
+    ecgpipe::EdfSignalReader reader((dir / "hand.edf").string(), "ECG");
+    EXPECT_EQ(reader.info().label, "ECG");
+    std::vector<float> got;
+    while (reader.read(got, piece) > 0) {
+    }
+    EXPECT_EQ(got, whole.values) << "piece " << piece;
+  }
+}

@@ -52,4 +52,27 @@ struct EdfSignal {
 // so they are serialised here.
 EdfSignal read_edf_signal(const std::string& path, const std::string& channel = "");
 
+// The same signal read piece by piece (the chunked path, issue 12: a multi-day patch recording
+// in a few MB): the same values and errors as read_edf_signal, which reads through it. The file
+// stays open until destruction (edflib's open and close are serialised; reads use this file's
+// own handle).
+class EdfSignalReader {
+ public:
+  EdfSignalReader(const std::string& path, const std::string& channel = "");
+  ~EdfSignalReader();
+  EdfSignalReader(const EdfSignalReader&) = delete;
+  EdfSignalReader& operator=(const EdfSignalReader&) = delete;
+
+  const EdfSignalInfo& info() const { return info_; }
+  // Appends up to `max` next samples (physical units, as float) to `out`; returns how many, 0 at the end.
+  std::size_t read(std::vector<float>& out, std::size_t max);
+
+ private:
+  std::string path_;
+  EdfSignalInfo info_;
+  int handle_ = -1;
+  long long done_ = 0;
+  std::vector<double> piece_;
+};
+
 }  // namespace ecgpipe

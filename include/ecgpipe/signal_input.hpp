@@ -24,9 +24,9 @@ std::optional<double> signal_file_fs(const std::string& path, const std::string&
 std::vector<float> read_signal(const std::string& path, const CsvOptions& csv, double fs);
 
 // A recording handed out in pieces (the chunked CPU path, issue 12). A CSV file is read through
-// CsvColumnReader (a few MiB of buffer, whatever its length); a WFDB record or an EDF/BDF file is
-// read whole by read_signal (4 bytes a sample: what still grows with those formats) and handed
-// out from memory. Same values, same errors, same rate check as read_signal.
+// CsvColumnReader and an EDF/BDF file through EdfSignalReader (a few MiB whatever the length); a
+// WFDB record is read whole by read_signal (4 bytes a sample: MIT-BIH's records are 30 minutes)
+// and handed out from memory. Same values, same errors, same rate check as read_signal.
 class SignalStream {
  public:
   virtual ~SignalStream() = default;
