@@ -64,8 +64,9 @@ Segmentation segment_cpu_whole(const RunOptions& options);
 struct ChunkOptions {
   std::int64_t chunk_samples = 0;  // samples read and detected at a time
   // A recording of at most this many samples is kept from the first pass for the second (its
-  // rows and classifier windows) instead of being read again: 64 MiB of floats.
-  std::int64_t keep_samples = std::int64_t{1} << 24;
+  // rows and classifier windows) instead of being read again: 128 MiB of floats, 37 hours at
+  // 250 Hz (a 20 M-sample CSV parses in ~0.6 s on one core, which the second read would repeat).
+  std::int64_t keep_samples = std::int64_t{1} << 25;
 };
 // chunk_seconds (> 0) of samples at fs.
 ChunkOptions chunks_for(double chunk_seconds, double fs);
