@@ -33,15 +33,8 @@ BeatMatrix::Deleter stream_free(cudaStream_t stream) {
 }  // namespace
 
 struct CudaContext {
-  cudaStream_t stream = nullptr;
-  CudaContext() { ECGPIPE_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking)); }
-  ~CudaContext() {
-    // Pending frees (tensor deleters) are stream-ordered; let them finish before the stream goes.
-    (void)cudaStreamSynchronize(stream);
-    (void)cudaStreamDestroy(stream);
-  }
-  CudaContext(const CudaContext&) = delete;
-  CudaContext& operator=(const CudaContext&) = delete;
+  // Pending frees (tensor deleters) are stream-ordered: Stream waits for them before it goes.
+  Stream stream;
 };
 
 std::shared_ptr<CudaContext> make_cuda_context() { return std::make_shared<CudaContext>(); }
@@ -62,14 +55,10 @@ namespace {
 // One event per stage boundary: start, after csv, bandpass, peaks, beats.
 enum Mark { kStart, kCsv, kBandpass, kPeaks, kBeats, kMarks };
 
+static_assert(kMarks == 5, "one Event(cudaEventDefault) per mark below");
 struct Events {
-  std::array<cudaEvent_t, kMarks> e{};
-  Events() {
-    for (auto& ev : e) ECGPIPE_CUDA_CHECK(cudaEventCreate(&ev));
-  }
-  ~Events() {
-    for (auto& ev : e) (void)cudaEventDestroy(ev);
-  }
+  std::array<Event, kMarks> e{Event(cudaEventDefault), Event(cudaEventDefault), Event(cudaEventDefault),
+                              Event(cudaEventDefault), Event(cudaEventDefault)};
   double seconds(Mark a, Mark b) const {
     float ms = 0.0f;
     ECGPIPE_CUDA_CHECK(cudaEventElapsedTime(&ms, e[a], e[b]));

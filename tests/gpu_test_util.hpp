@@ -24,16 +24,9 @@
 
 namespace ecgpipe_test {
 
-// A non-blocking stream, so the tests catch any kernel that silently relies on the legacy
-// default stream. Declare it before the DeviceBuffers of a test: it must outlive them.
-struct TestStream {
-  cudaStream_t stream = nullptr;
-  TestStream() { ECGPIPE_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking)); }
-  ~TestStream() { (void)cudaStreamDestroy(stream); }
-  TestStream(const TestStream&) = delete;
-  TestStream& operator=(const TestStream&) = delete;
-  operator cudaStream_t() const { return stream; }
-};
+// A non-blocking stream (ecgpipe::Stream), so the tests catch any kernel that silently relies on
+// the legacy default stream. Declare it before the DeviceBuffers of a test: it must outlive them.
+using TestStream = ecgpipe::Stream;
 
 template <class T>
 ecgpipe::DeviceBuffer<T> upload(const std::vector<T>& v, cudaStream_t stream) {

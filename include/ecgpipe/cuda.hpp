@@ -117,6 +117,54 @@ class DeviceBuffer {
   cudaStream_t stream_ = nullptr;
 };
 
+// A non-blocking CUDA stream, owned: destroyed after its queued work (stream-ordered frees
+// included) has finished. Non-blocking, so no work silently relies on the legacy default stream.
+class Stream {
+ public:
+  Stream() { ECGPIPE_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking)); }
+  ~Stream() {
+    (void)cudaStreamSynchronize(stream_);
+    (void)cudaStreamDestroy(stream_);
+  }
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+  cudaStream_t get() const { return stream_; }
+  operator cudaStream_t() const { return stream_; }
+
+ private:
+  cudaStream_t stream_ = nullptr;
+};
+
+// A CUDA event, owned. Synchronisation only by default; cudaEventDefault for one that
+// cudaEventElapsedTime can time.
+class Event {
+ public:
+  explicit Event(unsigned int flags = cudaEventDisableTiming) { ECGPIPE_CUDA_CHECK(cudaEventCreateWithFlags(&event_, flags)); }
+  ~Event() { (void)cudaEventDestroy(event_); }
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+  operator cudaEvent_t() const { return event_; }
+
+ private:
+  cudaEvent_t event_ = nullptr;
+};
+
+// Page-locked host memory (cudaHostAlloc), owned, so cudaMemcpyAsync from it is truly asynchronous.
+class PinnedBuffer {
+ public:
+  explicit PinnedBuffer(std::size_t bytes) { ECGPIPE_CUDA_CHECK(cudaHostAlloc(&data_, bytes, cudaHostAllocDefault)); }
+  ~PinnedBuffer() { (void)cudaFreeHost(data_); }
+  PinnedBuffer(const PinnedBuffer&) = delete;
+  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+  template <class T>
+  T* as() const {
+    return static_cast<T*>(data_);
+  }
+
+ private:
+  void* data_ = nullptr;
+};
+
 // Host <-> device helpers (checked, asynchronous on `stream`).
 template <class T>
 void copy_to_device(DeviceSpan<T> dst, const T* src, std::size_t count, cudaStream_t stream) {
