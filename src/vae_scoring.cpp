@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <vector>
 
 #include "detail/beat_tensor.hpp"
@@ -38,12 +39,42 @@ std::vector<std::int64_t> evenly_spaced(std::int64_t n, std::int64_t k) {
   return idx;
 }
 
+// Rows `idx` of the (contiguous) matrix, row after row, on the host. A few hundred rows: copied
+// one by one (on a GPU, one async copy each and a single wait), not through index_select, whose
+// kernel module a GPU run would load for this alone (60 ms on an H100, measured 2026-11-24).
 std::vector<float> rows_to_host(const torch::Tensor& data, const std::vector<std::int64_t>& idx) {
-  if (idx.empty()) return {};
-  auto t = torch::from_blob(const_cast<std::int64_t*>(idx.data()), {static_cast<std::int64_t>(idx.size())}, torch::kInt64)
-               .to(data.device());
-  auto rows = data.index_select(0, t).to(torch::kCPU).contiguous();
-  return {rows.data_ptr<float>(), rows.data_ptr<float>() + rows.numel()};
+  const std::int64_t cols = data.size(1);
+  std::vector<float> out(idx.size() * static_cast<std::size_t>(cols));
+  if (idx.empty()) return out;
+  const torch::Tensor rows = data.contiguous();
+  const float* base = rows.data_ptr<float>();
+  const std::size_t row_bytes = static_cast<std::size_t>(cols) * sizeof(float);
+#ifdef ECGPIPE_TORCH_CUDA
+  if (rows.is_cuda()) {
+    const cudaStream_t stream = c10::cuda::getCurrentCUDAStream();
+    for (std::size_t k = 0; k < idx.size(); ++k)
+      ECGPIPE_CUDA_CHECK(cudaMemcpyAsync(out.data() + k * static_cast<std::size_t>(cols), base + idx[k] * cols, row_bytes,
+                                         cudaMemcpyDeviceToHost, stream));
+    ECGPIPE_CUDA_CHECK(cudaStreamSynchronize(stream));  // `out` is read on return
+    return out;
+  }
+#endif
+  for (std::size_t k = 0; k < idx.size(); ++k) std::memcpy(out.data() + k * static_cast<std::size_t>(cols), base + idx[k] * cols, row_bytes);
+  return out;
+}
+
+// torch.quantile(values, q) (linear interpolation), on the host: the same float arithmetic
+// (rank q (n-1) in float, lerp as at::lerp computes it). On a GPU torch's quantile sorts with a
+// kernel module loaded for this alone (90 ms on an H100); the values are already on the host.
+float quantile_of(std::vector<float> v, float q) {
+  const float rank = q * static_cast<float>(v.size() - 1);
+  const auto below = static_cast<std::size_t>(rank);
+  const std::size_t above = static_cast<std::size_t>(std::ceil(rank));
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(above), v.end());
+  const float hi = v[above];
+  const float lo = below == above ? hi : *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(above));
+  const float w = rank - static_cast<float>(below);
+  return w < 0.5f ? lo + w * (hi - lo) : hi - (hi - lo) * (1.0f - w);
 }
 
 // The report's extras: sample rows, top outliers, median beat, decoded latent grid.
@@ -63,8 +94,9 @@ torch::Tensor decode(LightVae& model, const torch::Tensor& flat, const torch::Te
   return model->decode(z);
 }
 
-void fill_report_extras(LightVae& model, const torch::Tensor& flat, const torch::Tensor& data, const torch::Tensor& mu_all,
-                        const torch::Tensor& median_row, TrainResult& r) {
+void fill_report_extras(LightVae& model, const torch::Tensor& flat, const torch::Tensor& data, const torch::Tensor& median_row,
+                        TrainResult& r) {
+  static_assert(kLatentDim == 2, "the decoded grid is two-dimensional");
   const std::int64_t n = data.size(0);
   r.sample_index = evenly_spaced(n, kSampleRows);
   r.sample_rows = rows_to_host(data, r.sample_index);
@@ -73,17 +105,28 @@ void fill_report_extras(LightVae& model, const torch::Tensor& flat, const torch:
   r.outlier_rows = rows_to_host(data, r.outlier_index);
   auto median = median_row.to(torch::kCPU).contiguous();
   r.median_beat.assign(median.data_ptr<float>(), median.data_ptr<float>() + median.numel());
-  // The grid spans the latent means' range (1st..99th percentile per axis, robust to outliers).
-  constexpr double kLowQuantile = 0.01, kHighQuantile = 0.99;
-  auto lo = torch::quantile(mu_all, kLowQuantile, 0), hi = torch::quantile(mu_all, kHighQuantile, 0);
-  auto steps = torch::linspace(0.0, 1.0, kGridSide, mu_all.options());
-  auto gy = steps.view({kGridSide, 1}).expand({kGridSide, kGridSide}).reshape({-1});
-  auto gx = steps.view({1, kGridSide}).expand({kGridSide, kGridSide}).reshape({-1});
-  auto z = torch::stack({lo[0] + gx * (hi[0] - lo[0]), lo[1] + gy * (hi[1] - lo[1])}, 1);
+  // The grid spans the latent means' range (1st..99th percentile per axis, robust to outliers),
+  // from the means already on the host (r.latent_mean, n x kLatentDim).
+  constexpr float kLowQuantile = 0.01f, kHighQuantile = 0.99f;
+  float lo[kLatentDim], hi[kLatentDim];
+  for (int d = 0; d < kLatentDim; ++d) {
+    std::vector<float> axis(static_cast<std::size_t>(n));
+    for (std::int64_t i = 0; i < n; ++i) axis[static_cast<std::size_t>(i)] = r.latent_mean[static_cast<std::size_t>(i * kLatentDim + d)];
+    lo[d] = quantile_of(axis, kLowQuantile);
+    hi[d] = quantile_of(std::move(axis), kHighQuantile);
+  }
+  // Row-major grid: x steps along a row, y down the rows (steps 0, 1/4, ..., 1, exact in float).
+  r.grid_latent.resize(static_cast<std::size_t>(kGridSide * kGridSide * kLatentDim));
+  for (int gy = 0; gy < kGridSide; ++gy)
+    for (int gx = 0; gx < kGridSide; ++gx) {
+      const float sx = static_cast<float>(gx) / (kGridSide - 1), sy = static_cast<float>(gy) / (kGridSide - 1);
+      float* z = &r.grid_latent[static_cast<std::size_t>((gy * kGridSide + gx) * kLatentDim)];
+      z[0] = lo[0] + sx * (hi[0] - lo[0]);
+      z[1] = lo[1] + sy * (hi[1] - lo[1]);
+    }
+  auto z = torch::from_blob(r.grid_latent.data(), {kGridSide * kGridSide, kLatentDim}, torch::kFloat32).to(data.device());
   auto decoded = decode(model, flat, z).to(torch::kCPU).contiguous();
-  auto zc = z.to(torch::kCPU).contiguous();
   r.decoded_grid.assign(decoded.data_ptr<float>(), decoded.data_ptr<float>() + decoded.numel());
-  r.grid_latent.assign(zc.data_ptr<float>(), zc.data_ptr<float>() + zc.numel());
 }
 
 }  // namespace
@@ -113,7 +156,7 @@ void score_all(LightVae& model, const torch::Tensor& data, bool on_cuda, const S
     errors.push_back(recon);
     means.push_back(mu);
   }
-  auto mu_all = torch::cat(means).contiguous();
+  auto mu_all = torch::cat(means);
   // The report keeps the whole recording's median beat; the distances use local ones.
   auto median_row = column_median(data);
   auto dist = template_distance(data).to(torch::kCPU).contiguous();
@@ -126,7 +169,7 @@ void score_all(LightVae& model, const torch::Tensor& data, bool on_cuda, const S
   result.latent_mean.assign(mu.data_ptr<float>(), mu.data_ptr<float>() + n * kLatentDim);
   result.score = score ? score(result) : result.recon_error;
   if (result.score.size() != static_cast<std::size_t>(n)) throw InternalError("score function returned the wrong count");
-  fill_report_extras(model, flat, data, mu_all, median_row, result);
+  fill_report_extras(model, flat, data, median_row, result);
 }
 
 bool fused_kernels_usable(std::int64_t dims) {
