@@ -1,4 +1,6 @@
 // Stage 5: LightVAE training and scoring on the CPU (GPU variant when a CUDA LibTorch is present).
+#include "ecgpipe/config.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -220,3 +222,46 @@ TEST(BeatMatrixOwner, EveryPathFreesTheMatrixOnce) {
   }
   EXPECT_EQ(freed, 6);
 }
+
+#ifdef ECGPIPE_WITH_CUDA
+#include <torch/torch.h>
+
+#include "detail/template_distance.hpp"
+#include "detail/template_distance_cuda.hpp"
+#include "gpu_test_util.hpp"
+
+namespace {
+
+// The template-distance kernels against LibTorch's definition on the CPU (the reference): the
+// medians are a selection (exact), the sums are float in another order, so 1e-5 relative (a
+// 176-term float sum's rounding, ~176 x 6e-8); and a second run repeats the first bit for bit.
+// Row counts: 1, a block edge (511, 512, 513), a whole span (1024, 1025), several blocks with a
+// short last one (2600); a few beats made odd so that the distances spread.
+TEST(TemplateDistanceGpu, KernelsEqualLibTorchsDefinition) {
+  SKIP_WITHOUT_GPU();
+  ecgpipe_test::TestStream stream;
+  constexpr int kCols = 176;
+  for (const std::int64_t n : {1, 511, 512, 513, 1024, 1025, 2600}) {
+    torch::manual_seed(static_cast<std::uint64_t>(n));
+    auto rows = torch::randn({n, kCols});
+    if (n > 10) rows.slice(0, 3, 6).mul_(4.0);
+    const torch::Tensor ref = ecgpipe::detail::template_distance(rows).contiguous();
+    const std::vector<float> host(rows.data_ptr<float>(), rows.data_ptr<float>() + rows.numel());
+    const auto d_rows = ecgpipe_test::upload(host, stream);
+    ecgpipe::DeviceBuffer<float> d_out(static_cast<std::size_t>(n), stream);
+    std::vector<std::vector<float>> runs;
+    for (int run = 0; run < 2; ++run) {
+      ecgpipe::detail::template_distance_cuda(d_rows.cspan(), n, kCols, ecgpipe::kTemplateBlock, ecgpipe::kTemplateSpan, d_out.span(),
+                                              stream);
+      runs.push_back(ecgpipe_test::download(d_out.data(), static_cast<std::size_t>(n), stream));
+    }
+    EXPECT_EQ(runs[0], runs[1]) << "n " << n;
+    for (std::int64_t i = 0; i < n; ++i) {
+      const float want = ref[i].item<float>();
+      ASSERT_NEAR(runs[0][static_cast<std::size_t>(i)], want, 1e-5f * std::fabs(want) + 1e-7f) << "n " << n << ", row " << i;
+    }
+  }
+}
+
+}  // namespace
+#endif
