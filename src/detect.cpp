@@ -144,6 +144,21 @@ CandidateScan scan_candidates(const double* y, std::int64_t y_begin, std::int64_
   return scan;
 }
 
+std::vector<double> aligned_bandpass(const double* bandpass, std::int64_t bp_begin, std::int64_t bp_end, std::int64_t lo,
+                                     std::int64_t hi, const DetectWindows& w) {
+  // The wavelet's taps sit at the start of the circular kernel, so its centre delays the output by
+  // (width-1)/2. The first width-1 outputs mix in the end of the record (circular wrap-around) and
+  // are set to 0.
+  std::vector<double> y(static_cast<std::size_t>(hi - lo), 0.0);
+  for (std::int64_t i = lo; i < hi; ++i) {
+    const std::int64_t o = i + w.delay;
+    if (o < w.wrapped || o >= bp_end) continue;
+    if (o < bp_begin) throw InternalError("aligned_bandpass: band-pass output " + std::to_string(o) + " is no longer held");
+    y[static_cast<std::size_t>(i - lo)] = bandpass[static_cast<std::size_t>(o - bp_begin)];
+  }
+  return y;
+}
+
 std::vector<Candidate> above_floor(const std::vector<ScannedCandidate>& found, double max_envelope) {
   // A floor relative to the largest envelope (a reduction on a GPU): exact zeros band-pass to
   // round-off ripples (~1e-16), which must not become beats in a flat stretch.
@@ -158,12 +173,8 @@ std::vector<Candidate> find_candidates(const std::vector<double>& bandpass, cons
   const DetectWindows w = detect_windows(o);
   const auto n = static_cast<std::int64_t>(bandpass.size());
   if (n == 0) return {};
-  // 1. Line the band-pass up with the signal: the wavelet's taps sit at the start of the circular
-  // kernel, so its centre delays the output by (width-1)/2. The first width-1 outputs mix in the
-  // end of the record (circular wrap-around) and are set to 0.
-  std::vector<double> y(static_cast<std::size_t>(n), 0.0);
-  for (std::int64_t i = 0; i + w.delay < n; ++i)
-    if (i + w.delay >= w.wrapped) y[static_cast<std::size_t>(i)] = bandpass[static_cast<std::size_t>(i + w.delay)];
+  // 1. Line the band-pass up with the signal.
+  const std::vector<double> y = aligned_bandpass(bandpass.data(), 0, n, 0, n, w);
   const CandidateScan scan = scan_candidates(y.data(), 0, n, n, 0, n, w);
   return above_floor(scan.found, scan.max_envelope);
 }
@@ -251,7 +262,7 @@ std::vector<std::int64_t> sorted_unique_peaks(std::vector<std::int64_t> peaks) {
 std::int64_t refine_peak(const float* x, std::int64_t x_begin, std::int64_t n, std::int64_t p, const DetectWindows& w) {
   if (p < 0 || p >= n) throw InternalError("R peak " + std::to_string(p) + " lies outside the signal");
   const std::int64_t r = w.refine_half, b = w.baseline_half;
-  if (std::max<std::int64_t>(0, p - std::max(r, b)) < x_begin) throw InternalError("refine_peak: the signal window starts too late");
+  if (std::max<std::int64_t>(0, p - refine_reach(w)) < x_begin) throw InternalError("refine_peak: the signal window starts too late");
   auto xv = [&](std::int64_t i) { return x[static_cast<std::size_t>(i - x_begin)]; };
   const std::int64_t blo = std::max<std::int64_t>(0, p - b), bhi = std::min(n - 1, p + b);
   double base = 0.0;

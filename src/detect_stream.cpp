@@ -65,18 +65,14 @@ void StreamingDetector::run_blocks(bool end) {
 }
 
 void StreamingDetector::scan(bool end) {
-  const std::int64_t half = w_.half, h = w_.candidate_half, reach = std::max(w_.refine_half, w_.baseline_half);
+  const std::int64_t half = w_.half, h = w_.candidate_half, reach = refine_reach(w_);
   const std::int64_t bp_end = bp_begin_ + static_cast<std::int64_t>(bp_.size());
   // The scan may reach the positions whose sums need only computed band-pass (y(i) = bp[i + delay])
   // and whose refinement needs only samples already pushed.
   const std::int64_t frontier = end ? n_ : std::min(bp_end - w_.delay - h - half, n_ - reach - 1);
   if (frontier <= scanned_) return;
   const std::int64_t lo = std::max<std::int64_t>(0, scanned_ - h - half), hi = end ? n_ : frontier + h + half;
-  std::vector<double> y(static_cast<std::size_t>(hi - lo), 0.0);
-  for (std::int64_t i = lo; i < hi; ++i) {
-    const std::int64_t o = i + w_.delay;
-    if (o >= w_.wrapped && o < bp_end) y[static_cast<std::size_t>(i - lo)] = bp_[static_cast<std::size_t>(o - bp_begin_)];
-  }
+  const std::vector<double> y = aligned_bandpass(bp_.data(), bp_begin_, bp_end, lo, hi, w_);
   const std::int64_t n = end ? n_ : kUnknownLength;
   CandidateScan found = scan_candidates(y.data(), lo, hi, n, scanned_, frontier, w_);
   max_envelope_ = std::max(max_envelope_, found.max_envelope);
@@ -88,7 +84,7 @@ void StreamingDetector::scan(bool end) {
 }
 
 void StreamingDetector::trim() {
-  const std::int64_t half = w_.half, h = w_.candidate_half, reach = std::max(w_.refine_half, w_.baseline_half);
+  const std::int64_t half = w_.half, h = w_.candidate_half, reach = refine_reach(w_);
   // Samples: the next block's input, the next refinements' windows, the last width-1 (the
   // band-pass's wrap-around reads them at the end).
   const std::int64_t keep_x = std::max<std::int64_t>(

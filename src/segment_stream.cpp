@@ -46,6 +46,26 @@ class WindowGather {
   std::size_t first_ = 0;
 };
 
+// Reads the recording chunk_samples at a time, handing each chunk and its first sample's index to
+// `use`; the time spent reading (opening included) is added to read_seconds. Returns the samples read.
+template <typename Use>
+std::int64_t for_each_chunk(const std::string& input, const CsvOptions& csv, double fs, std::int64_t chunk_samples,
+                            double& read_seconds, Use&& use) {
+  auto t0 = detail::Clock::now();
+  const std::unique_ptr<SignalStream> stream = open_signal_stream(input, csv, fs);
+  std::vector<float> chunk;
+  std::int64_t at = 0;
+  for (;;) {
+    chunk.clear();
+    const std::size_t got = stream->read(chunk, static_cast<std::size_t>(chunk_samples));
+    read_seconds += detail::seconds_since(t0);
+    if (got == 0) return at;
+    use(chunk, at);
+    at += static_cast<std::int64_t>(got);
+    t0 = detail::Clock::now();
+  }
+}
+
 }  // namespace
 
 ChunkOptions chunks_for(double chunk_seconds, double fs) {
@@ -58,18 +78,10 @@ StreamedDetection detect_streamed(const std::string& input, const CsvOptions& cs
                                   const ChunkOptions& chunks, std::size_t excerpt) {
   if (chunks.chunk_samples < 1) throw InternalError("detect_streamed: chunk_samples must be positive");
   StreamedDetection r;
-  auto t0 = detail::Clock::now();
-  std::unique_ptr<SignalStream> stream = open_signal_stream(input, csv, fs);
-  r.read_seconds += detail::seconds_since(t0);
   StreamingDetector detector(DetectOptions{fs, ricker_width}, excerpt);
-  std::vector<float> chunk;
   bool keeping = true;
-  for (;;) {
-    chunk.clear();
-    t0 = detail::Clock::now();
-    const std::size_t got = stream->read(chunk, static_cast<std::size_t>(chunks.chunk_samples));
-    r.read_seconds += detail::seconds_since(t0);
-    if (got == 0) break;
+  for_each_chunk(input, csv, fs, chunks.chunk_samples, r.read_seconds, [&](const std::vector<float>& chunk, std::int64_t) {
+    const std::size_t got = chunk.size();
     if (r.signal_excerpt.size() < excerpt)
       r.signal_excerpt.insert(r.signal_excerpt.end(), chunk.begin(),
                               chunk.begin() + static_cast<std::ptrdiff_t>(std::min(got, excerpt - r.signal_excerpt.size())));
@@ -79,11 +91,11 @@ StreamedDetection detect_streamed(const std::string& input, const CsvOptions& cs
       keeping = false;
       r.signal = std::vector<float>();  // too long to keep: pass 2 reads the recording again
     }
-    t0 = detail::Clock::now();
+    const auto t0 = detail::Clock::now();
     detector.push(chunk.data(), got);
     r.detect_seconds += detail::seconds_since(t0);
-  }
-  t0 = detail::Clock::now();
+  });
+  const auto t0 = detail::Clock::now();
   r.detection = detector.finish();
   r.detect_seconds += detail::seconds_since(t0);
   r.samples = detector.samples();
@@ -129,20 +141,12 @@ Segmentation segment_cpu_chunked(const RunOptions& o, const ChunkOptions& chunks
     window_gather.push(pass1.signal.data(), 0, pass1.samples);
     pass1.signal = std::vector<float>();
   } else {
-    auto t_read = detail::Clock::now();
-    std::unique_ptr<SignalStream> stream = open_signal_stream(o.input, o.csv, o.fs);
-    std::vector<float> chunk;
-    std::int64_t at = 0;
-    for (;;) {
-      chunk.clear();
-      const std::size_t got = stream->read(chunk, static_cast<std::size_t>(chunks.chunk_samples));
-      read_seconds += detail::seconds_since(t_read);
-      if (got == 0) break;
-      row_gather.push(chunk.data(), at, static_cast<std::int64_t>(got));
-      window_gather.push(chunk.data(), at, static_cast<std::int64_t>(got));
-      at += static_cast<std::int64_t>(got);
-      t_read = detail::Clock::now();
-    }
+    const std::int64_t at = for_each_chunk(o.input, o.csv, o.fs, chunks.chunk_samples, read_seconds,
+                                           [&](const std::vector<float>& chunk, std::int64_t first) {
+                                             const auto count = static_cast<std::int64_t>(chunk.size());
+                                             row_gather.push(chunk.data(), first, count);
+                                             window_gather.push(chunk.data(), first, count);
+                                           });
     // The file changed between the passes (rewritten by another process): its rows would not be the detected beats'.
     if (at != pass1.samples) throw InputError(o.input + ": the recording changed while it was read (" + std::to_string(pass1.samples) +
                                               " samples, then " + std::to_string(at) + ")");

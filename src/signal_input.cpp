@@ -24,6 +24,11 @@ void check_fs(double declared, double fs, const std::string& file) {
   throw UsageError(buf);
 }
 
+// An EDF signal's declared rate against fs, the signal named in the message.
+void check_edf_fs(const std::string& path, const EdfSignalInfo& info, double fs) {
+  check_fs(info.fs, fs, path + " (signal '" + info.label + "')");
+}
+
 }  // namespace
 
 std::optional<double> signal_file_fs(const std::string& path, const std::string& channel) {
@@ -40,7 +45,7 @@ std::vector<float> read_signal(const std::string& path, const CsvOptions& csv, d
   }
   if (is_edf_path(path)) {
     EdfSignal s = read_edf_signal(path, csv.column);
-    check_fs(s.info.fs, fs, path + " (signal '" + s.info.label + "')");
+    check_edf_fs(path, s.info, fs);
     return std::move(s.values);
   }
   return read_csv_column(path, csv);
@@ -60,7 +65,7 @@ class CsvSignalStream final : public SignalStream {
 class EdfSignalStream final : public SignalStream {
  public:
   EdfSignalStream(const std::string& path, const std::string& channel, double fs) : reader_(path, channel) {
-    check_fs(reader_.info().fs, fs, path + " (signal '" + reader_.info().label + "')");
+    check_edf_fs(path, reader_.info(), fs);
   }
   std::size_t read(std::vector<float>& out, std::size_t max) override { return reader_.read(out, max); }
 

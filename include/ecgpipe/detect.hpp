@@ -129,6 +129,12 @@ std::vector<Candidate> find_candidates(const std::vector<double>& bandpass, cons
 // y(i) is the band-pass lined up with the signal: bandpass[i + delay] where i + delay lies in
 // [wrapped, n), else 0 (step 1).
 inline constexpr std::int64_t kUnknownLength = INT64_MAX;  // n while a stream has not ended
+// Step 1 for the positions [lo, hi): y(i), from the band-pass outputs held for [bp_begin, bp_end)
+// (bp_end = n once the whole record's are there; outputs at or past bp_end count as past the end).
+std::vector<double> aligned_bandpass(const double* bandpass, std::int64_t bp_begin, std::int64_t bp_end, std::int64_t lo,
+                                     std::int64_t hi, const DetectWindows& windows);
+// How far from a position the refinement reads samples: max(refine_half, baseline_half).
+inline std::int64_t refine_reach(const DetectWindows& w) { return w.refine_half > w.baseline_half ? w.refine_half : w.baseline_half; }
 struct ScannedCandidate {
   Candidate candidate;
   double envelope = 0.0;  // m at the position: the floor (a fraction of the largest m) is applied last
