@@ -23,8 +23,10 @@ RECS = '101 106 108 109 112 114 115 116 118 119 122 124 201 203 205 207 208 209 
 AAMI = {**{c: 0 for c in 'NLRej'}, **{c: 1 for c in 'AaJS'}, **{c: 2 for c in 'VE'}, 'F': 3, **{c: 4 for c in '/fQ'}}
 CLASSES = ['N', 'S', 'V', 'F']
 NAMES = ('lpre lpost lprepost lpreloc lprerec lloc lprep80 lpostloc width dwidth awid dawid eqn ampn '
-         'cq cw cp ct cq2 cw2 dq lirr').split()
-MODEL_VERSION = 1
+         'cq cw cp ct cq2 cw2 dq lirr dprem pctx').split()
+MODEL_VERSION = 2
+DENSITY_CONTEXT, PREMATURE_LOG_RATIO = 64, -0.1  # the premature-beat density (dprem): see src/beat_features.cpp
+P_CONTEXT, P_PERCENTILE = 32, 80  # the P-wave context (pctx): see src/beat_features.cpp
 
 
 def samples_in(seconds, fs):  # rounded half up, as src/beat_features.cpp
@@ -47,6 +49,8 @@ def features(x, R, fs):
             locmed[i] = np.median(w); locp80[i] = np.percentile(w, 80)
             irr[i] = np.median(step[max(0, i - K):i + K + 1])
         F[:, 21] = irr
+        premature = (np.log(pre / locmed) < PREMATURE_LOG_RATIO).astype(np.float64)
+        F[:, 22] = [premature[max(0, i - DENSITY_CONTEXT):i + DENSITY_CONTEXT + 1].mean() for i in range(n)]
         recmed = np.median(pre)
         F[:, :8] = np.column_stack([np.log(pre), np.log(post), np.log(pre / post), np.log(pre / locmed),
                                     np.log(pre / recmed), np.log(locmed), np.log(pre / locp80), np.log(post / locmed)])
@@ -77,6 +81,7 @@ def features(x, R, fs):
     awid = np.sum(np.abs(seg), 1) / fs / (np.abs(seg).max(1) + 1e-9)
     F[:, 8:21] = np.column_stack([width, width - np.median(width), awid, awid - np.median(awid), eqn, ampn,
                                 cq, cw, cp, ct, cq2, cw2, dq])
+    F[:, 23] = [np.percentile(cp[max(0, i - P_CONTEXT):i + P_CONTEXT + 1], P_PERCENTILE) for i in range(n)]
     return F
 
 

@@ -44,6 +44,12 @@ enum BeatFeature : int {
   kLogQrsDistance,   // ln(‖QRS − dominant QRS‖² / ‖dominant QRS‖²)
   kLocalIrregularity,  // median |ln(RR_k / RR_k-1)| of the 21 beats around it: atrial fibrillation's
                        // normal beats are "premature" by every other rhythm feature, this says why
+  kPrematureDensity,   // the fraction of the 129 beats around it (64 each side) whose pre RR is < e^-0.1 (0.905)
+                       // of their local median: a rhythm where "premature" is common (atrial fibrillation) is
+                       // no background for premature beats; one where it is rare (sinus) makes one stand out
+  kPWaveContext,       // the 80th percentile of kPCorr over the 65 beats around it (32 each side): do P waves
+                       // that match the recording's beat occur here? In atrial fibrillation none do; in sinus
+                       // rhythm most do, and where APCs are most beats the sinus minority (> 20 %) still does
   kBeatFeatureCount
 };
 
