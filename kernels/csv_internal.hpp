@@ -20,6 +20,10 @@ namespace ecgpipe::csv_internal {
 // (io::LineReader's limit, which the CPU reader used to use); both paths apply it.
 inline constexpr std::size_t kMaxLineBytes = (std::size_t{1} << 24) - 1;
 
+// A UTF-8 byte-order mark at the start of `s`: both readers skip one at the start of the file.
+inline constexpr char kUtf8Bom[] = "\xEF\xBB\xBF";
+inline bool starts_with_bom(std::string_view s) { return s.substr(0, 3) == std::string_view(kUtf8Bom, 3); }
+
 struct FileCloser {
   void operator()(std::FILE* f) const noexcept {
     if (f != nullptr) std::fclose(f);

@@ -326,7 +326,7 @@ void CsvColumnReader::start(const CsvOptions& options) {
     while (end_ < 3 && fill()) {
     }
   }
-  if (end_ >= 3 && std::memcmp(data_, "\xEF\xBB\xBF", 3) == 0) pos_ = 3;
+  if (csv_internal::starts_with_bom(std::string_view(data_, end_))) pos_ = 3;
   std::string_view line;
   if (options.has_header) {
     bool found = false;

@@ -49,10 +49,6 @@ using csv_kernels::row_starts_scratch_bytes;
 using csv_kernels::select_row_starts;
 using csv_kernels::upload_parse_tables;
 
-constexpr unsigned char kBom[3] = {0xEF, 0xBB, 0xBF};
-
-bool starts_with_bom(std::string_view s) { return s.size() >= 3 && std::memcmp(s.data(), kBom, 3) == 0; }
-
 // Waits for the stream when it goes out of scope: declared after the pinned buffers, it runs
 // before they are freed, so an exception never frees memory a queued copy still reads.
 // Disarmed once the host has waited for everything queued (the usual, successful path).
@@ -107,7 +103,7 @@ LocatedLine locate_line(const std::string& path, std::uint64_t offset) {
     throw InputError("cannot seek in " + path);
   }
   read_raw_line(file.get(), found.raw, csv_internal::kMaxLineBytes + 4, found.length);
-  if (line_start == 0 && starts_with_bom(found.raw)) {
+  if (line_start == 0 && csv_internal::starts_with_bom(found.raw)) {
     found.raw.erase(0, 3);
     found.length -= 3;
   }
@@ -178,7 +174,7 @@ void GpuCsvReader::read_header() {
     column_ = resolve_column({}, options_, path_);
     char head[3];
     const std::size_t got = std::fread(head, 1, 3, file_.get());
-    if (got == 3 && std::memcmp(head, kBom, 3) == 0) {
+    if (csv_internal::starts_with_bom(std::string_view(head, got))) {
       data_start_ = 3;  // the CPU reader skips a UTF-8 BOM
     } else {
       initial_.assign(head, got);
@@ -194,7 +190,7 @@ void GpuCsvReader::read_header() {
     consumed += length;
     if (!std::feof(file_.get())) ++consumed;  // the LF
     std::string_view text = raw;
-    if (line_no == 1 && starts_with_bom(text)) {
+    if (line_no == 1 && csv_internal::starts_with_bom(text)) {
       text.remove_prefix(3);
       length -= 3;
     }

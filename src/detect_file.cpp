@@ -64,9 +64,14 @@ DetectFileResult detect_file(const DetectFileOptions& o) {
   const Device device = resolve_device(o.device);
   PeakDetection found;
 #ifdef ECGPIPE_WITH_CUDA
-  if (device == Device::cuda) found = detect_peaks_cuda(read_signal(o.input, o.csv, o.fs), o.preset, o.fs, o.windows);
+  // A recording that may not fit the GPU's memory is detected in chunks on the host (the same R
+  // peaks; segment_cuda.hpp).
+  const bool on_host = device == Device::cpu || chunk_on_host_for_gpu(o.input, o.preset, o.chunk_seconds);
+  if (!on_host) found = detect_peaks_cuda(read_signal(o.input, o.csv, o.fs), o.preset, o.fs, o.windows);
+#else
+  const bool on_host = true;
 #endif
-  if (device == Device::cpu) found = detect_cpu(o);
+  if (on_host) found = detect_cpu(o);
   DetectFileResult r;
   r.device = device == Device::cuda ? "cuda" : "cpu";
   r.samples = found.samples;

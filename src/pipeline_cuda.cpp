@@ -4,8 +4,12 @@
 // events read at the end, so timing adds no synchronization.
 #include <cuda_runtime_api.h>
 
+#include <spdlog/spdlog.h>
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <array>
+#include <cstdlib>
 #include <future>
 
 #include "ecgpipe/bandpass_cuda.hpp"
@@ -14,6 +18,7 @@
 #include "ecgpipe/csv_cuda.hpp"
 #include "ecgpipe/cuda.hpp"
 #include "ecgpipe/detect_cuda.hpp"
+#include "ecgpipe/error.hpp"
 #include "ecgpipe/peaks_cuda.hpp"
 #include "ecgpipe/vae.hpp"
 #include "ecgpipe/wfdb.hpp"
@@ -68,8 +73,58 @@ struct Events {
 
 }  // namespace
 
+std::uint64_t gpu_memory_budget_bytes() {
+  constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
+  if (const char* env = std::getenv("ECGPIPE_GPU_MEMORY_BUDGET_MB")) {
+    char* end = nullptr;
+    const unsigned long long mb = std::strtoull(env, &end, 10);
+    if (*env == '\0' || *end != '\0' || *env == '-' || mb > (~std::uint64_t{0}) / kMiB)
+      throw UsageError(std::string("ECGPIPE_GPU_MEMORY_BUDGET_MB must be a whole number of MiB, not '") + env + "'");
+    return mb * kMiB;
+  }
+  std::size_t free = 0, total = 0;
+  ECGPIPE_CUDA_CHECK(cudaMemGetInfo(&free, &total));
+  return free / 2;
+}
+
+bool chunk_on_host_for_gpu(const std::string& input, Preset preset, double chunk_seconds) {
+  if (preset != Preset::robust || chunk_seconds <= 0 || is_wfdb_record_path(input)) return false;
+  struct stat st {};
+  if (::stat(input.c_str(), &st) != 0) return false;  // the reader reports it, with its message
+  const auto bytes = static_cast<std::uint64_t>(st.st_size), budget = gpu_memory_budget_bytes();
+  if (whole_recording_fits_gpu(bytes, budget)) return false;
+  spdlog::info("{}: up to {} samples may need more than the GPU budget of {} MiB: read and detected in chunks on the "
+               "host, trained and scored on the GPU",
+               input, bytes / 2, budget >> 20);
+  return true;
+}
+
+namespace {
+
+// The chunked host path's segmentation with its beat matrix moved to the device (the same rows
+// the GPU would pad: row_length(o) samples around each kept beat).
+Segmentation segment_host_for_gpu(const RunOptions& o, cudaStream_t stream) {
+  Segmentation seg = segment_cpu(o);
+  const std::int64_t rows = seg.matrix.rows(), cols = seg.matrix.cols();
+  const auto n = static_cast<std::size_t>(rows * cols);
+  DeviceBuffer<float> device(n, stream);
+  if (n > 0) copy_to_device(device.span(), seg.matrix.data(), n, stream);
+  ECGPIPE_CUDA_CHECK(cudaStreamSynchronize(stream));  // the host matrix is freed below
+  float* matrix = device.release();
+  try {
+    seg.matrix = BeatMatrix(matrix, rows, cols, stream_free(stream), /*on_cuda=*/true, stream);
+  } catch (...) {
+    (void)cudaFreeAsync(matrix, stream);
+    throw;
+  }
+  return seg;
+}
+
+}  // namespace
+
 Segmentation segment_cuda(const RunOptions& o, CudaContext& ctx) {
   cudaStream_t stream = ctx.stream;
+  if (chunk_on_host_for_gpu(o.input, o.preset, o.chunk_seconds)) return segment_host_for_gpu(o, stream);
   Events ev;
   Segmentation seg;
   const auto t0 = detail::Clock::now();

@@ -23,6 +23,14 @@
 #include "ecgpipe/pipeline.hpp"
 #include "ecgpipe/synth.hpp"
 #include "test_util.hpp"
+#ifdef ECGPIPE_WITH_CUDA
+#include <cstdlib>
+#include <sstream>
+
+#include "detail/segment_cuda.hpp"
+#include "ecgpipe/error.hpp"
+#include "gpu_test_util.hpp"
+#endif
 
 namespace {
 
@@ -199,5 +207,108 @@ TEST(ChunkCli, RunAndDetectInChunksWriteWhatTheWholeSignalGives) {
   const auto b = nlohmann::json::parse(testutil::read_text(dir / "run0" / "report.json"));
   for (const char* key : {"counts", "classes", "holter", "loss"}) EXPECT_EQ(a[key], b[key]) << key;
 }
+
+#ifdef ECGPIPE_WITH_CUDA
+// --- Recordings larger than the GPU's memory (detail/segment_cuda.hpp): a file whose sample bound
+// (bytes / 2) times kGpuBytesPerSample exceeds the budget goes through the chunked host path, and
+// only its beat matrix to the GPU. The decision runs without a GPU when the budget is given.
+
+// Sets an environment variable for a scope (the tests and the executables they start see it).
+struct ScopedEnv {
+  ScopedEnv(const char* name, const char* value) : name_(name) { ::setenv(name, value, 1); }
+  ~ScopedEnv() { ::unsetenv(name_); }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+  const char* name_;
+};
+constexpr const char* kBudgetEnv = "ECGPIPE_GPU_MEMORY_BUDGET_MB";
+
+TEST(GpuChunking, WholeRecordingFitsWhenItsSampleBoundFitsTheBudget) {
+  EXPECT_TRUE(whole_recording_fits_gpu(0, 0));
+  EXPECT_TRUE(whole_recording_fits_gpu(1, 0));  // at most 0 samples
+  EXPECT_FALSE(whole_recording_fits_gpu(2, 0));
+  const std::uint64_t budget = 1000 * kGpuBytesPerSample;  // 1000 samples
+  EXPECT_TRUE(whole_recording_fits_gpu(2000, budget));
+  EXPECT_TRUE(whole_recording_fits_gpu(2001, budget));
+  EXPECT_FALSE(whole_recording_fits_gpu(2002, budget));
+  EXPECT_TRUE(whole_recording_fits_gpu(2002, budget + kGpuBytesPerSample));
+  EXPECT_FALSE(whole_recording_fits_gpu(~std::uint64_t{0}, ~std::uint64_t{0}));  // no overflow on the way
+}
+
+TEST(GpuChunking, BudgetFromTheEnvironmentIsWholeMiB) {
+  {
+    ScopedEnv e(kBudgetEnv, "12");
+    EXPECT_EQ(gpu_memory_budget_bytes(), std::uint64_t{12} << 20);
+  }
+  {
+    ScopedEnv e(kBudgetEnv, "0");
+    EXPECT_EQ(gpu_memory_budget_bytes(), 0u);
+  }
+  for (const char* bad : {"", "x", "-1", "12MB", "1e3", "99999999999999999999", "17592186044416"}) {
+    ScopedEnv e(kBudgetEnv, bad);
+    EXPECT_THROW(gpu_memory_budget_bytes(), UsageError) << "'" << bad << "'";
+  }
+}
+
+TEST(GpuChunking, RobustCsvAndEdfFilesOverTheBudgetGoThroughTheHost) {
+  const auto dir = testutil::fresh_dir();
+  testutil::write_signal_csv(dir / "rec.csv", std::vector<float>(1000, 0.5f));
+  const std::string csv = (dir / "rec.csv").string();
+  ScopedEnv none(kBudgetEnv, "0");
+  EXPECT_TRUE(chunk_on_host_for_gpu(csv, Preset::robust, 600.0));
+  EXPECT_FALSE(chunk_on_host_for_gpu(csv, Preset::seed, 600.0));  // the seed preset is whole-signal only
+  EXPECT_FALSE(chunk_on_host_for_gpu(csv, Preset::robust, 0.0));  // --chunk-seconds 0: whole, as asked
+  EXPECT_FALSE(chunk_on_host_for_gpu((dir / "rec.hea").string(), Preset::robust, 600.0));  // WFDB: read whole
+  EXPECT_FALSE(chunk_on_host_for_gpu((dir / "missing.csv").string(), Preset::robust, 600.0));  // the reader says why
+  ScopedEnv plenty(kBudgetEnv, "1");  // 1 MiB: 16384 samples, the file has ~1000
+  EXPECT_FALSE(chunk_on_host_for_gpu(csv, Preset::robust, 600.0));
+}
+
+// The column `name` of a CSV text, one string a row.
+std::vector<std::string> csv_column(const std::string& text, const std::string& name) {
+  std::istringstream in(text);
+  std::string line, cell;
+  std::getline(in, line);
+  std::size_t index = 0, k = 0;
+  for (std::istringstream h(line); std::getline(h, cell, ','); ++k)
+    if (cell == name) index = k;
+  std::vector<std::string> out;
+  while (std::getline(in, line)) {
+    std::istringstream row(line);
+    for (k = 0; std::getline(row, cell, ',') && k < index; ++k) {
+    }
+    out.push_back(cell);
+  }
+  return out;
+}
+
+// On the GPU, a recording over the budget gives the whole GPU path's R peaks, beats and classes
+// (the matrix is the same rows; its training on the GPU is compared by its counts, not its bits).
+TEST(GpuChunkingCli, OverTheBudgetRunAndDetectGiveTheWholeGpuPathsResults) {
+  SKIP_WITHOUT_GPU();
+  const auto dir = testutil::fresh_dir();
+  testutil::write_signal_csv(dir / "rec.csv", synth_signal(250.0, 250 * 200, SynthScenario::bigeminy));
+  const std::string in = "'" + (dir / "rec.csv").string() + "'";
+  std::string log;
+  for (const char* budget : {"0", "1024"}) {
+    ScopedEnv e(kBudgetEnv, budget);
+    const std::string tag = budget;
+    const auto r = testutil::run_ecgpipe("run " + in + " --device cuda --epochs 2 --out '" + (dir / ("run" + tag)).string() + "'", dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+    if (tag == "0") log = r.err;
+    const auto d = testutil::run_ecgpipe("-q detect " + in + " --device cuda --out '" + (dir / ("detect" + tag + ".csv")).string() + "'", dir);
+    ASSERT_EQ(d.code, 0) << d.err;
+  }
+  EXPECT_NE(log.find("read and detected in chunks on the host"), std::string::npos) << log;
+  EXPECT_EQ(testutil::read_text(dir / "detect0.csv"), testutil::read_text(dir / "detect1024.csv"));
+  const std::string a = testutil::read_text(dir / "run0" / "beats.csv"), b = testutil::read_text(dir / "run1024" / "beats.csv");
+  for (const char* column : {"start", "r_peak", "length", "class"}) EXPECT_EQ(csv_column(a, column), csv_column(b, column)) << column;
+  EXPECT_GT(csv_column(a, "r_peak").size(), 200u);
+  const auto ja = nlohmann::json::parse(testutil::read_text(dir / "run0" / "report.json"));
+  const auto jb = nlohmann::json::parse(testutil::read_text(dir / "run1024" / "report.json"));
+  for (const char* key : {"counts", "classes", "holter"}) EXPECT_EQ(ja[key], jb[key]) << key;
+  EXPECT_EQ(ja["device"], "cuda");
+}
+#endif  // ECGPIPE_WITH_CUDA
 
 }  // namespace
