@@ -100,8 +100,14 @@ struct CapturedStep {
 std::unique_ptr<CapturedStep> capture_step(const StepFunction& step, std::int64_t rows, const torch::Device& device) {
   auto captured = std::make_unique<CapturedStep>();
   captured->idx = torch::zeros({rows}, torch::TensorOptions().dtype(torch::kInt64).device(device));
-  // Capture records the work without running it: the step is executed only by replay().
-  captured->graph.capture_begin();
+  // Capture records the work without running it: the step is executed only by replay(). Thread-
+  // local mode: with `--jobs N` other threads read, band-pass and detect their recordings on the
+  // GPU meanwhile. In CUDA's default (global) mode those threads' cudaMallocAsync and
+  // cudaStreamSynchronize fail ("operation not permitted when stream is capturing"), or their
+  // calls invalidate this capture, which leaves LibTorch's CUDA generator marked as capturing so
+  // that the next randn of any training throws: 3 to 5 of 8 30-minute recordings failed with
+  // --jobs 4 on an H100 (BatchCliGpu.ManyRecordingsAtOnceOnOneGpuEqualOneAtATime).
+  captured->graph.capture_begin({0, 0}, cudaStreamCaptureModeThreadLocal);
   step(captured->idx);
   captured->graph.capture_end();
   return captured;
