@@ -17,6 +17,7 @@
 #include "detail/graph_adam.hpp"
 #include "detail/light_vae.hpp"
 #include "detail/model_file.hpp"
+#include "detail/torch_error.hpp"
 #include "detail/vae_scoring.hpp"
 #include "ecgpipe/config.hpp"
 #include "ecgpipe/error.hpp"
@@ -131,8 +132,10 @@ void normalise_rows_cpu(float* rows, std::int64_t n, std::int64_t cols) {
   detail::normalise_rows(x);
 }
 
-TrainResult train_and_score(BeatMatrix beats, const TrainOptions& options, const std::string& model_path,
-                            const std::string& meta_json, const ScoreFunction& score) {
+namespace {
+
+TrainResult train_and_score_here(BeatMatrix beats, const TrainOptions& options, const std::string& model_path,
+                                 const std::string& meta_json, const ScoreFunction& score) {
   const std::int64_t n = beats.rows();
   const std::int64_t dims = beats.cols();
   const auto n_train = static_cast<std::int64_t>(options.train_fraction * static_cast<double>(n));
@@ -273,7 +276,7 @@ TrainResult train_and_score(BeatMatrix beats, const TrainOptions& options, const
   return result;
 }
 
-TrainResult score_with_model(BeatMatrix beats, const std::string& model_path, const ScoreFunction& score) {
+TrainResult score_with_model_here(BeatMatrix beats, const std::string& model_path, const ScoreFunction& score) {
   // On these errors `beats` frees the matrix as the exception leaves.
   if (beats.rows() < 1) {
     throw InputError("no beats to score (check the recording and the model's sampling rate)");
@@ -292,6 +295,18 @@ TrainResult score_with_model(BeatMatrix beats, const std::string& model_path, co
   score_all(model, in.data, on_cuda, score, result);
   result.score_seconds = seconds_since(t0);
   return result;
+}
+
+}  // namespace
+
+TrainResult train_and_score(BeatMatrix beats, const TrainOptions& options, const std::string& model_path,
+                            const std::string& meta_json, const ScoreFunction& score) {
+  return detail::with_torch_errors_as_ours(
+      "training", [&] { return train_and_score_here(std::move(beats), options, model_path, meta_json, score); });
+}
+
+TrainResult score_with_model(BeatMatrix beats, const std::string& model_path, const ScoreFunction& score) {
+  return detail::with_torch_errors_as_ours("scoring", [&] { return score_with_model_here(std::move(beats), model_path, score); });
 }
 
 int resolve_batch_size(int requested, std::int64_t n_train) {

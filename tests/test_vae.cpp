@@ -12,6 +12,7 @@
 
 #include "ecgpipe/error.hpp"
 #include "ecgpipe/model_file.hpp"
+#include "detail/torch_error.hpp"
 #include "ecgpipe/vae.hpp"
 #include "test_util.hpp"
 
@@ -144,6 +145,21 @@ TEST(Vae, ScoreFunctionRanksTheOutlierRows) {
   EXPECT_EQ(r.outlier_index.front(), 63);
   const auto plain = train_and_score(BeatMatrix::view(m.data(), 64, kDims), small_options(1), (dir / "p.pt").string(), kMeta);
   EXPECT_EQ(plain.score, plain.recon_error) << "without a function the score is recon_error";
+}
+
+// A LibTorch error (its what() has a C++ backtrace, dozens of lines) leaves the model stage as one
+// line: found when a GPU training's error reached error.json with its whole backtrace.
+TEST(Vae, LibTorchErrorsBecomeOneLine) {
+  try {
+    ecgpipe::detail::with_torch_errors_as_ours("training", [] { TORCH_CHECK(false, "boom ", 42); });
+    ADD_FAILURE() << "no InternalError";
+  } catch (const ecgpipe::InternalError& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+    EXPECT_EQ(what.rfind("training: LibTorch: boom 42", 0), 0u) << what;
+  }
+  EXPECT_EQ(ecgpipe::detail::with_torch_errors_as_ours("x", [] { return 7; }), 7);
+  EXPECT_THROW(ecgpipe::detail::with_torch_errors_as_ours("x", [] { throw ecgpipe::InputError("ours"); }), ecgpipe::InputError);
 }
 
 TEST(Vae, AutomaticBatchSize) {
