@@ -16,7 +16,7 @@ namespace ecgpipe {
 extern const char* const kBuiltinBeatClassifierJson;
 
 namespace {
-constexpr int kModelVersion = 2;  // 2: the premature-beat density (dprem) added
+constexpr int kModelVersion = 2;  // 2: the premature-beat density (dprem) and the P-wave context (pctx) added
 
 BeatClass class_from_name(const std::string& s, const std::string& where) {
   for (int c = 0; c < kBeatClassCount; ++c)
