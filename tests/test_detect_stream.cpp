@@ -5,9 +5,19 @@
 
 #include <gtest/gtest.h>
 
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <chrono>
+#include <climits>
+#include <cstdlib>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -170,6 +180,59 @@ TEST(SegmentChunked, RrRowsHoldTheClassifierWindows) {
     EXPECT_EQ(r_peak_offset(o), fw.before) << fs;
     EXPECT_GE(row_length(o), fw.length) << fs;
   }
+}
+
+// Pass 2 reads the recording again: if it has changed in between (rewritten by another process),
+// its rows would not be the detected beats'. A FIFO stands in for the file: the writer gives the
+// first open 60 s of signal and the second 40 s. A FIFO's write end opens while any reader holds
+// it, so the writer waits until no descriptor of this process is open on the FIFO (the first
+// reader has closed; the second blocks in open() until a writer comes) before it opens again.
+bool open_in_this_process(const std::string& path) {
+  DIR* d = ::opendir("/proc/self/fd");  // opendir: see test_util.hpp on std::filesystem iterators
+  if (d == nullptr) return false;
+  bool found = false;
+  while (const dirent* e = ::readdir(d)) {
+    char target[4096];
+    const std::string link = std::string("/proc/self/fd/") + e->d_name;
+    const ssize_t n = ::readlink(link.c_str(), target, sizeof target);
+    if (n > 0 && std::string(target, static_cast<std::size_t>(n)) == path) found = true;
+  }
+  ::closedir(d);
+  return found;
+}
+void write_to_next_reader(const std::string& fifo, const std::string& text) {
+  const int fd = ::open(fifo.c_str(), O_WRONLY);  // blocks until a reader opens
+  ASSERT_GE(fd, 0);
+  for (std::size_t done = 0; done < text.size();) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    ASSERT_GT(n, 0);
+    done += static_cast<std::size_t>(n);
+  }
+  ::close(fd);
+}
+
+TEST(SegmentChunked, RecordingThatChangesBetweenThePassesIsAnInputError) {
+  const auto dir = testutil::fresh_dir();
+  const std::string fifo = (dir / "rec.csv").string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  char resolved[PATH_MAX];
+  ASSERT_NE(::realpath(fifo.c_str(), resolved), nullptr);  // as /proc/self/fd's links name it
+  const std::vector<float> x = synth_signal(250.0, 250 * 60);
+  std::string first = "heartbeats\n", second;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    first += std::to_string(x[i]) + "\n";
+    if (i + 1 == x.size() * 2 / 3) second = first;
+  }
+  std::thread writer([&] {
+    write_to_next_reader(fifo, first);
+    while (open_in_this_process(resolved)) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    write_to_next_reader(fifo, second);
+  });
+  RunOptions o;
+  o.input = fifo;
+  const std::string message = testutil::input_error_of([&] { (void)segment_cpu_chunked(o, ChunkOptions{750, 0}); });
+  writer.join();
+  EXPECT_NE(message.find("the recording changed while it was read (15000 samples, then 10000)"), std::string::npos) << message;
 }
 
 TEST(SegmentChunked, SeedPresetIsNotChunked) {
