@@ -11,13 +11,14 @@
 
 #include "../src/detail/template_distance_cuda.hpp"
 #include "ecgpipe/error.hpp"
+#include "ecgpipe/vae.hpp"
 #include "launch.hpp"
 
 namespace ecgpipe::detail {
 namespace {
 
 constexpr int kSortThreads = static_cast<int>(kMaxTemplateSpanCuda);  // one value per thread
-constexpr float kMinTemplateEnergy = 1e-12f;  // template_distance.cpp's floor: a flat template gives distances
+constexpr float kMinEnergy = static_cast<float>(kMinTemplateEnergy);  // vae.hpp's floor, as the float the sums are
 
 __device__ __forceinline__ std::int64_t span_begin(std::int64_t b, std::int64_t block_rows, std::int64_t span) {
   const std::int64_t lo = b * block_rows - (span - block_rows) / 2;
@@ -60,7 +61,7 @@ __global__ void template_energy(const float* templates, std::int64_t blocks, int
     float sum = 0.0f;
     for (int c = 0; c < cols; ++c) sum += templates[b * cols + c] * templates[b * cols + c];
     const float mean = sum / static_cast<float>(cols);
-    energy[b] = mean > kMinTemplateEnergy ? mean : kMinTemplateEnergy;
+    energy[b] = mean > kMinEnergy ? mean : kMinEnergy;
   }
 }
 

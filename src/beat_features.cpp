@@ -14,7 +14,7 @@ namespace ecgpipe {
 
 namespace {
 
-constexpr int kLocalContext = 10;  // beats each side for the local RR statistics (~20 s)
+constexpr std::size_t kLocalContext = 10;  // beats each side for the local RR statistics (~20 s)
 // The premature-beat density: beats each side (~1 min: long enough that one run of APCs does not
 // make a rhythm of it, short enough to follow paroxysmal atrial fibrillation), and how much shorter
 // than the local median a premature RR is (ln: 10 %). Chosen by record-wise cross-validation on DS1
@@ -26,6 +26,14 @@ constexpr double kPrematureLogRatio = -0.1;
 constexpr std::size_t kPWaveContextBeats = 32;
 constexpr double kPWavePercentile = 80.0;
 constexpr double kTiny = 1e-9;     // keeps a ratio finite when its denominator is exactly zero
+
+// The beats within `each_side` of beat i, clipped to the n beats: [first, end).
+struct BeatRange {
+  std::size_t first, end;
+};
+BeatRange beats_around(std::size_t i, std::size_t n, std::size_t each_side) {
+  return {i > each_side ? i - each_side : 0, std::min(n, i + each_side + 1)};
+}
 
 // Samples in `seconds` at fs, rounded half up (the training script rounds the same way).
 int samples_in(double seconds, double fs) { return static_cast<int>(std::floor(seconds * fs + 0.5)); }
@@ -157,8 +165,7 @@ std::vector<float> beat_features_from_windows(const float* windows, std::size_t 
     detail::parallel_chunks(n, threads, kMinBeatsPerThread, [&](std::size_t begin, std::size_t end) {
       std::vector<double> window;
       for (std::size_t i = begin; i < end; ++i) {
-        const std::size_t lo = i > static_cast<std::size_t>(kLocalContext) ? i - kLocalContext : 0;
-        const std::size_t hi = std::min(n, i + kLocalContext + 1);
+        const auto [lo, hi] = beats_around(i, n, kLocalContext);
         window.assign(pre.begin() + static_cast<std::ptrdiff_t>(lo), pre.begin() + static_cast<std::ptrdiff_t>(hi));
         const double local = median_of(window), p80 = percentile_of(window, 80.0);
         at(i, kLogPreRr) = static_cast<float>(std::log(pre[i]));
@@ -179,7 +186,7 @@ std::vector<float> beat_features_from_windows(const float* windows, std::size_t 
     std::vector<std::size_t> count(n + 1, 0);
     for (std::size_t i = 0; i < n; ++i) count[i + 1] = count[i] + (premature[i] ? 1 : 0);
     for (std::size_t i = 0; i < n; ++i) {
-      const std::size_t lo = i > kDensityContext ? i - kDensityContext : 0, hi = std::min(n, i + kDensityContext + 1);
+      const auto [lo, hi] = beats_around(i, n, kDensityContext);
       at(i, kPrematureDensity) = static_cast<float>(static_cast<double>(count[hi] - count[lo]) / static_cast<double>(hi - lo));
     }
   }
@@ -234,7 +241,7 @@ std::vector<float> beat_features_from_windows(const float* windows, std::size_t 
   });
   detail::parallel_chunks(n, threads, kMinBeatsPerThread, [&](std::size_t begin, std::size_t end) {
     for (std::size_t i = begin; i < end; ++i) {
-      const std::size_t lo = i > kPWaveContextBeats ? i - kPWaveContextBeats : 0, hi = std::min(n, i + kPWaveContextBeats + 1);
+      const auto [lo, hi] = beats_around(i, n, kPWaveContextBeats);
       at(i, kPWaveContext) = static_cast<float>(percentile_of(
           std::vector<double>(p_corr.begin() + static_cast<std::ptrdiff_t>(lo), p_corr.begin() + static_cast<std::ptrdiff_t>(hi)),
           kPWavePercentile));

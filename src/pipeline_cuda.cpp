@@ -11,6 +11,7 @@
 #include <array>
 #include <cstdlib>
 #include <future>
+#include <utility>
 
 #include "ecgpipe/bandpass_cuda.hpp"
 #include "ecgpipe/classify.hpp"
@@ -33,6 +34,18 @@ namespace {
 // pipeline's stream.
 BeatMatrix::Deleter stream_free(cudaStream_t stream) {
   return [stream](float* p) { (void)cudaFreeAsync(p, stream); };
+}
+
+// The matrix leaves its DeviceBuffer for its owner on the way to LibTorch, freed stream-ordered
+// on the pipeline's stream by whoever holds it last.
+BeatMatrix device_matrix(DeviceBuffer<float> buffer, std::int64_t rows, std::int64_t cols, cudaStream_t stream) {
+  float* matrix = buffer.release();
+  try {
+    return BeatMatrix(matrix, rows, cols, stream_free(stream), /*on_cuda=*/true, stream);
+  } catch (...) {
+    (void)cudaFreeAsync(matrix, stream);
+    throw;
+  }
 }
 
 }  // namespace
@@ -110,13 +123,7 @@ Segmentation segment_host_for_gpu(const RunOptions& o, cudaStream_t stream) {
   DeviceBuffer<float> device(n, stream);
   if (n > 0) copy_to_device(device.span(), seg.matrix.data(), n, stream);
   ECGPIPE_CUDA_CHECK(cudaStreamSynchronize(stream));  // the host matrix is freed below
-  float* matrix = device.release();
-  try {
-    seg.matrix = BeatMatrix(matrix, rows, cols, stream_free(stream), /*on_cuda=*/true, stream);
-  } catch (...) {
-    (void)cudaFreeAsync(matrix, stream);
-    throw;
-  }
+  seg.matrix = device_matrix(std::move(device), rows, cols, stream);
   return seg;
 }
 
@@ -220,16 +227,7 @@ Segmentation segment_cuda(const RunOptions& o, CudaContext& ctx) {
     return c;
   });
 
-  // The matrix leaves its DeviceBuffer for its owner on the way to LibTorch, freed stream-ordered
-  // on the pipeline's stream by whoever holds it last.
-  const auto rows = static_cast<std::int64_t>(seg.beats.size());
-  float* matrix = beats.matrix.release();
-  try {
-    seg.matrix = BeatMatrix(matrix, rows, row_length(o), stream_free(stream), /*on_cuda=*/true, stream);
-  } catch (...) {
-    (void)cudaFreeAsync(matrix, stream);
-    throw;
-  }
+  seg.matrix = device_matrix(std::move(beats.matrix), static_cast<std::int64_t>(seg.beats.size()), row_length(o), stream);
   return seg;
 }
 

@@ -20,7 +20,6 @@ namespace ecgpipe::detail {
 // of odd beats, even a stretch of bigeminy, cannot move the median. A tiny energy floor: a flat
 // template (all-zero recording) gives distances, not a division by zero.
 torch::Tensor template_distance(const torch::Tensor& data) {
-  constexpr double kMinTemplateEnergy = 1e-12;
   const std::int64_t n = data.size(0);
 #ifdef ECGPIPE_TORCH_CUDA
   // On a GPU: three kernels (kernels/template_distance.cu) instead of ~5 launches per block of

@@ -25,6 +25,8 @@ inline constexpr int kAutoBatchSteps = 32;     // optimiser steps per epoch the 
 // stretches pull the median towards its V beats (per record V 0.973).
 inline constexpr std::int64_t kTemplateBlock = 512;
 inline constexpr std::int64_t kTemplateSpan = 1024;
+// The floor of a template's mean square, so that a flat template still gives finite distances.
+inline constexpr double kMinTemplateEnergy = 1e-12;
 
 struct TrainOptions {
   int epochs = 30;
