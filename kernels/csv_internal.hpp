@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 
+#include "ecgpipe/config.hpp"
 #include "ecgpipe/csv_cuda.hpp"
 
 namespace ecgpipe::csv_internal {
@@ -59,8 +60,11 @@ bool parse_data_line(std::string_view line, std::size_t index, float& out);
 
 #ifdef ECGPIPE_WITH_CUDA
 // Default size of one streamed chunk (one pinned host buffer, one device buffer). It must stay
-// above kMaxLineBytes + 1 so that every line the CPU accepts fits in a chunk.
-inline constexpr std::size_t kDefaultChunkBytes = std::size_t{32} << 20;
+// above kMaxLineBytes + 1 so that every line the CPU accepts fits in a chunk; beyond that, small:
+// pinning host memory costs ~0.5 ms a MiB (cudaHostAlloc, H100 host), and the two 32 MiB chunks
+// of before took 33 ms of a 467 MB file's 92 ms. Measured there (bench, median of 5, 4 read
+// threads): chunks of 8 / 16 / 32 MiB 6.2 / 7.8 / 5.0 GB/s (2026-11-24).
+inline constexpr std::size_t kDefaultChunkBytes = kMaxLineBytes + 1 + (std::size_t{1} << 20);
 
 // read_csv_column_cuda with the chunk size as a parameter (test hook: a tiny chunk makes lines
 // straddle chunk boundaries many times). chunk_bytes is clamped to at least 16.

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "ecgpipe/config.hpp"
 #include "ecgpipe/error.hpp"
 
 #ifdef ECGPIPE_TORCH_CUDA

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
+#include "ecgpipe/config.hpp"
 #include "ecgpipe/error.hpp"
 #include "ecgpipe/pipeline.hpp"
 #include "detail/segment.hpp"

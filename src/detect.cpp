@@ -7,6 +7,7 @@
 #include <deque>
 #include <string>
 
+#include "ecgpipe/config.hpp"
 #include "ecgpipe/error.hpp"
 #include "ecgpipe/peaks.hpp"
 #include "ecgpipe/vae.hpp"

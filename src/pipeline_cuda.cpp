@@ -70,13 +70,13 @@ std::size_t device_pool_peak_bytes() {
 
 namespace {
 
-// One event per stage boundary: start, after csv, bandpass, peaks, beats.
-enum Mark { kStart, kCsv, kBandpass, kPeaks, kBeats, kMarks };
+// One event per stage boundary: start, after csv, bandpass, peaks.
+enum Mark { kStart, kCsv, kBandpass, kPeaks, kMarks };
 
-static_assert(kMarks == 5, "one Event(cudaEventDefault) per mark below");
+static_assert(kMarks == 4, "one Event(cudaEventDefault) per mark below");
 struct Events {
   std::array<Event, kMarks> e{Event(cudaEventDefault), Event(cudaEventDefault), Event(cudaEventDefault),
-                              Event(cudaEventDefault), Event(cudaEventDefault)};
+                              Event(cudaEventDefault)};
   double seconds(Mark a, Mark b) const {
     float ms = 0.0f;
     ECGPIPE_CUDA_CHECK(cudaEventElapsedTime(&ms, e[a], e[b]));
@@ -147,6 +147,8 @@ Segmentation segment_cuda(const RunOptions& o, CudaContext& ctx) {
   } else {
     signal = read_csv_column_cuda(o.input, o.csv, stream);
   }
+  // The reader has waited for its last chunk: the host's clock times it, file reading included.
+  const double csv_seconds = detail::seconds_since(t0);
   ECGPIPE_CUDA_CHECK(cudaEventRecord(ev.e[kCsv], stream));
   seg.samples = signal.size();
 
@@ -166,7 +168,6 @@ Segmentation segment_cuda(const RunOptions& o, CudaContext& ctx) {
     ECGPIPE_CUDA_CHECK(cudaEventRecord(ev.e[kPeaks], stream));
     seg.beats = beat_rows(o, det.r_peaks, static_cast<std::int64_t>(signal.size()));
     beats = pad_table_cuda(signal.cspan(), seg.beats, row_length(o), stream);
-    ECGPIPE_CUDA_CHECK(cudaEventRecord(ev.e[kBeats], stream));
   } else if (o.model == Model::rr) {
     // The seed's gates and beat selection give the R peaks (a compact list, selected on the host
     // as in detect_peaks_cuda); the rr model's centred rows are padded on the device.
@@ -179,14 +180,12 @@ Segmentation segment_cuda(const RunOptions& o, CudaContext& ctx) {
     ECGPIPE_CUDA_CHECK(cudaStreamSynchronize(stream));  // the host selects beats from the gates
     seg.beats = beat_rows(o, seed_r_peaks(o, select_beats(host_gates, o.limits)), static_cast<std::int64_t>(signal.size()));
     beats = pad_table_cuda(signal.cspan(), seg.beats, row_length(o), stream);
-    ECGPIPE_CUDA_CHECK(cudaEventRecord(ev.e[kBeats], stream));
   } else {
     std::size_t count = 0;
     DeviceBuffer<std::int64_t> gates = detect_gates_cuda(curvature.cspan(), o.nms_window, count, stream);
     seg.candidates = count;
     ECGPIPE_CUDA_CHECK(cudaEventRecord(ev.e[kPeaks], stream));
     beats = pad_beats_cuda(signal.cspan(), DeviceSpan<const std::int64_t>{gates.data(), count}, o.limits, stream);
-    ECGPIPE_CUDA_CHECK(cudaEventRecord(ev.e[kBeats], stream));
     seg.beats.start.resize(beats.rows);
     seg.beats.length.resize(beats.rows);
     if (beats.rows > 0) {
@@ -196,11 +195,6 @@ Segmentation segment_cuda(const RunOptions& o, CudaContext& ctx) {
   }
 
   // Final outputs only: the kept beats' positions for beats.csv, and report.html's excerpt.
-  // The beat classes need the samples around each R peak on the host (classify.hpp): one copy of
-  // the signal (2.6 MB for 30 minutes at 360 Hz); the same features and labels as the CPU path for
-  // the same R peaks.
-  std::vector<float> host_signal(signal.size());
-  if (!host_signal.empty()) copy_to_host(host_signal.data(), signal.cspan(), host_signal.size(), stream);
   const std::size_t excerpt = report_excerpt_samples(o.fs, signal.size());
   seg.signal_excerpt.resize(excerpt);
   seg.curvature_excerpt.resize(excerpt);
@@ -210,19 +204,34 @@ Segmentation segment_cuda(const RunOptions& o, CudaContext& ctx) {
   }
   ECGPIPE_CUDA_CHECK(cudaStreamSynchronize(stream));  // host needs the positions and the times
   const double wall = detail::seconds_since(t0);
+  seg.seconds.csv = csv_seconds;
   seg.seconds.bandpass = ev.seconds(kCsv, kBandpass);
   seg.seconds.peaks = ev.seconds(kBandpass, kPeaks);
-  seg.seconds.beats = ev.seconds(kPeaks, kBeats);
-  // The CSV stage includes file reading on the host, so it is the wall time up to its event.
-  seg.seconds.csv = wall - seg.seconds.bandpass - seg.seconds.peaks - seg.seconds.beats;
+  // The rows, and the copies back above.
+  seg.seconds.beats = wall - csv_seconds - seg.seconds.bandpass - seg.seconds.peaks;
   // The classes on CPU threads while the GPU trains and scores (run_pipeline waits for them after
   // scoring): the host's largest share of a GPU run, hidden behind the device's. One thread fewer
-  // than --threads: this thread keeps a core for launching the GPU's work.
-  seg.pending_classes = std::async(std::launch::async, [signal = std::move(host_signal), peaks = kept_r_peaks(o, seg.beats),
-                                                        fs = o.fs, threads = std::max(1, cpu_threads() - 1)] {
+  // than --threads: this thread keeps a core for launching the GPU's work. The beat classes need
+  // the samples around each R peak on the host (classify.hpp): that thread copies the signal down
+  // on a stream of its own (80 MB for 20 M samples, ~60 ms into pageable memory on an H100 host:
+  // it was the last step before training, measured 2026-11-24), then frees it there. The host
+  // waited for `stream` above, so nothing queued there reads the signal any more; and the buffer's
+  // free moves to that stream here, before the thread exists, so that no free from that thread can
+  // reach `stream` while training captures a CUDA graph on it.
+  auto own_stream = std::make_unique<Stream>();
+  signal.set_stream(*own_stream);
+  seg.pending_classes = std::async(std::launch::async, [own_stream = std::move(own_stream), signal = std::move(signal),
+                                                        peaks = kept_r_peaks(o, seg.beats), fs = o.fs,
+                                                        threads = std::max(1, cpu_threads() - 1)]() mutable {
     const auto t_classify = detail::Clock::now();
+    const std::unique_ptr<Stream> own = std::move(own_stream);  // declared first: it outlives the free
+    DeviceBuffer<float> device = std::move(signal);
+    std::vector<float> host(device.size());
+    if (!host.empty()) copy_to_host(host.data(), device.cspan(), host.size(), *own);
+    ECGPIPE_CUDA_CHECK(cudaStreamSynchronize(*own));
+    device.reset();
     Segmentation::Classes c;
-    c.classes = classify_beats(signal, peaks, fs, threads);
+    c.classes = classify_beats(host, peaks, fs, threads);
     c.seconds = detail::seconds_since(t_classify);
     return c;
   });

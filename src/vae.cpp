@@ -245,6 +245,7 @@ TrainResult train_and_score_here(BeatMatrix beats, const TrainOptions& options, 
   {
     // Test loss as the seed computes it: the full forward pass (sampled z), summed, per beat.
     auto total = torch::zeros({}, opts);
+    double fused_total = 0.0;  // the fused kernel's per-row losses, summed on the host
     // The fused kernels' parameters when they trained: GraphAdam's flat buffer is already in their
     // layout (use_fused_step checked it), so no copy as score_all's fused_parameters makes.
     const torch::Tensor flat = result.fused_step ? adam.parameters() : torch::Tensor();
@@ -253,17 +254,20 @@ TrainResult train_and_score_here(BeatMatrix beats, const TrainOptions& options, 
 #ifdef ECGPIPE_TORCH_CUDA
       if (flat.defined()) {
         // The same draws as reparameterize's randn_like: one (rows x 2) normal tensor a batch.
-        auto s = fused_scores(flat, dims, x, torch::randn({x.size(0), kLatentDim}, opts));
-        total += (s.select(1, 0) + s.select(1, 1)).sum();
+        // The per-row values come to the host (a few hundred kB) and are summed there in double:
+        // a device sum loaded LibTorch's reduction module for this alone (~15 ms on an H100).
+        const auto s = fused_scores(flat, dims, x, torch::randn({x.size(0), kLatentDim}, opts)).to(torch::kCPU).contiguous();
+        const float* v = s.data_ptr<float>();
+        for (std::int64_t r = 0; r < s.size(0); ++r, v += kFusedScoreValues) fused_total += static_cast<double>(v[0] + v[1]);
         continue;
       }
 #endif
       auto [mu, logvar] = model->encode(x);
       total += vae_loss(model->decode(reparameterize(mu, logvar)), x, mu, logvar);
     }
-    result.test_loss = total.item<double>() / static_cast<double>(n_test);
+    result.test_loss = (flat.defined() ? fused_total : total.item<double>()) / static_cast<double>(n_test);
+    score_all(model, data, on_cuda, score, result, flat);
   }
-  score_all(model, data, on_cuda, score, result);
   result.score_seconds = seconds_since(t0);
 
   // The model file: parameters and buffers (torch::save archive) plus what is needed to use it.

@@ -39,6 +39,12 @@ std::vector<std::int64_t> evenly_spaced(std::int64_t n, std::int64_t k) {
   return idx;
 }
 
+// A float tensor's values, in order, to dst on the host.
+void copy_to(const torch::Tensor& t, float* dst) {
+  const auto h = t.to(torch::kCPU).contiguous();
+  std::memcpy(dst, h.data_ptr<float>(), static_cast<std::size_t>(h.numel()) * sizeof(float));
+}
+
 // Rows `idx` of the (contiguous) matrix, row after row, on the host. A few hundred rows: copied
 // one by one (on a GPU, one async copy each and a single wait), not through index_select, whose
 // kernel module a GPU run would load for this alone (60 ms on an H100, measured 2026-11-24).
@@ -131,44 +137,51 @@ void fill_report_extras(LightVae& model, const torch::Tensor& flat, const torch:
 
 }  // namespace
 
-void score_all(LightVae& model, const torch::Tensor& data, bool on_cuda, const ScoreFunction& score, TrainResult& result) {
+void score_all(LightVae& model, const torch::Tensor& data, bool on_cuda, const ScoreFunction& score, TrainResult& result,
+               const torch::Tensor& trained_flat) {
   torch::NoGradGuard no_grad;
   model->eval();
   const std::int64_t n = data.size(0);
-  std::vector<torch::Tensor> errors, elbos, means;
+  const auto un = static_cast<std::size_t>(n);
+  result.recon_error.resize(un);
+  result.neg_elbo.resize(un);
+  result.latent_mean.resize(un * kLatentDim);
   torch::Tensor flat;  // the fused kernels' parameters, when they score
 #ifdef ECGPIPE_TORCH_CUDA
-  if (on_cuda && fused_kernels_usable(model->dims)) flat = fused_parameters(model);
+  if (on_cuda && fused_kernels_usable(model->dims)) flat = trained_flat.defined() ? trained_flat : fused_parameters(model);
   if (flat.defined()) {
-    // One kernel for every beat: a block per beat (kernels/light_vae.cu), the values as below.
-    auto s = fused_scores(flat, model->dims, data, torch::Tensor());
-    errors.push_back(s.select(1, 0));
-    elbos.push_back(s.select(1, 0) + s.select(1, 1));
-    means.push_back(s.slice(1, 2, 2 + kLatentDim));
+    // One kernel for every beat (a block per beat, kernels/light_vae.cu); its rows of
+    // kFusedScoreValues come to the host in one copy and are taken apart there, the same float
+    // sum as LibTorch's add. (Splitting them on the device with torch::cat loaded a kernel
+    // module for this alone: 12 ms on an H100, 2026-11-24.)
+    const auto s = fused_scores(flat, model->dims, data, torch::Tensor()).to(torch::kCPU).contiguous();
+    const float* v = s.data_ptr<float>();
+    for (std::size_t i = 0; i < un; ++i, v += kFusedScoreValues) {
+      result.recon_error[i] = v[0];
+      result.neg_elbo[i] = v[0] + v[1];
+      for (int d = 0; d < kLatentDim; ++d) result.latent_mean[i * kLatentDim + static_cast<std::size_t>(d)] = v[2 + d];
+    }
   }
+#else
+  (void)trained_flat;
 #endif
   const std::int64_t score_batch = on_cuda ? kScoreBatchCuda : kScoreBatchCpu;
   for (std::int64_t b = 0; !flat.defined() && b < n; b += score_batch) {
     auto x = data.slice(0, b, std::min(b + score_batch, n));
     auto [mu, logvar] = model->encode(x);
     auto recon = (model->decode(mu) - x).square().mean(1);
-    elbos.push_back(recon - kKlWeight * (1 + logvar - mu.pow(2) - logvar.exp()).mean(1));
-    errors.push_back(recon);
-    means.push_back(mu);
+    auto elbo = recon - kKlWeight * (1 + logvar - mu.pow(2) - logvar.exp()).mean(1);
+    const auto at = static_cast<std::size_t>(b);
+    copy_to(recon, result.recon_error.data() + at);
+    copy_to(elbo, result.neg_elbo.data() + at);
+    copy_to(mu, result.latent_mean.data() + at * kLatentDim);
   }
-  auto mu_all = torch::cat(means);
   // The report keeps the whole recording's median beat; the distances use local ones.
   auto median_row = column_median(data);
-  auto dist = template_distance(data).to(torch::kCPU).contiguous();
-  result.template_distance.assign(dist.data_ptr<float>(), dist.data_ptr<float>() + n);
-  auto err = torch::cat(errors).to(torch::kCPU).contiguous();
-  auto elbo = torch::cat(elbos).to(torch::kCPU).contiguous();
-  auto mu = mu_all.to(torch::kCPU).contiguous();
-  result.recon_error.assign(err.data_ptr<float>(), err.data_ptr<float>() + n);
-  result.neg_elbo.assign(elbo.data_ptr<float>(), elbo.data_ptr<float>() + n);
-  result.latent_mean.assign(mu.data_ptr<float>(), mu.data_ptr<float>() + n * kLatentDim);
+  result.template_distance.resize(un);
+  copy_to(template_distance(data), result.template_distance.data());
   result.score = score ? score(result) : result.recon_error;
-  if (result.score.size() != static_cast<std::size_t>(n)) throw InternalError("score function returned the wrong count");
+  if (result.score.size() != un) throw InternalError("score function returned the wrong count");
   fill_report_extras(model, flat, data, median_row, result);
 }
 

@@ -279,5 +279,30 @@ TEST(TemplateDistanceGpu, KernelsEqualLibTorchsDefinition) {
   }
 }
 
+#ifdef ECGPIPE_TORCH_CUDA
+// The model code's entry (template_distance on a CUDA tensor, what scoring calls) runs the
+// kernels, not LibTorch's loop of ~5 launches a block: its values equal the kernels' bit for bit.
+// (template_distance.cpp tested ECGPIPE_TORCH_CUDA without including the config header, so every
+// GPU run took the loop: 20-25 ms of scoring for 93 k beats on an H100, found 2026-11-24.)
+TEST(TemplateDistanceGpu, ScoringsEntryRunsTheKernels) {
+  SKIP_WITHOUT_GPU();
+  ecgpipe_test::TestStream stream;
+  constexpr int kCols = 176;
+  constexpr std::int64_t kRows = 2600;
+  torch::manual_seed(7);
+  auto rows = torch::randn({kRows, kCols});
+  rows.slice(0, 3, 6).mul_(4.0);
+  const std::vector<float> host(rows.data_ptr<float>(), rows.data_ptr<float>() + rows.numel());
+  const auto d_rows = ecgpipe_test::upload(host, stream);
+  ecgpipe::DeviceBuffer<float> d_out(static_cast<std::size_t>(kRows), stream);
+  ecgpipe::detail::template_distance_cuda(d_rows.cspan(), kRows, kCols, ecgpipe::kTemplateBlock, ecgpipe::kTemplateSpan, d_out.span(),
+                                          stream);
+  const std::vector<float> kernels = ecgpipe_test::download(d_out.data(), static_cast<std::size_t>(kRows), stream);
+  const torch::Tensor entry = ecgpipe::detail::template_distance(rows.to(torch::kCUDA)).to(torch::kCPU).contiguous();
+  const std::vector<float> got(entry.data_ptr<float>(), entry.data_ptr<float>() + kRows);
+  EXPECT_EQ(got, kernels);
+}
+#endif
+
 }  // namespace
 #endif

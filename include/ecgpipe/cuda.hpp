@@ -98,6 +98,10 @@ class DeviceBuffer {
     return p;
   }
 
+  // Orders the buffer's release on `stream` from now on (another thread's stream, say). The caller
+  // makes sure that its work on the old stream has finished (a host wait) before `stream` frees it.
+  void set_stream(cudaStream_t stream) { stream_ = stream; }
+
   void reset() noexcept {
     // A destructor must not throw: a failed free here means the context is already broken and
     // the failure has been (or will be) reported by the checked call that broke it.

@@ -19,7 +19,10 @@ namespace ecgpipe::detail {
 // Every beat's scores in signal order (reconstruction error at the latent mean, and the seed's
 // loss per beat with z = mu: a deterministic negative ELBO), template distances, latent means,
 // the outlier score (`score`, else recon_error) and the report extras, into `result`.
-void score_all(LightVae& model, const torch::Tensor& data, bool on_cuda, const ScoreFunction& score, TrainResult& result);
+// `trained_flat`: the parameters already in the fused kernels' layout (GraphAdam's buffer after a
+// fused training), else undefined (they are gathered from the model when the kernels score).
+void score_all(LightVae& model, const torch::Tensor& data, bool on_cuda, const ScoreFunction& score, TrainResult& result,
+               const torch::Tensor& trained_flat = torch::Tensor());
 
 // The fused kernels (src/detail/light_vae_fused.hpp) for rows of `dims` on this CUDA device: the
 // GPU gives them the shared memory and ECGPIPE_FUSED_VAE is not "0" (which keeps LibTorch's
