@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "detail/clock.hpp"
@@ -24,5 +25,9 @@ void evaluate_run(const RunOptions& options, const ReferenceBeats& reference, co
 // and .total (from `run_start`).
 void write_run_outputs(const RunOptions& options, RunResult& result, std::vector<float> signal_excerpt,
                        std::vector<double> curvature_excerpt, detail::Clock::time_point run_start);
+
+// beats.csv's text (header and a row per beat of `result`, outlier flags set), its rows
+// formatted on up to `threads` threads: the same bytes for every thread count.
+std::string beats_csv(const RunOptions& options, const RunResult& result, int threads);
 
 }  // namespace ecgpipe
