@@ -258,7 +258,7 @@ TrainResult train_and_score_here(BeatMatrix beats, const TrainOptions& options, 
         // a device sum loaded LibTorch's reduction module for this alone (~15 ms on an H100).
         const auto s = fused_scores(flat, dims, x, torch::randn({x.size(0), kLatentDim}, opts)).to(torch::kCPU).contiguous();
         const float* v = s.data_ptr<float>();
-        for (std::int64_t r = 0; r < s.size(0); ++r, v += kFusedScoreValues) fused_total += static_cast<double>(v[0] + v[1]);
+        for (std::int64_t r = 0; r < s.size(0); ++r, v += kFusedScoreValues) fused_total += static_cast<double>(fused_row_loss(v));
         continue;
       }
 #endif

@@ -151,14 +151,13 @@ void score_all(LightVae& model, const torch::Tensor& data, bool on_cuda, const S
   if (on_cuda && fused_kernels_usable(model->dims)) flat = trained_flat.defined() ? trained_flat : fused_parameters(model);
   if (flat.defined()) {
     // One kernel for every beat (a block per beat, kernels/light_vae.cu); its rows of
-    // kFusedScoreValues come to the host in one copy and are taken apart there, the same float
-    // sum as LibTorch's add. (Splitting them on the device with torch::cat loaded a kernel
+    // kFusedScoreValues come to the host in one copy and are taken apart there. (Splitting them on the device with torch::cat loaded a kernel
     // module for this alone: 12 ms on an H100, 2026-11-24.)
     const auto s = fused_scores(flat, model->dims, data, torch::Tensor()).to(torch::kCPU).contiguous();
     const float* v = s.data_ptr<float>();
     for (std::size_t i = 0; i < un; ++i, v += kFusedScoreValues) {
       result.recon_error[i] = v[0];
-      result.neg_elbo[i] = v[0] + v[1];
+      result.neg_elbo[i] = fused_row_loss(v);
       for (int d = 0; d < kLatentDim; ++d) result.latent_mean[i * kLatentDim + static_cast<std::size_t>(d)] = v[2 + d];
     }
   }

@@ -30,6 +30,9 @@ void light_vae_step_cpu(const float* params, int dims, const float* rows, const 
 
 // Values per scored row: mean squared reconstruction error, the KL term of the loss, mu[2].
 inline constexpr int kFusedScoreValues = 4;
+// A scored row's loss, the seed's (error + KL term): the test loss's term with sampled z, the
+// negative ELBO with z = mu. The same float sum as LibTorch's add of the two columns.
+inline float fused_row_loss(const float* row) { return row[0] + row[1]; }
 
 // CPU reference of scoring: for each of the `count` rows of `rows`, encode, decode from z = mu
 // (eps null) or z = mu + eps exp(logvar / 2) (eps: two normal draws per row), and write
