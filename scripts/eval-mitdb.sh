@@ -51,7 +51,7 @@ add() { all[$1]=$(( ${all[$1]:-0} + $2 )); }
 for ref in "$dir"/*_beats.csv; do
   rec=$(basename "$ref" _beats.csv)
   sig=$dir/$rec.csv
-  # The WFDB record's MLII channel equals the CSV sample for sample (tests/test_wfdb.cpp); it is
+  # The WFDB record's MLII channel equals the CSV sample for sample (tests/io/test_wfdb.cpp); it is
   # a third of the size, which matters where the data has to be copied to a GPU host.
   [[ -f $sig ]] || sig=$dir/wfdb/$rec.hea
   [[ -f $sig ]] || continue
@@ -104,7 +104,7 @@ awk -v n="$n" -v na="$n_atr" -v tp="${all[tp]}" -v fn="${all[fn]}" -v fp="${all[
     printf "%-8s %8d %6d %6d %6d %8.2f %8.2f   (raw: every beat of NNN_beats.csv, no VF exclusion)\n", "raw",
            rtp + rfn, rtp, rfn, rfp, pct(rtp, rtp + rfn), pct(rtp, rtp + rfp) }'
 
-# EC57 beat classes: bxb -S's rules (src/ec57.cpp): VEB TP = Vv, FN = Vn+Vs+Vf+Vq+Vo,
+# EC57 beat classes: bxb -S's rules (src/eval/ec57.cpp): VEB TP = Vv, FN = Vn+Vs+Vf+Vq+Vo,
 # FP = Nv+Sv+Ov (a reference F or Q called V is not a FP); SVEB TP = Ss, FN = Sn+Sv+Sf+Sq+So,
 # FP = Ns+Vs+Fs+Os. Per record, then gross (counts summed over the records).
 [[ $n_cls -gt 0 ]] || exit 0

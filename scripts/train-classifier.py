@@ -5,7 +5,7 @@
 
 Beats are ecgpipe's own detections (`ecgpipe detect --fs 360`) matched to the reference within
 150 ms (unmatched detections and Q beats are not used for training). Features: features() below,
-the same definitions and order as src/beat_features.cpp. Model: scikit-learn's
+the same definitions and order as src/classify/beat_features.cpp. Model: scikit-learn's
 HistGradientBoostingClassifier (depth 3, 60 rounds, class weights N 1, S 15, V 3, F 2), exported as
 plain trees. --cv prints the inter-patient figures: record-wise 11-fold cross-validation (two
 records per fold; no beat of a record is ever in both training and evaluation), VEB/SVEB Se/+P as
@@ -25,16 +25,16 @@ CLASSES = ['N', 'S', 'V', 'F']
 NAMES = ('lpre lpost lprepost lpreloc lprerec lloc lprep80 lpostloc width dwidth awid dawid eqn ampn '
          'cq cw cp ct cq2 cw2 dq lirr dprem pctx').split()
 MODEL_VERSION = 2
-DENSITY_CONTEXT, PREMATURE_LOG_RATIO = 64, -0.1  # the premature-beat density (dprem): see src/beat_features.cpp
-P_CONTEXT, P_PERCENTILE = 32, 80  # the P-wave context (pctx): see src/beat_features.cpp
+DENSITY_CONTEXT, PREMATURE_LOG_RATIO = 64, -0.1  # the premature-beat density (dprem): see src/classify/beat_features.cpp
+P_CONTEXT, P_PERCENTILE = 32, 80  # the P-wave context (pctx): see src/classify/beat_features.cpp
 
 
-def samples_in(seconds, fs):  # rounded half up, as src/beat_features.cpp
+def samples_in(seconds, fs):  # rounded half up, as src/classify/beat_features.cpp
     return int(math.floor(seconds * fs + 0.5))
 
 
 def features(x, R, fs):
-    """Per-beat features; src/beat_features.cpp computes the same (keep them in step)."""
+    """Per-beat features; src/classify/beat_features.cpp computes the same (keep them in step)."""
     n = len(R)
     F = np.zeros((n, len(NAMES)))
     if n >= 2:

@@ -11,12 +11,12 @@
 
 // Every stage's GPU API (CUDA builds only; the stage headers themselves are the same in every
 // build).
-#include "ecgpipe/bandpass_cuda.hpp"
-#include "ecgpipe/beats_cuda.hpp"
-#include "ecgpipe/csv_cuda.hpp"
-#include "ecgpipe/cuda.hpp"
-#include "ecgpipe/detect_cuda.hpp"
-#include "ecgpipe/peaks_cuda.hpp"
+#include "ecgpipe/signal/bandpass_cuda.hpp"
+#include "ecgpipe/signal/beats_cuda.hpp"
+#include "ecgpipe/io/csv_cuda.hpp"
+#include "ecgpipe/common/cuda.hpp"
+#include "ecgpipe/signal/detect_cuda.hpp"
+#include "ecgpipe/signal/peaks_cuda.hpp"
 
 // The first line of every GPU test: skips it, with the reason, on a machine without a GPU.
 #define SKIP_WITHOUT_GPU() \

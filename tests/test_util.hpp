@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "ecgpipe/error.hpp"
+#include "ecgpipe/common/error.hpp"
 
 #include <cmath>
 #include <cstdio>

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "ecgpipe/csv.hpp"
+#include "ecgpipe/io/csv.hpp"
 #include "fuzz_util.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

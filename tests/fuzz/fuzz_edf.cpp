@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string>
 
-#include "ecgpipe/edf.hpp"
+#include "ecgpipe/io/edf.hpp"
 #include "fuzz_util.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <string>
 
-#include "ecgpipe/pipeline.hpp"
+#include "ecgpipe/pipeline/pipeline.hpp"
 #include "fuzz_util.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

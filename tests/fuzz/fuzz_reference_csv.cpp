@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "ecgpipe/evaluate.hpp"
+#include "ecgpipe/eval/evaluate.hpp"
 #include "fuzz_util.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

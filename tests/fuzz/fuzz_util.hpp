@@ -19,7 +19,7 @@
 #include <string>
 #include <system_error>
 
-#include "ecgpipe/error.hpp"
+#include "ecgpipe/common/error.hpp"
 
 namespace fuzz {
 

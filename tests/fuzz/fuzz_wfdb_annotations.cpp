@@ -7,8 +7,8 @@
 #include <string_view>
 #include <vector>
 
-#include "ecgpipe/evaluate.hpp"
-#include "ecgpipe/wfdb.hpp"
+#include "ecgpipe/eval/evaluate.hpp"
+#include "ecgpipe/io/wfdb.hpp"
 #include "fuzz_util.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "ecgpipe/wfdb.hpp"
+#include "ecgpipe/io/wfdb.hpp"
 #include "fuzz_util.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

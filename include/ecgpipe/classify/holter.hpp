@@ -1,0 +1,98 @@
+// The Holter summary: the figures a Holter report opens with, from the R peaks, the sampling
+// rate and the AAMI class of every beat (N S V F Q).
+//
+// Definitions (README "Holter summary"):
+//  * RR interval: between consecutive detected beats, whatever their class (a Holter HR counts
+//    every beat). A pause ends a long RR; no RR is dropped.
+//  * Mean HR: 60 x (number of RR intervals) / (sum of the RR intervals), i.e. beats per minute over
+//    the analysed time.
+//  * Min / max HR: over windows of `hr_window_beats` (8) consecutive RR intervals, HR = 60 x 8 /
+//    (their sum), the lowest and highest such window and when it starts, as Holter systems
+//    report "8-beat average" extremes (a 1-minute mean would hide a short run; a single RR would
+//    make every premature beat a maximum). Fewer RR intervals than the window: one window of
+//    all of them.
+//  * Trend: per minute of the record, the beats whose R peak falls in it and 60 x (RR intervals
+//    ending in it) / (their sum); NaN (JSON null) without an RR ending in that minute.
+//  * VEB = class V, SVEB = class S; counts in total and per hour of the record (hour k covers
+//    [k h, (k+1) h), the last hour may be partial).
+//  * Runs of one ectopic family (consecutive V beats, or consecutive S beats): exactly 2 is a
+//    couplet, 3 or more is a run (V runs of 3+ are non-sustained VT on a Holter report); each
+//    run with its start, length and rate (60 x (beats - 1) / (its span)).
+//  * Bigeminy: N X N X ... with X all V (ventricular) or all S (supraventricular), at least
+//    `min_bigeminy_cycles` (3) consecutive N-X cycles, maximal; the ectopic beats inside it are
+//    singles (a couplet or run ends it). The episode spans from its first N to its last X.
+//  * Longest pause: the longest RR interval, with the time of the beat that starts it; and the
+//    number of RR intervals of at least `pause_threshold_s` (2.0 s, the usual Holter pause limit).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ecgpipe {
+
+struct HolterOptions {
+  std::size_t hr_window_beats = 8;       // RR intervals per min/max HR window
+  std::size_t min_bigeminy_cycles = 3;   // N-X cycles that make an episode
+  double pause_threshold_s = 2.0;        // RR counted as a pause from this length on
+};
+
+struct HolterMinute {
+  std::int64_t minute = 0;
+  std::int64_t beats = 0;
+  double bpm = 0.0;  // NaN without an RR interval ending in this minute
+};
+
+struct HolterHour {
+  std::int64_t hour = 0;
+  std::int64_t beats = 0, veb = 0, sveb = 0;
+};
+
+struct EctopicRun {
+  char cls = 'V';                // 'V' or 'S'
+  std::size_t first_beat = 0;    // index into the beats
+  std::size_t beats = 0;         // >= 3
+  double start_s = 0.0;
+  double rate_bpm = 0.0;
+};
+
+struct BigeminyEpisode {
+  char cls = 'V';                // the ectopic class alternating with N
+  std::size_t first_beat = 0;    // the first N
+  std::size_t cycles = 0;
+  double start_s = 0.0, end_s = 0.0;
+};
+
+struct HolterSummary {
+  HolterOptions options;  // the definitions used
+  double duration_s = 0.0;
+  std::int64_t beats = 0;
+  bool has_classes = false;  // false: only the rate figures (no class per beat was given)
+  double hr_mean = 0.0, hr_min = 0.0, hr_max = 0.0;  // NaN with fewer than 2 beats
+  double hr_min_time_s = 0.0, hr_max_time_s = 0.0;
+  std::vector<HolterMinute> trend;
+  std::array<std::int64_t, 5> class_counts{};  // N S V F Q
+  std::vector<HolterHour> hours;
+  std::int64_t veb = 0, sveb = 0;
+  std::int64_t v_couplets = 0, s_couplets = 0;
+  std::vector<EctopicRun> runs;                // V and S runs of >= 3, in time order
+  std::int64_t v_runs = 0, s_runs = 0;
+  std::size_t longest_v_run = 0, longest_s_run = 0;
+  std::vector<BigeminyEpisode> bigeminy;       // in time order
+  std::int64_t v_bigeminy = 0, s_bigeminy = 0;
+  double longest_pause_s = 0.0;                // NaN with fewer than 2 beats
+  double longest_pause_start_s = 0.0;
+  std::int64_t pauses = 0;                     // RR >= pause_threshold_s
+};
+
+// r_peaks: ascending samples; classes: one AAMI class (N S V F Q) per beat, or empty for no
+// classes; duration_s: the record's length (<= 0: up to the last beat). UsageError for fs <= 0,
+// InternalError for unsorted peaks, a size mismatch or a class outside N S V F Q.
+HolterSummary holter_summary(const std::vector<std::int64_t>& r_peaks, double fs, const std::vector<char>& classes,
+                             double duration_s, const HolterOptions& options = {});
+
+// report.json's "holter" object: include/ecgpipe/classify/holter_json.hpp (internal).
+
+}  // namespace ecgpipe

@@ -1,0 +1,14 @@
+// Internal: an evaluation as a JSON object (`eval --json`, report.json's "evaluation"). Kept out
+// of include/ecgpipe/eval/evaluate.hpp so that no public header exposes nlohmann::json.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "ecgpipe/eval/evaluate.hpp"
+
+namespace ecgpipe {
+
+// Se/+P/F1/AUROC are null when undefined.
+nlohmann::json eval_report_json(const EvalReport& report);
+
+}  // namespace ecgpipe

@@ -1,0 +1,104 @@
+// Internal: stages 1-4 (file -> beat matrix) on the CPU, and what they hand to the run; the GPU
+// path is include/ecgpipe/pipeline/segment_cuda.hpp (CUDA builds only).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <future>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "ecgpipe/signal/beat_matrix.hpp"
+#include "ecgpipe/pipeline/beat_rows.hpp"
+#include "ecgpipe/classify/classify.hpp"
+#include "ecgpipe/signal/detect.hpp"
+#include "ecgpipe/pipeline/run_types.hpp"
+
+namespace ecgpipe {
+
+struct Segmentation {
+  std::size_t samples = 0;
+  std::size_t candidates = 0;
+  BeatTable beats;
+  // The beat matrix (host rows on the CPU, a device buffer on the GPU) and its one owner, until
+  // the VAE stage hands it to LibTorch.
+  BeatMatrix matrix;
+  StageSeconds seconds;  // csv, bandpass, peaks, beats, classify filled
+  std::vector<BeatClass> beat_class;  // per kept beat (classify.hpp), from the signal on the host
+  // The GPU path classifies on CPU threads while the GPU trains: the classes (and their time)
+  // arrive here; finish_classification() moves them into beat_class and seconds.classify.
+  struct Classes {
+    std::vector<BeatClass> classes;
+    double seconds = 0.0;
+  };
+  std::future<Classes> pending_classes;
+  // For report.html: the first report_excerpt_samples() of the signal and of its band-passed curve.
+  std::vector<float> signal_excerpt;
+  std::vector<double> curvature_excerpt;
+};
+
+// report.html's excerpt: 10 s, a dozen beats, readable at full page width.
+inline constexpr double kReportExcerptSeconds = 10.0;
+inline std::size_t report_excerpt_samples(double fs, std::size_t signal_samples) {
+  return std::min(signal_samples, static_cast<std::size_t>(kReportExcerptSeconds * fs));
+}
+
+// Waits for pending_classes, if any (rethrowing what classification threw).
+inline void finish_classification(Segmentation& seg) {
+  if (!seg.pending_classes.valid()) return;
+  Segmentation::Classes c = seg.pending_classes.get();
+  seg.beat_class = std::move(c.classes);
+  seg.seconds.classify = c.seconds;
+}
+
+// The CPU's stages 1-4: the robust preset reads the recording in chunks of options.chunk_seconds
+// (segment_cpu_chunked: memory that does not grow with it; 0: whole), the seed preset whole (its
+// circular band-pass mixes the record's end into its first samples' gates).
+Segmentation segment_cpu(const RunOptions& options);
+// The whole signal in memory: bandpass_cpu, then the detector or the seed's gates.
+Segmentation segment_cpu_whole(const RunOptions& options);
+
+// How the chunked path reads (segment_stream.cpp).
+struct ChunkOptions {
+  std::int64_t chunk_samples = 0;  // samples read and detected at a time
+  // A recording of at most this many samples is kept from the first pass for the second (its
+  // rows and classifier windows) instead of being read again: 128 MiB of floats, 37 hours at
+  // 250 Hz (a 20 M-sample CSV parses in ~0.6 s on one core, which the second read would repeat).
+  std::int64_t keep_samples = std::int64_t{1} << 25;
+};
+// chunk_seconds (> 0) of samples at fs.
+ChunkOptions chunks_for(double chunk_seconds, double fs);
+
+// Pass 1: the R peaks by StreamingDetector (detect_stream.hpp), equal to detect_beats_cpu's.
+struct StreamedDetection {
+  Detection detection;
+  std::int64_t samples = 0;
+  bool whole = false;          // the recording had at most keep_samples samples:
+  std::vector<float> signal;   // ... then here, whole
+  std::vector<float> signal_excerpt;      // the first `excerpt` samples
+  std::vector<double> curvature_excerpt;  // bandpass_cpu's first `excerpt` values
+  double read_seconds = 0.0, bandpass_seconds = 0.0, detect_seconds = 0.0;
+};
+StreamedDetection detect_streamed(const std::string& input, const CsvOptions& csv, double fs, int ricker_width,
+                                  const ChunkOptions& chunks, std::size_t excerpt);
+// Stages 1-4 of the robust preset in two passes over the recording (the second gathers the
+// beats' rows and classifier windows): equal to segment_cpu_whole's, field by field.
+Segmentation segment_cpu_chunked(const RunOptions& options, const ChunkOptions& chunks);
+
+// The kept beats' R peaks (row start + r_peak_offset).
+inline std::vector<std::int64_t> kept_r_peaks(const RunOptions& o, const BeatTable& beats) {
+  std::vector<std::int64_t> peaks(beats.start);
+  for (auto& p : peaks) p += r_peak_offset(o.rows());
+  return peaks;
+}
+
+// What `ecgpipe detect` writes: R peaks (ascending) and the counts it logs.
+struct PeakDetection {
+  std::size_t samples = 0;
+  std::size_t candidates = 0;
+  std::vector<std::int64_t> r_peaks;
+};
+
+
+}  // namespace ecgpipe

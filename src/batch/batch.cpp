@@ -1,0 +1,253 @@
+// Many recordings in one call: inputs, manifest, output names, the driver (see batch.hpp).
+#include "ecgpipe/batch/batch.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <cerrno>
+#include <climits>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include <spdlog/spdlog.h>
+
+#include "common/paths.hpp"
+#include "common/text.hpp"
+
+namespace ecgpipe {
+namespace {
+
+using text::lower;
+using text::trim;
+using detail::is_directory;
+using detail::path_join;
+
+bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+std::string base_name(const std::string& path) {
+  std::string p = path;
+  while (p.size() > 1 && p.back() == '/') p.pop_back();
+  const auto slash = p.find_last_of('/');
+  return slash == std::string::npos ? p : p.substr(slash + 1);
+}
+
+std::string dir_name(const std::string& path) {
+  const auto slash = path.find_last_of('/');
+  return slash == std::string::npos ? "" : path.substr(0, slash + 1);
+}
+
+
+}  // namespace
+
+std::vector<BatchItem> parse_manifest(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError("cannot open manifest " + path);
+  const std::string base = dir_name(path);
+  std::vector<BatchItem> items;
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    const std::string where = path + ":" + std::to_string(number);
+    const std::string text = trim(line);  // also drops a CRLF file's '\r'
+    if (text.empty() || text[0] == '#') continue;
+    std::vector<std::string> fields;
+    for (std::size_t start = 0;;) {
+      const auto comma = text.find(',', start);
+      fields.push_back(trim(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start)));
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+    if (fields.size() > 3)
+      throw InputError(where + ": " + std::to_string(fields.size()) + " fields; expected path[,reference[,column]]");
+    if (fields[0].empty()) throw InputError(where + ": empty recording path; expected path[,reference[,column]]");
+    const auto resolve = [&base](const std::string& p) { return p.empty() || p[0] == '/' ? p : base + p; };
+    BatchItem item;
+    item.path = resolve(fields[0]);
+    if (fields.size() > 1) item.reference = resolve(fields[1]);
+    if (fields.size() > 2) item.column = fields[2];
+    item.origin = where;
+    items.push_back(std::move(item));
+  }
+  if (in.bad()) throw InputError("cannot read manifest " + path);
+  if (items.empty()) throw InputError(path + ": the manifest lists no recordings");
+  return items;
+}
+
+std::vector<std::string> directory_recordings(const std::string& dir) {
+  std::vector<std::string> entries, names;
+  if (!detail::list_directory(dir, entries)) throw InputError("cannot list directory " + dir);
+  static const std::set<std::string> kOwnOutputs = {"beats.csv", "outliers.csv", "summary.csv"};
+  for (const std::string& n : entries) {
+    const std::string l = lower(n);
+    const bool record = ends_with(l, ".edf") || ends_with(l, ".bdf") || ends_with(l, ".hea") ||
+                        (ends_with(l, ".csv") && !ends_with(l, "_beats.csv") && kOwnOutputs.count(l) == 0);
+    if (record && !is_directory(path_join(dir, n))) names.push_back(n);
+  }
+  std::sort(names.begin(), names.end());
+  if (names.empty()) throw InputError(dir + ": no recordings (*.csv, *.hea, *.edf, *.bdf) in this directory");
+  for (auto& n : names) n = path_join(dir, n);
+  return names;
+}
+
+std::vector<BatchItem> expand_inputs(const std::vector<std::string>& args, const std::string& manifest) {
+  std::vector<BatchItem> items;
+  for (const auto& a : args) {
+    if (is_directory(a)) {
+      for (auto& p : directory_recordings(a)) items.push_back(BatchItem{p, "", "", "", a});
+    } else {
+      items.push_back(BatchItem{a, "", "", "", a});
+    }
+  }
+  if (!manifest.empty())
+    for (auto& item : parse_manifest(manifest)) items.push_back(std::move(item));
+  std::vector<std::string> paths;
+  for (const auto& i : items) paths.push_back(i.path);
+  const auto names = output_names(paths);
+  for (std::size_t i = 0; i < items.size(); ++i) items[i].name = names[i];
+  return items;
+}
+
+namespace {
+
+// A non-negative integer of `text` (all of it), or -1.
+long long parse_count(const char* text) {
+  if (text == nullptr || *text == '\0') return -1;
+  char* end = nullptr;
+  errno = 0;
+  const long long v = std::strtoll(text, &end, 10);
+  return (errno != 0 || *end != '\0' || v < 0) ? -1 : v;
+}
+
+}  // namespace
+
+Shard slurm_array_shard() {
+  const char* id = std::getenv("SLURM_ARRAY_TASK_ID");
+  const char* count = std::getenv("SLURM_ARRAY_TASK_COUNT");
+  if (id == nullptr || count == nullptr)
+    throw UsageError("--shard slurm: not a Slurm job-array task (SLURM_ARRAY_TASK_ID / SLURM_ARRAY_TASK_COUNT unset)");
+  const char* min = std::getenv("SLURM_ARRAY_TASK_MIN");
+  const char* step = std::getenv("SLURM_ARRAY_TASK_STEP");
+  const long long i = parse_count(id), n = parse_count(count);
+  const long long lo = min != nullptr ? parse_count(min) : 0, st = step != nullptr ? parse_count(step) : 1;
+  if (i < 0 || n < 1 || lo < 0 || st < 1 || i < lo || (i - lo) % st != 0 || (i - lo) / st >= n || n > INT_MAX)
+    throw UsageError(std::string("--shard slurm: the job-array variables do not describe a task (SLURM_ARRAY_TASK_ID ") + id +
+                     ", SLURM_ARRAY_TASK_COUNT " + count + ")");
+  return Shard{static_cast<int>((i - lo) / st), static_cast<int>(n)};
+}
+
+Shard parse_shard(const std::string& text) {
+  if (text == "slurm") return slurm_array_shard();
+  const auto slash = text.find('/');
+  const long long k = slash == std::string::npos ? -1 : parse_count(text.substr(0, slash).c_str());
+  const long long n = slash == std::string::npos ? -1 : parse_count(text.substr(slash + 1).c_str());
+  if (k < 0 || n < 1 || k >= n || n > INT_MAX)
+    throw UsageError("--shard must be K/N with 0 <= K < N (e.g. 0/4), or slurm; got " + text);
+  return Shard{static_cast<int>(k), static_cast<int>(n)};
+}
+
+std::vector<BatchItem> select_shard(const std::vector<BatchItem>& items, const Shard& shard) {
+  std::vector<BatchItem> part;
+  for (std::size_t i = static_cast<std::size_t>(shard.index); i < items.size(); i += static_cast<std::size_t>(shard.count))
+    part.push_back(items[i]);
+  return part;
+}
+
+bool is_batch(const std::vector<std::string>& args, const std::string& manifest) {
+  return !manifest.empty() || args.size() > 1 || (args.size() == 1 && is_directory(args[0]));
+}
+
+std::vector<std::string> output_names(const std::vector<std::string>& paths) {
+  std::vector<std::string> out;
+  std::set<std::string> taken;
+  for (const auto& p : paths) {
+    std::string stem = base_name(p);
+    const auto dot = stem.find_last_of('.');
+    if (dot != std::string::npos && dot > 0) stem.resize(dot);
+    if (stem.empty() || stem == "." || stem == "..") stem = "recording";
+    std::string name = stem;
+    for (int k = 2; taken.count(name) != 0; ++k) name = stem + "-" + std::to_string(k);
+    taken.insert(name);
+    out.push_back(name);
+  }
+  return out;
+}
+
+std::vector<BatchOutcome> run_batch(const std::vector<BatchItem>& items, const BatchOptions& options,
+                                    const std::function<void(const BatchItem&)>& work) {
+  std::vector<BatchOutcome> outcomes(items.size());
+  std::atomic<std::size_t> next{0};
+  std::mutex progress_mutex;
+  std::size_t done = 0, failed = 0;
+  const auto report_progress = [&](bool ok) {
+    std::lock_guard<std::mutex> lock(progress_mutex);
+    ++done;
+    failed += ok ? 0 : 1;
+    if (!options.progress) return;
+    constexpr std::size_t kBarWidth = 30;
+    const std::size_t filled = kBarWidth * done / items.size();
+    std::fprintf(stderr, "\rrecordings [%s%s] %zu/%zu%s%s", std::string(filled, '#').c_str(),
+                 std::string(kBarWidth - filled, ' ').c_str(), done, items.size(),
+                 failed ? (", " + std::to_string(failed) + " failed").c_str() : "", done == items.size() ? "\n" : "");
+    std::fflush(stderr);
+  };
+  const auto worker = [&] {
+    for (std::size_t i; (i = next.fetch_add(1)) < items.size();) {
+      const BatchItem& item = items[i];
+      BatchOutcome& o = outcomes[i];
+      o.name = item.name;
+      o.path = item.path;
+      const auto t0 = std::chrono::steady_clock::now();
+      try {
+        work(item);
+        o.ok = true;
+      } catch (const Error& e) {
+        o.code = e.code();
+        o.error = e.what();
+      } catch (const std::exception& e) {
+        o.code = ExitCode::internal;
+        o.error = std::string("internal error: ") + e.what();
+      }
+      o.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      if (!o.ok) spdlog::error("{}: {} (exit code {}); going on with the others", item.origin, o.error, static_cast<int>(o.code));
+      report_progress(o.ok);
+    }
+  };
+  const std::size_t jobs = std::min<std::size_t>(items.size(), static_cast<std::size_t>(std::max(1, options.jobs)));
+  if (jobs <= 1) {
+    worker();  // on this thread: one job behaves exactly as a loop
+  } else {
+    std::vector<std::thread> pool;
+    for (std::size_t t = 0; t < jobs; ++t) pool.emplace_back(worker);
+    for (auto& t : pool) t.join();
+  }
+  return outcomes;
+}
+
+int threads_per_job(int threads, int jobs) {
+  if (threads > 0) return threads;
+  int available = 0;
+  if (const char* env = std::getenv("OMP_NUM_THREADS")) available = std::atoi(env);
+  if (available <= 0) available = static_cast<int>(std::thread::hardware_concurrency());
+  return std::max(1, available / std::max(1, jobs));
+}
+
+ExitCode batch_exit_code(const std::vector<BatchOutcome>& outcomes) {
+  std::size_t failed = 0;
+  for (const auto& o : outcomes) failed += o.ok ? 0 : 1;
+  if (failed == 0) return ExitCode::ok;
+  spdlog::error("{} of {} recordings failed:", failed, outcomes.size());
+  for (const auto& o : outcomes)
+    if (!o.ok) spdlog::error("  {} ({}): exit code {}: {}", o.name, o.path, static_cast<int>(o.code), o.error);
+  return ExitCode::some_failed;
+}
+
+}  // namespace ecgpipe

@@ -1,0 +1,220 @@
+// The Holter summary (rate, ectopy counts, couplets, runs, bigeminy, pauses): see
+// include/ecgpipe/classify/holter.hpp for the definitions.
+#include "ecgpipe/classify/holter.hpp"
+
+#include "ecgpipe/classify/holter_json.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "ecgpipe/common/error.hpp"
+
+namespace ecgpipe {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kSecondsPerMinute = 60.0;
+constexpr double kSecondsPerHour = 3600.0;
+constexpr char kClasses[] = "NSVFQ";
+
+std::size_t class_index(char c) {
+  for (std::size_t i = 0; i < 5; ++i)
+    if (kClasses[i] == c) return i;
+  throw InternalError(std::string("holter_summary: class '") + c + "' is not one of N S V F Q");
+}
+
+// Min / max of 60 x w / (sum of w consecutive RR), w = min(window, RR count), by a running sum.
+void rate_extremes(const std::vector<double>& rr, const std::vector<double>& rr_start_s, std::size_t window,
+                   HolterSummary& s) {
+  const std::size_t w = std::max<std::size_t>(1, std::min(window, rr.size()));
+  double sum = 0.0;
+  s.hr_min = std::numeric_limits<double>::infinity();
+  s.hr_max = -std::numeric_limits<double>::infinity();
+  for (std::size_t i = 0; i < rr.size(); ++i) {
+    sum += rr[i];
+    if (i >= w) sum -= rr[i - w];
+    if (i + 1 < w) continue;
+    const double bpm = kSecondsPerMinute * static_cast<double>(w) / sum;
+    const double start = rr_start_s[i + 1 - w];
+    if (bpm < s.hr_min) {
+      s.hr_min = bpm;
+      s.hr_min_time_s = start;
+    }
+    if (bpm > s.hr_max) {
+      s.hr_max = bpm;
+      s.hr_max_time_s = start;
+    }
+  }
+}
+
+// Couplets and runs: maximal stretches of one ectopic class.
+void ectopic_runs(const std::vector<char>& cls, const std::vector<double>& t, HolterSummary& s) {
+  for (std::size_t i = 0; i < cls.size();) {
+    std::size_t j = i;
+    while (j < cls.size() && cls[j] == cls[i]) ++j;
+    const std::size_t len = j - i;
+    const char c = cls[i];
+    if (c == 'V' || c == 'S') {
+      const bool v = c == 'V';
+      if (len == 2) ++(v ? s.v_couplets : s.s_couplets);
+      if (len >= 3) {
+        const double span = t[j - 1] - t[i];
+        s.runs.push_back(EctopicRun{c, i, len, t[i], span > 0 ? kSecondsPerMinute * static_cast<double>(len - 1) / span : kNaN});
+        ++(v ? s.v_runs : s.s_runs);
+        std::size_t& longest = v ? s.longest_v_run : s.longest_s_run;
+        longest = std::max(longest, len);
+      }
+    }
+    i = j;
+  }
+}
+
+// Maximal N X N X ... stretches with X one ectopic class, of at least min_cycles cycles.
+void bigeminy(const std::vector<char>& cls, const std::vector<double>& t, std::size_t min_cycles, HolterSummary& s) {
+  const std::size_t n = cls.size();
+  for (std::size_t i = 0; i + 1 < n;) {
+    const char x = cls[i + 1];
+    if (cls[i] != 'N' || (x != 'V' && x != 'S')) {
+      ++i;
+      continue;
+    }
+    std::size_t cycles = 0;
+    while (i + 2 * cycles + 1 < n && cls[i + 2 * cycles] == 'N' && cls[i + 2 * cycles + 1] == x) ++cycles;
+    // A couplet or run right after the last X is not bigeminy: that X belongs to the run.
+    if (i + 2 * cycles < n && cls[i + 2 * cycles] == x) --cycles;
+    if (cycles >= std::max<std::size_t>(1, min_cycles)) {
+      s.bigeminy.push_back(BigeminyEpisode{x, i, cycles, t[i], t[i + 2 * cycles - 1]});
+      ++(x == 'V' ? s.v_bigeminy : s.s_bigeminy);
+      i += 2 * cycles;
+    } else {
+      ++i;
+    }
+  }
+}
+
+}  // namespace
+
+HolterSummary holter_summary(const std::vector<std::int64_t>& r_peaks, double fs, const std::vector<char>& classes,
+                             double duration_s, const HolterOptions& o) {
+  if (!std::isfinite(fs) || fs <= 0.0) throw UsageError("holter_summary: the sampling rate must be positive");
+  if (!classes.empty() && classes.size() != r_peaks.size())
+    throw InternalError("holter_summary: classes and R peaks differ in size");
+  if (!std::is_sorted(r_peaks.begin(), r_peaks.end())) throw InternalError("holter_summary: R peaks are not sorted");
+  HolterSummary s;
+  s.options = o;
+  const std::size_t n = r_peaks.size();
+  s.beats = static_cast<std::int64_t>(n);
+  s.has_classes = !classes.empty();
+  std::vector<double> t(n);
+  for (std::size_t i = 0; i < n; ++i) t[i] = static_cast<double>(r_peaks[i]) / fs;
+  s.duration_s = duration_s > 0.0 ? duration_s : (n ? t.back() : 0.0);
+
+  // --- Rate.
+  std::vector<double> rr, rr_start;
+  for (std::size_t i = 1; i < n; ++i) {
+    rr.push_back(t[i] - t[i - 1]);
+    rr_start.push_back(t[i - 1]);
+  }
+  s.hr_mean = s.hr_min = s.hr_max = s.longest_pause_s = kNaN;
+  double rr_sum = 0.0;
+  for (double v : rr) rr_sum += v;
+  if (!rr.empty() && rr_sum > 0.0) {
+    s.hr_mean = kSecondsPerMinute * static_cast<double>(rr.size()) / rr_sum;
+    rate_extremes(rr, rr_start, o.hr_window_beats, s);
+    const auto longest = std::max_element(rr.begin(), rr.end());
+    s.longest_pause_s = *longest;
+    s.longest_pause_start_s = rr_start[static_cast<std::size_t>(longest - rr.begin())];
+    s.pauses = std::count_if(rr.begin(), rr.end(), [&](double v) { return v >= o.pause_threshold_s; });
+  }
+  const double end_s = std::max(s.duration_s, n ? t.back() : 0.0);
+  const auto minutes = static_cast<std::size_t>(std::floor(end_s / kSecondsPerMinute)) + 1;
+  s.trend.resize(minutes);
+  std::vector<double> minute_rr(minutes, 0.0);
+  std::vector<std::int64_t> minute_rr_count(minutes, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto m = static_cast<std::size_t>(t[i] / kSecondsPerMinute);
+    ++s.trend[m].beats;
+    if (i > 0) {
+      minute_rr[m] += rr[i - 1];
+      ++minute_rr_count[m];
+    }
+  }
+  for (std::size_t m = 0; m < minutes; ++m) {
+    s.trend[m].minute = static_cast<std::int64_t>(m);
+    s.trend[m].bpm = minute_rr_count[m] > 0 && minute_rr[m] > 0.0
+                         ? kSecondsPerMinute * static_cast<double>(minute_rr_count[m]) / minute_rr[m]
+                         : kNaN;
+  }
+  // A record of exactly k minutes has no (k+1)-th minute.
+  if (minutes > 1 && s.trend.back().beats == 0 && end_s == kSecondsPerMinute * static_cast<double>(minutes - 1))
+    s.trend.pop_back();
+
+  // --- Ectopy.
+  if (!s.has_classes) return s;
+  const auto hours = static_cast<std::size_t>(std::floor(end_s / kSecondsPerHour)) + 1;
+  s.hours.resize(hours);
+  for (std::size_t h = 0; h < hours; ++h) s.hours[h].hour = static_cast<std::int64_t>(h);
+  for (std::size_t i = 0; i < n; ++i) {
+    ++s.class_counts[class_index(classes[i])];
+    HolterHour& h = s.hours[static_cast<std::size_t>(t[i] / kSecondsPerHour)];
+    ++h.beats;
+    if (classes[i] == 'V') ++h.veb;
+    if (classes[i] == 'S') ++h.sveb;
+  }
+  if (hours > 1 && s.hours.back().beats == 0 && end_s == kSecondsPerHour * static_cast<double>(hours - 1))
+    s.hours.pop_back();
+  s.veb = s.class_counts[class_index('V')];
+  s.sveb = s.class_counts[class_index('S')];
+  ectopic_runs(classes, t, s);
+  bigeminy(classes, t, o.min_bigeminy_cycles, s);
+  return s;
+}
+
+nlohmann::json holter_json(const HolterSummary& s) {
+  const auto num = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); };
+  nlohmann::json trend = nlohmann::json::array();
+  for (const HolterMinute& m : s.trend) trend.push_back({{"minute", m.minute}, {"beats", m.beats}, {"bpm", num(m.bpm)}});
+  nlohmann::json j = {
+      {"duration_s", s.duration_s},
+      {"beats", s.beats},
+      {"heart_rate",
+       {{"mean_bpm", num(s.hr_mean)},
+        {"min_bpm", num(s.hr_min)},
+        {"min_time_s", std::isfinite(s.hr_min) ? nlohmann::json(s.hr_min_time_s) : nlohmann::json(nullptr)},
+        {"max_bpm", num(s.hr_max)},
+        {"max_time_s", std::isfinite(s.hr_max) ? nlohmann::json(s.hr_max_time_s) : nlohmann::json(nullptr)},
+        {"extremes_over_rr_intervals", s.options.hr_window_beats},
+        {"trend_per_minute", trend}}},
+      {"longest_pause",
+       {{"rr_s", num(s.longest_pause_s)},
+        {"start_s", std::isfinite(s.longest_pause_s) ? nlohmann::json(s.longest_pause_start_s) : nlohmann::json(nullptr)}}},
+      {"pauses", {{"threshold_s", s.options.pause_threshold_s}, {"count", s.pauses}}},
+      {"has_classes", s.has_classes}};
+  if (!s.has_classes) return j;
+  nlohmann::json counts = nlohmann::json::object();
+  for (std::size_t i = 0; i < 5; ++i) counts[std::string(1, kClasses[i])] = s.class_counts[i];
+  nlohmann::json hours = nlohmann::json::array();
+  for (const HolterHour& h : s.hours)
+    hours.push_back({{"hour", h.hour}, {"beats", h.beats}, {"veb", h.veb}, {"sveb", h.sveb}});
+  nlohmann::json runs = nlohmann::json::array();
+  for (const EctopicRun& r : s.runs)
+    runs.push_back({{"class", std::string(1, r.cls)}, {"first_beat", r.first_beat}, {"beats", r.beats},
+                    {"start_s", r.start_s}, {"rate_bpm", num(r.rate_bpm)}});
+  nlohmann::json big = nlohmann::json::array();
+  for (const BigeminyEpisode& b : s.bigeminy)
+    big.push_back({{"class", std::string(1, b.cls)}, {"first_beat", b.first_beat}, {"cycles", b.cycles},
+                   {"start_s", b.start_s}, {"end_s", b.end_s}});
+  j["classes"] = counts;
+  j["veb"] = {{"total", s.veb}, {"couplets", s.v_couplets}, {"runs", s.v_runs}, {"longest_run", s.longest_v_run},
+              {"bigeminy_episodes", s.v_bigeminy}};
+  j["sveb"] = {{"total", s.sveb}, {"couplets", s.s_couplets}, {"runs", s.s_runs}, {"longest_run", s.longest_s_run},
+               {"bigeminy_episodes", s.s_bigeminy}};
+  j["bigeminy_min_cycles"] = s.options.min_bigeminy_cycles;
+  j["per_hour"] = hours;
+  j["runs"] = runs;
+  j["bigeminy"] = big;
+  return j;
+}
+
+}  // namespace ecgpipe

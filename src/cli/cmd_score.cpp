@@ -1,0 +1,104 @@
+// `ecgpipe score NEW.csv --model DIR/model.pt`: scores a recording with a saved model (train on
+// one night, score the next). The beats are made exactly as for the model's training data: the
+// preset, sampling rate, windows and beat length come from the model file, not the command line.
+#include <CLI/CLI.hpp>
+#include <spdlog/spdlog.h>
+
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+
+#include "cli/commands.hpp"
+#include "ecgpipe/batch/batch.hpp"
+#include "ecgpipe/common/error.hpp"
+#include "ecgpipe/pipeline/pipeline.hpp"
+#include "ecgpipe/model/vae.hpp"
+#include "ecgpipe/io/wfdb.hpp"
+#include "ecgpipe/io/signal_input.hpp"
+
+namespace ecgpipe::cli {
+namespace {
+
+struct ScoreArgs {
+  RunOptions options;
+  InputArgs in;
+  std::string model;
+  bool json = false;
+};
+
+constexpr double kFsRelativeTolerance = 1e-9;
+
+// The beat parameters a model file brings must pass the checks the command line's do; if they
+// do not, the file is damaged (exit 3 naming it), whatever option the check speaks of.
+void check_model_parameters(const RunOptions& o, const std::string& model) {
+  try {
+    check_windows(SampleWindows{o.ricker_width, o.nms_window, o.limits.min_length, o.limits.max_length}, o.fs);
+    if (o.limits.max_length % kModelLengthMultiple != 0 || o.limits.max_length < o.limits.min_length)
+      throw UsageError("max_length " + std::to_string(o.limits.max_length) + " is not a beat length the model takes");
+  } catch (const UsageError& e) {
+    std::string what = e.what();
+    for (auto at = what.find("--"); at != std::string::npos; at = what.find("--")) what.erase(at, 2);
+    throw InputError("model " + model + " has a damaged ecgpipe record: " + what);
+  }
+}
+
+}  // namespace
+
+void add_score_command(CLI::App& app) {
+  auto args = std::make_shared<ScoreArgs>();
+  auto& o = args->options;
+  o.out_dir = "ecgpipe-score";
+  auto* cmd = app.add_subcommand("score", "Score every beat of a recording with a saved model (no training)");
+  add_inputs_options(*cmd, args->in, o.csv);
+  cmd->add_option("--model", args->model, "model.pt written by `ecgpipe run`")->required();
+  add_device_option(*cmd, o.device);
+  cmd->add_option("--outlier-quantile", o.outlier_quantile, "Flag beats scoring above this quantile")->capture_default_str();
+  cmd->add_option("--top", o.top_outliers, "Beats listed in outliers.csv")->capture_default_str();
+  cmd->add_option("--out", o.out_dir, "Output directory (created if missing)")->capture_default_str();
+  add_reference_option(*cmd, o.reference);
+  add_chunk_option(*cmd, o.chunk_seconds);
+  cmd->add_flag("--json", args->json, "Print report.json to stdout");
+  cmd->callback([args, cmd] {
+    require_inputs(args->in);
+    auto& opts = args->options;
+    apply_model_meta(read_model_meta(args->model), args->model, opts);
+    check_model_parameters(opts, args->model);
+    // A WFDB or EDF record carries its rate; the model's windows are durations at the rate it was
+    // trained at, so another rate cannot be scored (and no --fs exists here to blame).
+    const auto use_header_rate = [args](RunOptions& o) {
+      if (const auto header_fs = signal_file_fs(o.input, o.csv.column)) {
+        if (std::abs(*header_fs - o.fs) > kFsRelativeTolerance * *header_fs) {
+          const std::string file = is_wfdb_record_path(o.input) ? wfdb_header_path(o.input) : o.input;
+          char buf[512];
+          std::snprintf(buf, sizeof buf, "%s is sampled at %g Hz, but the model %s was trained at %g Hz; train a model at %g Hz",
+                        file.c_str(), *header_fs, args->model.c_str(), o.fs, *header_fs);
+          throw InputError(buf);
+        }
+        o.fs = *header_fs;
+      }
+    };
+    if (is_batch(args->in.inputs, args->in.manifest)) {
+      if (!opts.reference.empty()) throw UsageError("--reference is for one recording; give each its reference in a --manifest");
+      run_many(*cmd, args->in, opts.out_dir, args->json, [args, use_header_rate](const BatchItem& item, const std::string& folder) {
+        RunOptions o = args->options;
+        o.input = item.path;
+        if (!item.column.empty()) o.csv.column = item.column;
+        o.reference = item.reference;
+        o.out_dir = folder;
+        use_header_rate(o);
+        const RunResult r = run_pipeline(o);
+        spdlog::info("{}: {} beats scored -> {}", o.input, r.beats.size(), folder);
+      });
+      return;
+    }
+    opts.input = args->in.single();
+    use_header_rate(opts);
+    const RunResult r = run_pipeline(opts);
+    spdlog::info("{}: {} beats scored with {} on {}; wrote {}/beats.csv, outliers.csv, report.json, report.html", opts.input,
+                 r.beats.size(), args->model, r.device, opts.out_dir);
+    if (args->json) std::cout << run_report_json(opts, r) << std::endl;
+  });
+}
+
+}  // namespace ecgpipe::cli

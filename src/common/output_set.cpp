@@ -1,0 +1,401 @@
+// OutputSet: see output.hpp. POSIX calls rather than std::filesystem for the writes: fsync,
+// O_EXCL and hard links have no std::filesystem equivalent, and the signal handler may only use
+// async-signal-safe calls (unlink, rmdir, rename).
+#include "common/output_set.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <system_error>
+
+#include "common/paths.hpp"
+#include "ecgpipe/common/error.hpp"
+
+namespace ecgpipe {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// --- What a signal handler must remove: a fixed table (no allocation in the handler).
+// Enough for a set's temporaries, backups and created directories (run: 5 files, a few dirs).
+constexpr int kSlots = 64;
+constexpr std::size_t kPathMax = 4096;
+enum Kind : int { kFree = 0, kFile = 1, kDir = 2 };
+char g_path[kSlots][kPathMax];
+std::atomic<int> g_kind[kSlots];
+// The number of commits whose renames are under way (signals wait for them: `--jobs N` commits
+// from several threads), plus kDying once a handler removes the temporaries and ends the process.
+constexpr int kDying = 1 << 30;
+std::atomic<int> g_state{0};
+std::atomic<int> g_pending_signal{0};
+static_assert(std::atomic<int>::is_always_lock_free, "the signal handler needs lock-free atomics");
+
+int register_path(const std::string& path, Kind kind) {
+  if (path.size() >= kPathMax) throw OutputError("output path too long: " + path);
+  for (int k = 0; k < kSlots; ++k) {
+    if (g_kind[k].load() != kFree) continue;
+    std::memcpy(g_path[k], path.c_str(), path.size() + 1);
+    g_kind[k].store(kind);  // published after the path is complete
+    return k;
+  }
+  throw OutputError("too many output files in one set");
+}
+
+void unregister_path(int slot) {
+  if (slot >= 0) g_kind[slot].store(kFree);
+}
+
+// Async-signal-safe: files first, then the directories made for them, newest first.
+void remove_registered() {
+  for (int k = 0; k < kSlots; ++k)
+    if (g_kind[k].load() == kFile) ::unlink(g_path[k]);
+  for (int k = kSlots - 1; k >= 0; --k)
+    if (g_kind[k].load() == kDir) ::rmdir(g_path[k]);
+}
+
+// Claims the right to remove the temporaries and end the process: true unless renames are under
+// way (then the last commit to finish them raises the pending signal) or another handler has it.
+bool claim_dying(int sig) {
+  int s = g_state.load();
+  for (;;) {
+    if (s & kDying) return false;
+    if (s > 0) {  // renames under way: end once every set being renamed is whole
+      g_pending_signal.store(sig);
+      if ((s = g_state.load()) != 0) return false;  // the last renamer to finish raises it
+      // The renames ended before the signal was recorded: take it back and claim it here,
+      // unless a renamer took it already (then that one raises it).
+      if (g_pending_signal.exchange(0) == 0) return false;
+      continue;
+    }
+    if (g_state.compare_exchange_weak(s, kDying)) return true;
+  }
+}
+
+extern "C" void on_terminating_signal(int sig) {
+  if (claim_dying(sig)) {
+    remove_registered();
+  } else if (!(g_state.load() & kDying)) {
+    return;  // pending: raised again when the renames end
+  }
+  ::signal(sig, SIG_DFL);
+  ::raise(sig);
+}
+
+}  // namespace
+
+void remove_output_temporaries_on_crash() {
+  int idle = 0;
+  if (g_state.compare_exchange_strong(idle, kDying)) remove_registered();
+}
+
+namespace {
+
+// While alive, signals wait instead of cutting the renames of a set in half.
+class SignalsWait {
+ public:
+  SignalsWait() {
+    int s = g_state.load();
+    for (;;) {
+      // A handler already removes the temporaries and ends the process: wait for it.
+      if (s & kDying) {
+        ::pause();
+        s = g_state.load();
+        continue;
+      }
+      if (g_state.compare_exchange_weak(s, s + 1)) return;
+    }
+  }
+  ~SignalsWait() {
+    if (g_state.fetch_sub(1) == 1) {
+      if (const int sig = g_pending_signal.exchange(0)) on_terminating_signal(sig);
+    }
+  }
+  SignalsWait(const SignalsWait&) = delete;
+  SignalsWait& operator=(const SignalsWait&) = delete;
+};
+
+std::string errno_text() { return std::strerror(errno); }
+
+bool process_alive(long pid) { return ::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH; }
+
+// Temporaries (and backups) of `name` in `dir` left by processes that no longer run: this
+// version's ".NAME.ecgpipe-tmp.PID" / ".NAME.ecgpipe-bak.PID", and earlier versions'
+// ".NAME.tmp.PID" (run) and "NAME.tmp.PID" (synth). A live process's are left alone.
+void remove_stale_temporaries(const fs::path& dir, const std::string& name) {
+  const std::string prefixes[] = {"." + name + ".ecgpipe-tmp.", "." + name + ".ecgpipe-bak.", "." + name + ".tmp.",
+                                  name + ".tmp."};
+  std::vector<std::string> entries, stale;
+  if (!detail::list_directory(dir.string(), entries)) return;
+  for (const std::string& entry : entries) {
+    for (const auto& prefix : prefixes) {
+      if (entry.size() <= prefix.size() || entry.compare(0, prefix.size(), prefix) != 0) continue;
+      const std::string digits = entry.substr(prefix.size());
+      if (digits.find_first_not_of("0123456789") != std::string::npos || digits.size() > 9) continue;
+      const long pid = std::strtol(digits.c_str(), nullptr, 10);
+      if (pid != static_cast<long>(::getpid()) && !process_alive(pid)) stale.push_back(entry);
+    }
+  }
+  for (const auto& entry : stale) ::unlink((dir / entry).c_str());
+}
+
+// Writes all of `data` to the open `fd` and closes it; with sync, fsyncs first, so a full disk
+// shows here (some file systems only report it at fsync or close), not after the rename.
+// Errors name `shown`, the file the user asked for.
+// A text file's bytes go from its stream's buffer in pieces of this size, never copied whole
+// (a 7-day recording's beats.csv is ~100 MB; issue 12).
+constexpr std::size_t kWritePiece = std::size_t{1} << 20;
+
+// Writes the content (the bytes, or what is left to read of the text stream) and closes fd.
+void write_and_close(int fd, const std::string& data, std::streambuf* text, bool sync, const std::string& shown) {
+  const auto fail = [fd, &shown](const std::string& why) {
+    ::close(fd);
+    throw OutputError("cannot write " + shown + ": " + why);
+  };
+  const auto write_all = [&](const char* p, std::size_t left) {
+    while (left > 0) {
+      const ssize_t n = ::write(fd, p, left);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) fail(n < 0 ? errno_text() : "short write");
+      p += n;
+      left -= static_cast<std::size_t>(n);
+    }
+  };
+  if (text == nullptr) {
+    write_all(data.data(), data.size());
+  } else {
+    std::vector<char> piece(kWritePiece);
+    for (std::streamsize got; (got = text->sgetn(piece.data(), static_cast<std::streamsize>(piece.size()))) > 0;)
+      write_all(piece.data(), static_cast<std::size_t>(got));
+  }
+  if (sync && ::fsync(fd) != 0 && errno != EINVAL) fail(errno_text());  // EINVAL: no fsync there
+  if (::close(fd) != 0) throw OutputError("cannot write " + shown + ": " + errno_text());
+}
+
+void write_new_file(const std::string& path, const std::string& data, std::streambuf* text, const std::string& shown) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  if (fd < 0) throw OutputError("cannot create " + shown + ": " + errno_text());
+  write_and_close(fd, data, text, /*sync=*/true, shown);
+}
+
+// Writes into an existing non-regular file (FIFO, character device): it cannot be replaced.
+void write_through(const std::string& path, const std::string& data, std::streambuf* text) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) throw OutputError("cannot open " + path + ": " + errno_text());
+  write_and_close(fd, data, text, /*sync=*/false, path);
+}
+
+// What commit() has done so far, undone in reverse unless done() is called.
+class Transaction {
+ public:
+  Transaction() = default;
+  Transaction(const Transaction&) = delete;
+  Transaction& operator=(const Transaction&) = delete;
+  ~Transaction() {
+    if (!done_) roll_back();
+    for (int slot : slots_) unregister_path(slot);
+  }
+
+  // Creates the missing directories of `dir` (outermost first), remembered for the roll-back;
+  // with create false, a missing one is an error naming `file`.
+  void make_dirs(const fs::path& dir, bool create, const std::string& file) {
+    std::vector<fs::path> missing;
+    for (fs::path p = dir; !p.empty(); p = p.parent_path()) {
+      struct stat st {};
+      if (::stat(p.c_str(), &st) == 0) {
+        if (!S_ISDIR(st.st_mode)) throw OutputError("cannot create " + dir.string() + ": " + p.string() + " is not a directory");
+        break;
+      }
+      if (!create) throw OutputError("cannot write " + file + ": directory " + dir.string() + " does not exist");
+      missing.push_back(p);
+      if (p == p.parent_path()) break;
+    }
+    for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
+      const int slot = register_path(it->string(), kDir);  // before mkdir: a signal may come between
+      if (::mkdir(it->c_str(), 0777) != 0 && errno != EEXIST) {
+        unregister_path(slot);
+        throw OutputError("cannot create directory " + it->string() + ": " + errno_text());
+      }
+      slots_.push_back(slot);
+      dirs_.push_back(*it);
+    }
+  }
+  void add_temp(const std::string& temp) {
+    slots_.push_back(register_path(temp, kFile));
+    temps_.push_back(temp);
+  }
+  // Renames `temp` onto `target`, keeping what was there as `backup` (a hard link) until done().
+  void replace(const std::string& temp, const std::string& target, const std::string& backup) {
+    bool backed_up = false;
+    struct stat st {};
+    if (::lstat(target.c_str(), &st) == 0) {
+      ::unlink(backup.c_str());
+      backed_up = ::link(target.c_str(), backup.c_str()) == 0;  // not on every file system
+      if (backed_up) backups_.push_back(backup);
+    }
+    if (::rename(temp.c_str(), target.c_str()) != 0) {
+      const std::string why = errno_text();
+      throw OutputError("cannot rename " + temp + " to " + target + ": " + why);
+    }
+    renamed_.push_back({target, backed_up ? backup : std::string()});
+  }
+  void done() {
+    done_ = true;
+    for (const auto& b : backups_) ::unlink(b.c_str());
+  }
+
+  // Undoes everything (idempotent): renamed targets back to what they were, temporaries,
+  // backups and created directories removed.
+  void roll_back() {
+    for (auto it = renamed_.rbegin(); it != renamed_.rend(); ++it) {
+      if (it->second.empty())
+        ::unlink(it->first.c_str());
+      else
+        ::rename(it->second.c_str(), it->first.c_str());
+    }
+    for (const auto& t : temps_) ::unlink(t.c_str());
+    for (const auto& b : backups_) ::unlink(b.c_str());
+    for (auto it = dirs_.rbegin(); it != dirs_.rend(); ++it) ::rmdir(it->c_str());
+    renamed_.clear();
+    temps_.clear();
+    backups_.clear();
+    dirs_.clear();
+  }
+
+ private:
+  bool done_ = false;
+  std::vector<int> slots_;
+  std::vector<fs::path> dirs_;
+  std::vector<std::string> temps_, backups_;
+  std::vector<std::pair<std::string, std::string>> renamed_;  // target, backup ("" if none)
+};
+
+// Where `path` really goes: through a symlink to its target.
+fs::path resolve_target(const std::string& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
+    std::error_code ec;
+    const fs::path target = fs::weakly_canonical(path, ec);
+    if (ec) throw OutputError("cannot follow the symlink " + path + ": " + ec.message());
+    return target;
+  }
+  return path;
+}
+
+// Test seam: with ECGPIPE_TEST_STOP_BEFORE_COMMIT set, the process stops itself (SIGSTOP) when
+// the set's temporaries are written and before any rename, so a test can send a signal at the
+// moment the temporaries exist. Nothing else reads it. Once continued it waits up to 10 s for
+// that signal: the kernel may hand a process-directed signal to another thread (LibTorch's, the
+// CUDA driver's), which can run its handler after this thread has entered the renames, where the
+// signal waits until the set is whole (a correct outcome, but not the one the test is about).
+void test_stop_before_rename() {
+  if (std::getenv("ECGPIPE_TEST_STOP_BEFORE_COMMIT") == nullptr) return;
+  ::raise(SIGSTOP);
+  constexpr int kWaitSteps = 1000;  // of 10 ms
+  for (int i = 0; i < kWaitSteps; ++i) ::usleep(10000);
+}
+
+}  // namespace
+
+void install_output_signal_handlers() {
+  struct sigaction sa {};
+  sa.sa_handler = on_terminating_signal;
+  sigemptyset(&sa.sa_mask);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) ::sigaction(sig, &sa, nullptr);
+}
+
+void check_output_dir(const std::string& dir) {
+  fs::path p = dir.empty() ? fs::path(".") : fs::path(dir);
+  struct stat st {};
+  if (::stat(p.c_str(), &st) == 0) {
+    if (!S_ISDIR(st.st_mode)) throw OutputError("output path " + dir + " is not a directory");
+  } else {
+    // The nearest existing ancestor, which commit() will create the rest under.
+    do {
+      p = p.has_parent_path() && p.parent_path() != p ? p.parent_path() : fs::path(".");
+    } while (::stat(p.c_str(), &st) != 0 && p != ".");
+    if (!S_ISDIR(st.st_mode))
+      throw OutputError("cannot create output directory " + dir + ": " + p.string() + " is not a directory");
+  }
+  if (::access(p.c_str(), W_OK | X_OK) != 0)
+    throw OutputError("cannot write into output directory " + dir + ": " + errno_text());
+}
+
+OutputSet::OutputSet(bool create_dirs) : create_dirs_(create_dirs) {}
+OutputSet::~OutputSet() = default;
+
+std::ostream& OutputSet::text(const std::string& path) {
+  files_.push_back(std::make_unique<File>());
+  files_.back()->path = path;
+  return files_.back()->text;
+}
+
+void OutputSet::bytes(const std::string& path, std::string data) {
+  files_.push_back(std::make_unique<File>());
+  files_.back()->path = path;
+  files_.back()->data = std::move(data);
+  files_.back()->is_text = false;
+}
+
+void OutputSet::commit() {
+  if (committed_) throw InternalError("an output set is committed twice");
+  const std::string pid = std::to_string(static_cast<long long>(::getpid()));
+  struct Plan {
+    const File* file;
+    fs::path target;
+    bool direct;
+    std::string temp, backup;
+  };
+  std::vector<Plan> plans;
+  for (const auto& f : files_) {
+    Plan p{f.get(), resolve_target(f->path), false, {}, {}};
+    struct stat st {};
+    if (::stat(p.target.c_str(), &st) == 0) {
+      if (S_ISDIR(st.st_mode)) throw OutputError("cannot write " + f->path + ": it is a directory");
+      p.direct = !S_ISREG(st.st_mode);
+    }
+    plans.push_back(std::move(p));
+  }
+
+  Transaction tx;
+  // 1. Every regular file complete under a temporary name beside its target.
+  for (auto& p : plans) {
+    if (p.direct) continue;
+    const fs::path dir = p.target.has_parent_path() ? p.target.parent_path() : fs::path(".");
+    const std::string name = p.target.filename().string();
+    tx.make_dirs(dir, create_dirs_, p.file->path);
+    remove_stale_temporaries(dir, name);
+    p.temp = (dir / ("." + name + ".ecgpipe-tmp." + pid)).string();
+    p.backup = (dir / ("." + name + ".ecgpipe-bak." + pid)).string();
+    tx.add_temp(p.temp);
+    tx.add_temp(p.backup);  // exists only during the renames; a signal removes it with the rest
+    write_new_file(p.temp, p.file->data, p.file->is_text ? p.file->text.rdbuf() : nullptr, p.file->path);
+  }
+  test_stop_before_rename();
+  {
+    // 2. All renames, or none: a failure puts every earlier file back.
+    SignalsWait wait;
+    try {
+      for (const auto& p : plans)
+        if (!p.direct) tx.replace(p.temp, p.target.string(), p.backup);
+    } catch (...) {
+      tx.roll_back();  // before a waiting signal may end the process
+      throw;
+    }
+    // 3. FIFOs and devices last: they cannot be rolled back, the regular files still can.
+  }
+  for (const auto& p : plans)
+    if (p.direct) write_through(p.target.string(), p.file->data, p.file->is_text ? p.file->text.rdbuf() : nullptr);
+  tx.done();
+  committed_ = true;
+}
+
+}  // namespace ecgpipe

@@ -1,0 +1,49 @@
+// Small string helpers shared by the input readers (private to the library).
+#pragma once
+
+#include <cctype>
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <type_traits>
+
+namespace ecgpipe::text {
+
+// Without leading and trailing blanks (spaces, tabs, CR, LF).
+inline std::string trim(const std::string& s) {
+  std::size_t b = 0, e = s.size();
+  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
+  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
+  return s.substr(b, e - b);
+}
+
+// ASCII lower case.
+inline std::string lower(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// Calls line(text_of_line, line_number) for each line of `text`, numbered from 1, split as
+// std::getline splits: on '\n'; a last line without one counts, an empty piece after the last
+// '\n' does not. A final CR (CRLF files) is not part of the line. The readers of small text files
+// (WFDB headers, reference CSVs) all split this way; a callback that returns bool stops the walk
+// by returning false.
+template <typename Line>
+void for_each_line(std::string_view text, Line&& line) {
+  std::size_t line_no = 0;
+  for (std::size_t start = 0; start < text.size();) {
+    const std::size_t nl = text.find('\n', start);
+    const std::size_t end = nl == std::string_view::npos ? text.size() : nl;
+    std::string_view piece = text.substr(start, end - start);
+    start = nl == std::string_view::npos ? text.size() : nl + 1;
+    ++line_no;
+    if (!piece.empty() && piece.back() == '\r') piece.remove_suffix(1);
+    if constexpr (std::is_same_v<std::invoke_result_t<Line&, std::string_view, std::size_t>, bool>) {
+      if (!line(piece, line_no)) return;
+    } else {
+      line(piece, line_no);
+    }
+  }
+}
+
+}  // namespace ecgpipe::text

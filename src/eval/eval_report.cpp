@@ -1,0 +1,116 @@
+// `ecgpipe eval`'s report: text for people, JSON for machines (and report.json's "evaluation").
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "eval/ec57_json.hpp"
+#include "ecgpipe/eval/eval_json.hpp"
+#include "ecgpipe/eval/evaluate.hpp"
+#include "common/json_number.hpp"
+
+namespace ecgpipe {
+
+std::string eval_report_text(const EvalReport& r) {
+  constexpr double kPercent = 100.0;
+  const auto pct = [](double v) {
+    if (std::isnan(v)) return std::string("n/a");
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.2f%%", kPercent * v);
+    return std::string(buf);
+  };
+  const MatchResult& m = r.match;
+  char buf[512];
+  std::string out;
+  std::snprintf(buf, sizeof buf, "reference:  %s (%lld beats, %zu non-beat annotations skipped)\n",
+                r.reference_path.c_str(), static_cast<long long>(m.tp + m.fn), r.skipped_non_beats);
+  out += buf;
+  std::snprintf(buf, sizeof buf, "detections: %s (%lld)\n", r.detections_path.c_str(),
+                static_cast<long long>(m.tp + m.fp));
+  out += buf;
+  std::snprintf(buf, sizeof buf, "tolerance:  %g ms = %lld samples at %g Hz\n", r.tolerance_ms,
+                static_cast<long long>(r.tolerance_samples), r.fs);
+  out += buf;
+  if (!r.vf_exclusion) {
+    out += "VF episodes: not excluded (--no-vf-exclusion)\n";
+  } else if (!r.reference_has_rhythm) {
+    out += "VF episodes: not excluded (a sample,symbol CSV reference has no rhythm annotations; use the .atr)\n";
+  } else {
+    std::snprintf(buf, sizeof buf,
+                  "VF episodes: %zu excluded (%.1f s): %lld reference beats and %lld detections not counted\n",
+                  r.excluded_episodes.size(), r.excluded_seconds, static_cast<long long>(r.excluded_reference_beats),
+                  static_cast<long long>(r.excluded_detections));
+    out += buf;
+  }
+  std::snprintf(buf, sizeof buf, "TP %lld  FN %lld  FP %lld\n", static_cast<long long>(m.tp),
+                static_cast<long long>(m.fn), static_cast<long long>(m.fp));
+  out += buf;
+  out += "Se " + pct(m.sensitivity()) + "  +P " + pct(m.positive_predictivity()) + "  F1 " +
+         pct(m.f1()) + "\n";
+  for (const ClassCounts& c : r.classes) {
+    if (c.reference == 0) continue;
+    std::snprintf(buf, sizeof buf, "class %c: %lld of %lld detected (Se %s)\n", c.aami,
+                  static_cast<long long>(c.detected), static_cast<long long>(c.reference),
+                  pct(c.sensitivity()).c_str());
+    out += buf;
+  }
+  if (r.aurocs.empty()) {
+    out += "AUROC: n/a (no score column in the detections)\n";
+  } else {
+    for (const AurocResult& a : r.aurocs) {
+      const std::string value = std::isnan(a.auroc) ? std::string("n/a") : [&] {
+        char v[32];
+        std::snprintf(v, sizeof v, "%.4f", a.auroc);
+        return std::string(v);
+      }();
+      std::snprintf(buf, sizeof buf, "AUROC of %s, %s vs N: %s (%lld vs %lld matched beats)\n",
+                    r.score_column.empty() ? "the score" : r.score_column.c_str(), a.positive.c_str(), value.c_str(),
+                    static_cast<long long>(a.positives), static_cast<long long>(a.negatives));
+      out += buf;
+    }
+  }
+  out += r.has_classes ? ec57_text(r.ec57) : "beat classes: n/a (no class column in the detections)\n";
+  return out;
+}
+
+nlohmann::json eval_report_json(const EvalReport& r) {
+  const MatchResult& m = r.match;
+  nlohmann::json classes = nlohmann::json::object();
+  for (const ClassCounts& c : r.classes)
+    classes[std::string(1, c.aami)] = {{"reference", c.reference},
+                                       {"detected", c.detected},
+                                       {"se", json_number(c.sensitivity())}};
+  nlohmann::json episodes = nlohmann::json::array();
+  for (const Episode& e : r.excluded_episodes)
+    episodes.push_back({{"start", e.start}, {"end", e.end == kEpisodeToEnd ? nlohmann::json(nullptr) : nlohmann::json(e.end)}});
+  nlohmann::json aurocs = nlohmann::json::object();
+  for (const AurocResult& a : r.aurocs)
+    aurocs[a.positive] = {{"auroc", json_number(a.auroc)}, {"positives", a.positives}, {"negatives", a.negatives}};
+  return {{"reference", r.reference_path},
+          {"detections", r.detections_path},
+          {"fs", r.fs},
+          {"tolerance_ms", r.tolerance_ms},
+          {"tolerance_samples", r.tolerance_samples},
+          {"reference_beats", m.tp + m.fn},
+          {"detected_beats", m.tp + m.fp},
+          {"skipped_non_beats", r.skipped_non_beats},
+          {"tp", m.tp},
+          {"fn", m.fn},
+          {"fp", m.fp},
+          {"se", json_number(m.sensitivity())},
+          {"ppv", json_number(m.positive_predictivity())},
+          {"f1", json_number(m.f1())},
+          {"classes", classes},
+          {"vf_exclusion",
+           {{"enabled", r.vf_exclusion},
+            {"reference_has_rhythm", r.reference_has_rhythm},
+            {"episodes", episodes.size()},
+            {"seconds", r.excluded_seconds},
+            {"episode_samples", episodes},
+            {"excluded_reference_beats", r.excluded_reference_beats},
+            {"excluded_detections", r.excluded_detections}}},
+          {"score_column", r.score_column.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.score_column)},
+          {"auroc", r.aurocs.empty() ? nlohmann::json(nullptr) : aurocs},
+          {"ec57", r.has_classes ? ec57_json(r.ec57) : nlohmann::json(nullptr)}};
+}
+
+}  // namespace ecgpipe

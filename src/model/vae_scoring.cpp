@@ -1,0 +1,237 @@
+// Scoring every beat with the LightVAE (src/model/vae_scoring.hpp); the ranking of the scores is
+// top_scores (include/ecgpipe/model/outlier_score.hpp).
+#include "model/vae_scoring.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "ecgpipe/model/outlier_score.hpp"
+#include "model/beat_tensor.hpp"
+#include "model/template_distance.hpp"
+#include "ecgpipe/config.hpp"
+#include "ecgpipe/common/error.hpp"
+
+#ifdef ECGPIPE_TORCH_CUDA
+#include <c10/cuda/CUDAStream.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "model/light_vae_fused.hpp"
+#endif
+
+namespace ecgpipe {
+namespace detail {
+namespace {
+
+// Rows scored per forward pass (any size gives the same scores). On the CPU small batches keep
+// the activations in cache (16384 rows took 9.9 s for 92 k beats on 2 cores, 1024 rows 2.4 s);
+// on the GPU large batches mean fewer launches.
+constexpr std::int64_t kScoreBatchCpu = 1024;
+constexpr std::int64_t kScoreBatchCuda = 16384;
+
+// Evenly spaced indices 0..n-1, at most `k` of them.
+std::vector<std::int64_t> evenly_spaced(std::int64_t n, std::int64_t k) {
+  std::vector<std::int64_t> idx;
+  const std::int64_t m = std::min(n, k);
+  for (std::int64_t i = 0; i < m; ++i) idx.push_back(i * n / m);
+  return idx;
+}
+
+// A float tensor's values, in order, to dst on the host.
+void copy_to(const torch::Tensor& t, float* dst) {
+  const auto h = t.to(torch::kCPU).contiguous();
+  std::memcpy(dst, h.data_ptr<float>(), static_cast<std::size_t>(h.numel()) * sizeof(float));
+}
+
+// Rows `idx` of the (contiguous) matrix, row after row, on the host. A few hundred rows: copied
+// one by one (on a GPU, one async copy each and a single wait), not through index_select, whose
+// kernel module a GPU run would load for this alone (60 ms on an H100, measured 2026-11-24).
+std::vector<float> rows_to_host(const torch::Tensor& data, const std::vector<std::int64_t>& idx) {
+  const std::int64_t cols = data.size(1);
+  std::vector<float> out(idx.size() * static_cast<std::size_t>(cols));
+  if (idx.empty()) return out;
+  const torch::Tensor rows = data.contiguous();
+  const float* base = rows.data_ptr<float>();
+  const std::size_t row_bytes = static_cast<std::size_t>(cols) * sizeof(float);
+#ifdef ECGPIPE_TORCH_CUDA
+  if (rows.is_cuda()) {
+    const cudaStream_t stream = c10::cuda::getCurrentCUDAStream();
+    for (std::size_t k = 0; k < idx.size(); ++k)
+      ECGPIPE_CUDA_CHECK(cudaMemcpyAsync(out.data() + k * static_cast<std::size_t>(cols), base + idx[k] * cols, row_bytes,
+                                         cudaMemcpyDeviceToHost, stream));
+    ECGPIPE_CUDA_CHECK(cudaStreamSynchronize(stream));  // `out` is read on return
+    return out;
+  }
+#endif
+  for (std::size_t k = 0; k < idx.size(); ++k) std::memcpy(out.data() + k * static_cast<std::size_t>(cols), base + idx[k] * cols, row_bytes);
+  return out;
+}
+
+// torch.quantile(values, q) (linear interpolation), on the host: the same float arithmetic
+// (rank q (n-1) in float, lerp as at::lerp computes it). On a GPU torch's quantile sorts with a
+// kernel module loaded for this alone (90 ms on an H100); the values are already on the host.
+float quantile_of(std::vector<float> v, float q) {
+  const float rank = q * static_cast<float>(v.size() - 1);
+  const auto below = static_cast<std::size_t>(rank);
+  const std::size_t above = static_cast<std::size_t>(std::ceil(rank));
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(above), v.end());
+  const float hi = v[above];
+  const float lo = below == above ? hi : *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(above));
+  const float w = rank - static_cast<float>(below);
+  return w < 0.5f ? lo + w * (hi - lo) : hi - (hi - lo) * (1.0f - w);
+}
+
+// The report's extras: sample rows, top outliers, median beat, decoded latent grid.
+// The decoder on latent points z (k x 2): the fused kernel when `flat` is defined, else LibTorch's.
+torch::Tensor decode(LightVae& model, const torch::Tensor& flat, const torch::Tensor& z) {
+#ifdef ECGPIPE_TORCH_CUDA
+  if (flat.defined()) {
+    auto zc = z.contiguous();
+    auto out = torch::empty({z.size(0), model->dims}, z.options());
+    light_vae_decode_cuda(span_of<const float>(flat), static_cast<int>(model->dims), span_of<const float>(zc),
+                          span_of<float>(out), c10::cuda::getCurrentCUDAStream());
+    return out;
+  }
+#else
+  (void)flat;
+#endif
+  return model->decode(z);
+}
+
+void fill_report_extras(LightVae& model, const torch::Tensor& flat, const torch::Tensor& data, const torch::Tensor& median_row,
+                        TrainResult& r) {
+  static_assert(kLatentDim == 2, "the decoded grid is two-dimensional");
+  const std::int64_t n = data.size(0);
+  r.sample_index = evenly_spaced(n, kSampleRows);
+  r.sample_rows = rows_to_host(data, r.sample_index);
+  const auto top = top_scores(r.score.data(), r.score.size(), kTopOutliers);
+  r.outlier_index.assign(top.begin(), top.end());
+  r.outlier_rows = rows_to_host(data, r.outlier_index);
+  auto median = median_row.to(torch::kCPU).contiguous();
+  r.median_beat.assign(median.data_ptr<float>(), median.data_ptr<float>() + median.numel());
+  // The grid spans the latent means' range (1st..99th percentile per axis, robust to outliers),
+  // from the means already on the host (r.latent_mean, n x kLatentDim).
+  constexpr float kLowQuantile = 0.01f, kHighQuantile = 0.99f;
+  float lo[kLatentDim], hi[kLatentDim];
+  for (int d = 0; d < kLatentDim; ++d) {
+    std::vector<float> axis(static_cast<std::size_t>(n));
+    for (std::int64_t i = 0; i < n; ++i) axis[static_cast<std::size_t>(i)] = r.latent_mean[static_cast<std::size_t>(i * kLatentDim + d)];
+    lo[d] = quantile_of(axis, kLowQuantile);
+    hi[d] = quantile_of(std::move(axis), kHighQuantile);
+  }
+  // Row-major grid: x steps along a row, y down the rows (steps 0, 1/4, ..., 1, exact in float).
+  r.grid_latent.resize(static_cast<std::size_t>(kGridSide * kGridSide * kLatentDim));
+  for (int gy = 0; gy < kGridSide; ++gy)
+    for (int gx = 0; gx < kGridSide; ++gx) {
+      const float sx = static_cast<float>(gx) / (kGridSide - 1), sy = static_cast<float>(gy) / (kGridSide - 1);
+      float* z = &r.grid_latent[static_cast<std::size_t>((gy * kGridSide + gx) * kLatentDim)];
+      z[0] = lo[0] + sx * (hi[0] - lo[0]);
+      z[1] = lo[1] + sy * (hi[1] - lo[1]);
+    }
+  auto z = torch::from_blob(r.grid_latent.data(), {kGridSide * kGridSide, kLatentDim}, torch::kFloat32).to(data.device());
+  auto decoded = decode(model, flat, z).to(torch::kCPU).contiguous();
+  r.decoded_grid.assign(decoded.data_ptr<float>(), decoded.data_ptr<float>() + decoded.numel());
+}
+
+}  // namespace
+
+void score_all(LightVae& model, const torch::Tensor& data, bool on_cuda, const ScoreFunction& score, TrainResult& result,
+               const torch::Tensor& trained_flat) {
+  torch::NoGradGuard no_grad;
+  model->eval();
+  const std::int64_t n = data.size(0);
+  const auto un = static_cast<std::size_t>(n);
+  result.recon_error.resize(un);
+  result.neg_elbo.resize(un);
+  result.latent_mean.resize(un * kLatentDim);
+  torch::Tensor flat;  // the fused kernels' parameters, when they score
+#ifdef ECGPIPE_TORCH_CUDA
+  if (on_cuda && fused_kernels_usable(model->dims)) flat = trained_flat.defined() ? trained_flat : fused_parameters(model);
+  if (flat.defined()) {
+    // One kernel for every beat (a block per beat, kernels/model/light_vae.cu); its rows of
+    // kFusedScoreValues come to the host in one copy and are taken apart there. (Splitting them on the device with torch::cat loaded a kernel
+    // module for this alone: 12 ms on an H100, 2026-11-24.)
+    const auto s = fused_scores(flat, model->dims, data, torch::Tensor()).to(torch::kCPU).contiguous();
+    const float* v = s.data_ptr<float>();
+    for (std::size_t i = 0; i < un; ++i, v += kFusedScoreValues) {
+      result.recon_error[i] = v[0];
+      result.neg_elbo[i] = fused_row_loss(v);
+      for (int d = 0; d < kLatentDim; ++d) result.latent_mean[i * kLatentDim + static_cast<std::size_t>(d)] = v[2 + d];
+    }
+  }
+#else
+  (void)trained_flat;
+#endif
+  const std::int64_t score_batch = on_cuda ? kScoreBatchCuda : kScoreBatchCpu;
+  for (std::int64_t b = 0; !flat.defined() && b < n; b += score_batch) {
+    auto x = data.slice(0, b, std::min(b + score_batch, n));
+    auto [mu, logvar] = model->encode(x);
+    auto recon = (model->decode(mu) - x).square().mean(1);
+    auto elbo = recon - kKlWeight * (1 + logvar - mu.pow(2) - logvar.exp()).mean(1);
+    const auto at = static_cast<std::size_t>(b);
+    copy_to(recon, result.recon_error.data() + at);
+    copy_to(elbo, result.neg_elbo.data() + at);
+    copy_to(mu, result.latent_mean.data() + at * kLatentDim);
+  }
+  // The report keeps the whole recording's median beat; the distances use local ones.
+  auto median_row = column_median(data);
+  result.template_distance.resize(un);
+  copy_to(template_distance(data), result.template_distance.data());
+  result.score = score ? score(result) : result.recon_error;
+  if (result.score.size() != un) throw InternalError("score function returned the wrong count");
+  fill_report_extras(model, flat, data, median_row, result);
+}
+
+bool fused_kernels_usable(std::int64_t dims) {
+#ifdef ECGPIPE_TORCH_CUDA
+  const char* env = std::getenv("ECGPIPE_FUSED_VAE");
+  return !(env != nullptr && std::string(env) == "0") && light_vae_fused_supported(static_cast<int>(dims));
+#else
+  (void)dims;
+  return false;
+#endif
+}
+
+#ifdef ECGPIPE_TORCH_CUDA
+torch::Tensor fused_parameters(LightVae& model) {
+  const int dims = static_cast<int>(model->dims);
+  torch::NoGradGuard no_grad;
+  std::vector<std::pair<int, torch::Tensor>> parts;
+  for (const auto& p : model->named_parameters()) {
+    const int at = light_vae_fused_offset(dims, p.key().c_str());
+    if (at < 0) throw InternalError("fused LightVAE: unknown parameter " + p.key());
+    parts.emplace_back(at, p.value().detach().reshape({-1}));
+  }
+  std::sort(parts.begin(), parts.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<torch::Tensor> ordered;
+  std::int64_t at = 0;
+  for (auto& [offset, t] : parts) {
+    if (offset != at) throw InternalError("fused LightVAE: parameter layout differs from the model at offset " + std::to_string(at));
+    at += t.numel();
+    ordered.push_back(t);
+  }
+  if (at != light_vae_fused_parameters(dims)) throw InternalError("fused LightVAE: parameter count differs from the model");
+  return torch::cat(ordered).contiguous();
+}
+
+torch::Tensor fused_scores(const torch::Tensor& flat, std::int64_t dims, const torch::Tensor& rows, const torch::Tensor& eps) {
+  auto x = rows.contiguous();
+  auto out = torch::empty({x.size(0), kFusedScoreValues}, x.options());
+  DeviceSpan<const float> e{};
+  torch::Tensor ec;
+  if (eps.defined()) {
+    ec = eps.contiguous();
+    e = span_of<const float>(ec);
+  }
+  light_vae_score_cuda(span_of<const float>(flat), static_cast<int>(dims), span_of<const float>(x), e, span_of<float>(out),
+                       c10::cuda::getCurrentCUDAStream());
+  return out;
+}
+#endif
+
+}  // namespace detail
+
+}  // namespace ecgpipe

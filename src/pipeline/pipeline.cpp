@@ -1,0 +1,115 @@
+// `ecgpipe run` step by step (include/ecgpipe/pipeline/pipeline.hpp): each step's detail lives in the file
+// named for it (segment_cpu.cpp / pipeline_cuda.cpp, score.cpp, vae.cpp, run_evaluation.cpp,
+// run_outputs.cpp).
+#include "ecgpipe/pipeline/pipeline.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <cmath>
+#include <cstdio>
+#include <future>
+#include <optional>
+
+#include "ecgpipe/classify/classify.hpp"
+#include "common/clock.hpp"
+#include "pipeline/run_steps.hpp"
+#include "ecgpipe/pipeline/segment.hpp"
+#include "ecgpipe/config.hpp"
+#include "ecgpipe/common/error.hpp"
+#include "common/output_set.hpp"
+
+#ifdef ECGPIPE_WITH_CUDA
+#include "ecgpipe/pipeline/segment_cuda.hpp"
+#endif
+
+namespace ecgpipe {
+namespace {
+
+// Scores that overflowed (a recording whose values are far beyond anything the model saw, e.g.
+// 1e20) would make every ranking and threshold meaningless: an input error naming the beats.
+void check_finite_scores(const RunOptions& o, const RunResult& r, const std::vector<std::int64_t>& peaks) {
+  std::size_t bad = 0, first = 0;
+  for (std::size_t i = r.model.score.size(); i-- > 0;)
+    if (!std::isfinite(r.model.score[i])) {
+      ++bad;
+      first = i;
+    }
+  if (bad == 0) return;
+  char buf[256];
+  std::snprintf(buf, sizeof buf,
+                ": %zu of %zu beats have non-finite scores (first: beat %zu, R peak at sample %lld); the recording's "
+                "values are far outside the model's range",
+                bad, r.model.score.size(), first, static_cast<long long>(peaks[first]));
+  throw InputError(o.input + buf);
+}
+
+}  // namespace
+
+RunResult run_pipeline(const RunOptions& o) {
+  validate(o);
+  const auto t_all = detail::Clock::now();
+  // Read first: a bad reference file fails the run before any work.
+  std::optional<ReferenceBeats> reference;
+  if (!o.reference.empty()) reference = read_reference(o.reference);
+  const Device device = resolve_device(o.device);
+  check_output_dir(o.out_dir);  // now, not after minutes of training; created at the commit
+  spdlog::info("reading {} on {}", o.input, device_name(device));
+
+  // Stages 1-4: the file to the beat matrix, on one device (segment_cpu.cpp, pipeline_cuda.cpp).
+#ifdef ECGPIPE_WITH_CUDA
+  std::shared_ptr<CudaContext> cuda;  // declared before `seg`: outlives the matrix and training
+  if (device == Device::cuda) cuda = make_cuda_context();
+  Segmentation seg = device == Device::cuda ? segment_cuda(o, *cuda) : segment_cpu(o);
+#else
+  Segmentation seg = segment_cpu(o);
+#endif
+  seg.matrix.normalise = o.model == Model::rr;
+  spdlog::info("{} samples, {} gates, {} beats of {}..{} samples", seg.samples, seg.candidates, seg.beats.size(),
+               o.limits.min_length, o.limits.max_length);
+
+  RunResult r;
+  r.device = device_name(device);
+  r.samples = seg.samples;
+  r.candidates = seg.candidates;
+  r.beats = std::move(seg.beats);
+  r.seconds = seg.seconds;
+
+  // The rhythm term over the compact R-peak list (host), then the model's score (score.hpp). The
+  // term is computed on a thread while the model trains (a sort of the ~20 s of RR intervals
+  // around each beat: 45 ms for 93 k beats, before training on an H100 host, 2026-11-24); the
+  // score function, or the line after training, takes it.
+  const std::vector<std::int64_t> peaks = kept_r_peaks(o, r.beats);
+  std::future<std::vector<float>> pending_rhythm = std::async(
+      std::launch::async, [&peaks, rr = o.model == Model::rr] { return rr ? rhythm_term(peaks) : prematurity(peaks); });
+  ScoreFunction score;
+  if (o.model == Model::rr) {
+    score = [&r, &pending_rhythm](const TrainResult& t) {
+      if (pending_rhythm.valid()) r.prematurity = pending_rhythm.get();
+      return score_rr(t.recon_error, t.template_distance, r.prematurity);
+    };
+  }
+  const bool training = o.model_in.empty();
+  if (training) {
+    r.model = train_and_score(std::move(seg.matrix), o.train, /*model_path=*/"", model_meta_json(o), score);
+  } else {
+    r.model = score_with_model(std::move(seg.matrix), o.model_in, score);
+  }
+  if (pending_rhythm.valid()) r.prematurity = pending_rhythm.get();  // not taken by a score function
+  r.seconds.train = r.model.train_seconds;
+  if (device == Device::cuda) {
+    spdlog::debug("training steps {} a captured CUDA graph", r.model.cuda_graph ? "replayed" : "did not use");
+  }
+  r.seconds.score = r.model.score_seconds;
+  check_finite_scores(o, r, peaks);
+  finish_classification(seg);  // on the GPU path, computed while the model trained
+  r.beat_class = std::move(seg.beat_class);
+  r.seconds.classify = seg.seconds.classify;
+  const std::vector<char> predicted = class_letters(r.beat_class);
+
+  if (reference) evaluate_run(o, *reference, peaks, predicted, r);
+  r.holter = holter_summary(peaks, o.fs, predicted, static_cast<double>(r.samples) / o.fs);
+  write_run_outputs(o, r, std::move(seg.signal_excerpt), std::move(seg.curvature_excerpt), t_all);
+  return r;
+}
+
+}  // namespace ecgpipe

@@ -1,0 +1,31 @@
+// A run against its reference annotations (src/pipeline/run_steps.hpp, evaluate_run).
+#include <spdlog/spdlog.h>
+
+#include "pipeline/run_steps.hpp"
+
+namespace ecgpipe {
+
+void evaluate_run(const RunOptions& o, const ReferenceBeats& ref, const std::vector<std::int64_t>& peaks,
+                  const std::vector<char>& predicted, RunResult& r) {
+  EvalOptions eo;
+  eo.fs = o.fs;
+  r.evaluation = evaluate_detections(ref, peaks, r.model.score, eo, predicted);
+  r.evaluation.reference_path = o.reference;
+  r.evaluation.detections_path = o.input;
+  r.evaluation.score_column = "score";
+  r.evaluated = true;
+  const MatchResult m = match_beats(ref.samples, peaks, tolerance_samples(eo.tolerance_ms, o.fs));
+  r.classes.assign(peaks.size(), '-');
+  for (std::size_t i = 0; i < peaks.size(); ++i) {
+    const std::int64_t k = m.matched_reference[i];
+    if (k >= 0) r.classes[i] = aami_class(ref.symbols[static_cast<std::size_t>(k)]);
+  }
+  const MatchResult& e = r.evaluation.match;
+  spdlog::info("against {}: Se {:.2f} %, +P {:.2f} % (TP {}, FN {}, FP {})", o.reference, 100 * e.sensitivity(),
+               100 * e.positive_predictivity(), e.tp, e.fn, e.fp);
+  for (const auto& a : r.evaluation.aurocs) {
+    spdlog::info("AUROC {} vs N: {:.4f} ({} vs {} beats)", a.positive, a.auroc, a.positives, a.negatives);
+  }
+}
+
+}  // namespace ecgpipe

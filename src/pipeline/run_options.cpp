@@ -1,0 +1,63 @@
+// A run's options: their checks and the device choice (include/ecgpipe/pipeline/pipeline.hpp).
+#include "ecgpipe/config.hpp"
+#include "ecgpipe/model/torch_runtime.hpp"
+#include "ecgpipe/common/error.hpp"
+#include "ecgpipe/signal/peaks.hpp"
+#include "ecgpipe/pipeline/pipeline.hpp"
+
+#ifdef ECGPIPE_WITH_CUDA
+#include "ecgpipe/common/cuda.hpp"
+#endif
+
+namespace ecgpipe {
+namespace {
+
+bool cuda_usable() {
+#ifdef ECGPIPE_WITH_CUDA
+  return cuda_device_available() && torch_cuda_available();
+#else
+  return false;
+#endif
+}
+
+}  // namespace
+
+const EnumNames<Device>& device_names() {
+  static const EnumNames<Device> names{{"auto", Device::automatic}, {"cpu", Device::cpu}, {"cuda", Device::cuda}};
+  return names;
+}
+
+const char* device_name(Device d) { return name_in(device_names(), d); }
+
+void validate(const RunOptions& o) {
+  validate_fs(o.fs);
+  if (o.ricker_width < 2) throw UsageError("--ricker-width must be at least 2 samples");
+  if (!(o.chunk_seconds == 0.0 || (o.chunk_seconds >= kMinChunkSeconds && o.chunk_seconds <= kMaxChunkSeconds)))
+    throw UsageError("--chunk-seconds must be 0 or between 1 s and a year");
+  if (o.nms_window < kMinNmsWindow) throw UsageError("--nms-window must be at least " + std::to_string(kMinNmsWindow) + " samples");
+  if (o.limits.min_length < 1) throw UsageError("--min-length must be at least 1 sample");
+  if (o.limits.max_length < o.limits.min_length) throw UsageError("--max-length must not be below --min-length");
+  if (o.limits.max_length % kModelLengthMultiple != 0) {
+    throw UsageError("--max-length must be a multiple of " + std::to_string(kModelLengthMultiple) +
+                     " (the VAE halves it three times)");
+  }
+  if (o.train.epochs < 1) throw UsageError("--epochs must be at least 1");
+  if (o.train.batch_size < 0) throw UsageError("--batch-size must be at least 1 (or 0: automatic)");
+  if (!(o.outlier_quantile > 0.0 && o.outlier_quantile < 1.0)) throw UsageError("--outlier-quantile must lie in (0, 1)");
+  if (o.top_outliers < 1) throw UsageError("--top must be at least 1");
+}
+
+Device resolve_device(Device requested) {
+  if (requested == Device::cpu) return Device::cpu;
+  if (cuda_usable()) return Device::cuda;
+  if (requested == Device::cuda) {
+#ifdef ECGPIPE_WITH_CUDA
+    throw DeviceError("--device cuda: no usable CUDA device, or LibTorch was built without CUDA");
+#else
+    throw DeviceError("--device cuda: this ecgpipe was built without CUDA");
+#endif
+  }
+  return Device::cpu;
+}
+
+}  // namespace ecgpipe

@@ -1,0 +1,33 @@
+// Internal: the steps of `ecgpipe run` that run_pipeline (src/pipeline/pipeline.cpp) lists, each in the
+// file named for it. Segmentation (stages 1-4) is include/ecgpipe/pipeline/segment.hpp.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/clock.hpp"
+#include "ecgpipe/eval/evaluate.hpp"
+#include "ecgpipe/pipeline/run_types.hpp"
+
+namespace ecgpipe {
+
+// src/pipeline/run_evaluation.cpp: detection accuracy and score AUROCs against the reference
+// (evaluate.hpp, EC57 conventions) into result.evaluation, and each beat's reference class
+// (result.classes) for the report; `predicted` (class_letters of result.beat_class) is scored by
+// EC57 (report.json evaluation.ec57). Logs the headline figures.
+void evaluate_run(const RunOptions& options, const ReferenceBeats& reference, const std::vector<std::int64_t>& r_peaks,
+                  const std::vector<char>& predicted, RunResult& result);
+
+// src/pipeline/run_outputs.cpp: flags the outliers (score.hpp) and writes model.pt (when trained: the
+// bytes in result.model.model_file), beats.csv, outliers.csv, report.json and report.html as one
+// OutputSet (src/common/output_set.hpp): all or none, --out created only then. Sets result.seconds.write
+// and .total (from `run_start`).
+void write_run_outputs(const RunOptions& options, RunResult& result, std::vector<float> signal_excerpt,
+                       std::vector<double> curvature_excerpt, detail::Clock::time_point run_start);
+
+// beats.csv's text (header and a row per beat of `result`, outlier flags set), its rows
+// formatted on up to `threads` threads: the same bytes for every thread count.
+std::string beats_csv(const RunOptions& options, const RunResult& result, int threads);
+
+}  // namespace ecgpipe

@@ -1,0 +1,57 @@
+// Stages 1-4 on the CPU with the whole signal in memory (include/ecgpipe/pipeline/segment.hpp,
+// segment_cpu_whole): signal, band-pass, R peaks or gates, the beat rows and their matrix, each
+// stage timed. The chunked path is segment_stream.cpp.
+#include "common/clock.hpp"
+#include "ecgpipe/model/torch_runtime.hpp"
+#include "ecgpipe/pipeline/segment.hpp"
+#include "ecgpipe/signal/bandpass.hpp"
+#include "ecgpipe/signal/detect.hpp"
+#include "ecgpipe/signal/peaks.hpp"
+#include "ecgpipe/io/wfdb.hpp"
+#include "ecgpipe/io/signal_input.hpp"
+
+namespace ecgpipe {
+
+Segmentation segment_cpu(const RunOptions& o) {
+  if (o.preset == Preset::robust && o.chunk_seconds > 0) return segment_cpu_chunked(o, chunks_for(o.chunk_seconds, o.fs));
+  return segment_cpu_whole(o);
+}
+
+Segmentation segment_cpu_whole(const RunOptions& o) {
+  Segmentation seg;
+  auto t0 = detail::Clock::now();
+  const std::vector<float> signal = read_signal(o.input, o.csv, o.fs);  // CSV or WFDB record
+  seg.samples = signal.size();
+  seg.seconds.csv = detail::seconds_since(t0);
+  seg.signal_excerpt.assign(signal.begin(), signal.begin() + static_cast<std::ptrdiff_t>(report_excerpt_samples(o.fs, signal.size())));
+
+  t0 = detail::Clock::now();
+  const std::vector<double> curvature = bandpass_cpu(signal, o.ricker_width);
+  seg.seconds.bandpass = detail::seconds_since(t0);
+  seg.curvature_excerpt.assign(curvature.begin(), curvature.begin() + static_cast<std::ptrdiff_t>(report_excerpt_samples(o.fs, curvature.size())));
+
+  t0 = detail::Clock::now();
+  const auto samples = static_cast<std::int64_t>(signal.size());
+  if (o.preset == Preset::robust) {  // R peaks, then the model's rows around them
+    const Detection det = detect_beats_cpu(signal, curvature, DetectOptions{o.fs, o.ricker_width});
+    seg.candidates = det.candidates;
+    seg.seconds.peaks = detail::seconds_since(t0);
+    t0 = detail::Clock::now();
+    seg.beats = beat_rows(o.rows(), det.r_peaks, samples);
+  } else {
+    const std::vector<std::int64_t> gates = detect_gates_cpu(curvature, o.nms_window);
+    seg.candidates = gates.size();
+    seg.seconds.peaks = detail::seconds_since(t0);
+    t0 = detail::Clock::now();
+    seg.beats = select_beats(gates, o.limits);
+    if (o.model == Model::rr) seg.beats = beat_rows(o.rows(), seed_r_peaks(o.rows(), seg.beats), samples);
+  }
+  seg.matrix = BeatMatrix(pad_beats_cpu(signal, seg.beats, row_length(o.rows())), static_cast<std::int64_t>(seg.beats.size()), row_length(o.rows()));
+  seg.seconds.beats = detail::seconds_since(t0);
+  t0 = detail::Clock::now();
+  seg.beat_class = classify_beats(signal, kept_r_peaks(o, seg.beats), o.fs, cpu_threads());
+  seg.seconds.classify = detail::seconds_since(t0);
+  return seg;
+}
+
+}  // namespace ecgpipe

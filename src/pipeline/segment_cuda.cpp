@@ -1,0 +1,276 @@
+// Stages 1-4 on the GPU: every buffer stays on the device; the host sees counts and the kept
+// beats' starts/lengths (final outputs) and, for the robust preset, the compact candidate list
+// and the R peaks (its step 6 runs on the host, see detect.hpp). Stage times come from CUDA
+// events read at the end, so timing adds no synchronization.
+#include <cuda_runtime_api.h>
+
+#include <spdlog/spdlog.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdlib>
+#include <future>
+#include <utility>
+
+#include "ecgpipe/signal/bandpass_cuda.hpp"
+#include "ecgpipe/model/torch_runtime.hpp"
+#include "ecgpipe/classify/classify.hpp"
+#include "ecgpipe/signal/beats_cuda.hpp"
+#include "ecgpipe/io/csv_cuda.hpp"
+#include "ecgpipe/common/cuda.hpp"
+#include "ecgpipe/signal/detect_cuda.hpp"
+#include "ecgpipe/common/error.hpp"
+#include "ecgpipe/signal/peaks_cuda.hpp"
+#include "ecgpipe/model/vae.hpp"
+#include "ecgpipe/io/wfdb.hpp"
+#include "ecgpipe/io/signal_input.hpp"
+#include "common/clock.hpp"
+#include "ecgpipe/pipeline/segment_cuda.hpp"
+
+namespace ecgpipe {
+
+namespace {
+
+// The deleter of a device buffer handed to the beat matrix's owner: freed stream-ordered on the
+// pipeline's stream.
+BeatMatrix::Deleter stream_free(cudaStream_t stream) {
+  return [stream](float* p) { (void)cudaFreeAsync(p, stream); };
+}
+
+// The matrix leaves its DeviceBuffer for its owner on the way to LibTorch, freed stream-ordered
+// on the pipeline's stream by whoever holds it last.
+BeatMatrix device_matrix(DeviceBuffer<float> buffer, std::int64_t rows, std::int64_t cols, cudaStream_t stream) {
+  float* matrix = buffer.release();
+  try {
+    return BeatMatrix(matrix, rows, cols, stream_free(stream), /*on_cuda=*/true, stream);
+  } catch (...) {
+    (void)cudaFreeAsync(matrix, stream);
+    throw;
+  }
+}
+
+}  // namespace
+
+struct CudaContext {
+  // Pending frees (tensor deleters) are stream-ordered: Stream waits for them before it goes.
+  Stream stream;
+};
+
+std::shared_ptr<CudaContext> make_cuda_context() { return std::make_shared<CudaContext>(); }
+
+std::size_t device_pool_peak_bytes() {
+  int device = 0;
+  ECGPIPE_CUDA_CHECK(cudaGetDevice(&device));
+  cudaMemPool_t pool = nullptr;
+  ECGPIPE_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, device));
+  std::uint64_t peak = 0, zero = 0;
+  ECGPIPE_CUDA_CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemHigh, &peak));
+  ECGPIPE_CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReservedMemHigh, &zero));
+  return static_cast<std::size_t>(peak);
+}
+
+namespace {
+
+// One event per stage boundary: start, after csv, bandpass, peaks.
+enum Mark { kStart, kCsv, kBandpass, kPeaks, kMarks };
+
+static_assert(kMarks == 4, "one Event(cudaEventDefault) per mark below");
+struct Events {
+  std::array<Event, kMarks> e{Event(cudaEventDefault), Event(cudaEventDefault), Event(cudaEventDefault),
+                              Event(cudaEventDefault)};
+  double seconds(Mark a, Mark b) const {
+    float ms = 0.0f;
+    ECGPIPE_CUDA_CHECK(cudaEventElapsedTime(&ms, e[a], e[b]));
+    return ms / detail::kMsPerSecond;
+  }
+};
+
+}  // namespace
+
+std::uint64_t gpu_memory_budget_bytes() {
+  constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
+  if (const char* env = std::getenv("ECGPIPE_GPU_MEMORY_BUDGET_MB")) {
+    char* end = nullptr;
+    const unsigned long long mb = std::strtoull(env, &end, 10);
+    if (*env == '\0' || *end != '\0' || *env == '-' || mb > (~std::uint64_t{0}) / kMiB)
+      throw UsageError(std::string("ECGPIPE_GPU_MEMORY_BUDGET_MB must be a whole number of MiB, not '") + env + "'");
+    return mb * kMiB;
+  }
+  std::size_t free = 0, total = 0;
+  ECGPIPE_CUDA_CHECK(cudaMemGetInfo(&free, &total));
+  return free / 2;
+}
+
+bool chunk_on_host_for_gpu(const std::string& input, Preset preset, double chunk_seconds) {
+  if (preset != Preset::robust || chunk_seconds <= 0 || is_wfdb_record_path(input)) return false;
+  struct stat st {};
+  if (::stat(input.c_str(), &st) != 0) return false;  // the reader reports it, with its message
+  const auto bytes = static_cast<std::uint64_t>(st.st_size), budget = gpu_memory_budget_bytes();
+  if (whole_recording_fits_gpu(bytes, budget)) return false;
+  spdlog::info("{}: up to {} samples may need more than the GPU budget of {} MiB: read and detected in chunks on the "
+               "host, trained and scored on the GPU",
+               input, bytes / 2, budget >> 20);
+  return true;
+}
+
+namespace {
+
+// The chunked host path's segmentation with its beat matrix moved to the device (the same rows
+// the GPU would pad: row_length(o.rows()) samples around each kept beat).
+Segmentation segment_host_for_gpu(const RunOptions& o, cudaStream_t stream) {
+  Segmentation seg = segment_cpu(o);
+  const std::int64_t rows = seg.matrix.rows(), cols = seg.matrix.cols();
+  const auto n = static_cast<std::size_t>(rows * cols);
+  DeviceBuffer<float> device(n, stream);
+  if (n > 0) copy_to_device(device.span(), seg.matrix.data(), n, stream);
+  ECGPIPE_CUDA_CHECK(cudaStreamSynchronize(stream));  // the host matrix is freed below
+  seg.matrix = device_matrix(std::move(device), rows, cols, stream);
+  return seg;
+}
+
+}  // namespace
+
+Segmentation segment_cuda(const RunOptions& o, CudaContext& ctx) {
+  cudaStream_t stream = ctx.stream;
+  if (chunk_on_host_for_gpu(o.input, o.preset, o.chunk_seconds)) return segment_host_for_gpu(o, stream);
+  Events ev;
+  Segmentation seg;
+  const auto t0 = detail::Clock::now();
+  ECGPIPE_CUDA_CHECK(cudaEventRecord(ev.e[kStart], stream));
+  // CSV: parsed on the device. A WFDB record (binary samples) is read on the host (wfdb.hpp)
+  // and uploaded: the data still crosses PCIe once.
+  DeviceBuffer<float> signal;
+  if (is_wfdb_record_path(o.input)) {
+    const std::vector<float> host = read_signal(o.input, o.csv, o.fs);
+    signal = DeviceBuffer<float>(host.size(), stream);
+    if (!host.empty()) copy_to_device(signal.span(), host.data(), host.size(), stream);
+    ECGPIPE_CUDA_CHECK(cudaStreamSynchronize(stream));  // `host` is freed at the end of this block
+  } else {
+    signal = read_csv_column_cuda(o.input, o.csv, stream);
+  }
+  // The reader has waited for its last chunk: the host's clock times it, file reading included.
+  const double csv_seconds = detail::seconds_since(t0);
+  ECGPIPE_CUDA_CHECK(cudaEventRecord(ev.e[kCsv], stream));
+  seg.samples = signal.size();
+
+  DeviceBuffer<double> curvature(signal.size(), stream);
+  if (!signal.empty()) {
+    BandpassPlan plan(signal.size(), o.ricker_width, stream);
+    plan.run(signal.cspan(), curvature.span(), stream);
+  }
+  ECGPIPE_CUDA_CHECK(cudaEventRecord(ev.e[kBandpass], stream));
+
+  DeviceBeats beats;
+  if (o.preset == Preset::robust) {
+    // R peaks (kernels/signal/detect.cu; the adaptive thresholds on the host over the candidate list),
+    // then the model's rows around them (beat_rows), padded on the device from the signal.
+    const Detection det = detect_beats_cuda(signal.cspan(), curvature.cspan(), DetectOptions{o.fs, o.ricker_width}, stream);
+    seg.candidates = det.candidates;
+    ECGPIPE_CUDA_CHECK(cudaEventRecord(ev.e[kPeaks], stream));
+    seg.beats = beat_rows(o.rows(), det.r_peaks, static_cast<std::int64_t>(signal.size()));
+    beats = pad_table_cuda(signal.cspan(), seg.beats, row_length(o.rows()), stream);
+  } else if (o.model == Model::rr) {
+    // The seed's gates and beat selection give the R peaks (a compact list, selected on the host
+    // as in detect_peaks_cuda); the rr model's centred rows are padded on the device.
+    std::size_t count = 0;
+    DeviceBuffer<std::int64_t> gates = detect_gates_cuda(curvature.cspan(), o.nms_window, count, stream);
+    seg.candidates = count;
+    ECGPIPE_CUDA_CHECK(cudaEventRecord(ev.e[kPeaks], stream));
+    std::vector<std::int64_t> host_gates(count);
+    if (count > 0) copy_to_host(host_gates.data(), gates.cspan(), count, stream);
+    ECGPIPE_CUDA_CHECK(cudaStreamSynchronize(stream));  // the host selects beats from the gates
+    seg.beats = beat_rows(o.rows(), seed_r_peaks(o.rows(), select_beats(host_gates, o.limits)), static_cast<std::int64_t>(signal.size()));
+    beats = pad_table_cuda(signal.cspan(), seg.beats, row_length(o.rows()), stream);
+  } else {
+    std::size_t count = 0;
+    DeviceBuffer<std::int64_t> gates = detect_gates_cuda(curvature.cspan(), o.nms_window, count, stream);
+    seg.candidates = count;
+    ECGPIPE_CUDA_CHECK(cudaEventRecord(ev.e[kPeaks], stream));
+    beats = pad_beats_cuda(signal.cspan(), DeviceSpan<const std::int64_t>{gates.data(), count}, o.limits, stream);
+    seg.beats.start.resize(beats.rows);
+    seg.beats.length.resize(beats.rows);
+    if (beats.rows > 0) {
+      copy_to_host(seg.beats.start.data(), beats.start.cspan(), beats.rows, stream);
+      copy_to_host(seg.beats.length.data(), beats.length.cspan(), beats.rows, stream);
+    }
+  }
+
+  // Final outputs only: the kept beats' positions for beats.csv, and report.html's excerpt.
+  const std::size_t excerpt = report_excerpt_samples(o.fs, signal.size());
+  seg.signal_excerpt.resize(excerpt);
+  seg.curvature_excerpt.resize(excerpt);
+  if (excerpt > 0) {
+    copy_to_host(seg.signal_excerpt.data(), signal.cspan(), excerpt, stream);
+    copy_to_host(seg.curvature_excerpt.data(), curvature.cspan(), excerpt, stream);
+  }
+  ECGPIPE_CUDA_CHECK(cudaStreamSynchronize(stream));  // host needs the positions and the times
+  const double wall = detail::seconds_since(t0);
+  seg.seconds.csv = csv_seconds;
+  seg.seconds.bandpass = ev.seconds(kCsv, kBandpass);
+  seg.seconds.peaks = ev.seconds(kBandpass, kPeaks);
+  // The rows, and the copies back above.
+  seg.seconds.beats = wall - csv_seconds - seg.seconds.bandpass - seg.seconds.peaks;
+  // The classes on CPU threads while the GPU trains and scores (run_pipeline waits for them after
+  // scoring): the host's largest share of a GPU run, hidden behind the device's. One thread fewer
+  // than --threads: this thread keeps a core for launching the GPU's work. The beat classes need
+  // the samples around each R peak on the host (classify.hpp): that thread copies the signal down
+  // on a stream of its own (80 MB for 20 M samples, ~60 ms into pageable memory on an H100 host:
+  // it was the last step before training, measured 2026-11-24), then frees it there. The host
+  // waited for `stream` above, so nothing queued there reads the signal any more; and the buffer's
+  // free moves to that stream here, before the thread exists, so that no free from that thread can
+  // reach `stream` while training captures a CUDA graph on it.
+  auto own_stream = std::make_unique<Stream>();
+  signal.set_stream(*own_stream);
+  seg.pending_classes = std::async(std::launch::async, [own_stream = std::move(own_stream), signal = std::move(signal),
+                                                        peaks = kept_r_peaks(o, seg.beats), fs = o.fs,
+                                                        threads = std::max(1, cpu_threads() - 1)]() mutable {
+    const auto t_classify = detail::Clock::now();
+    const std::unique_ptr<Stream> own = std::move(own_stream);  // declared first: it outlives the free
+    DeviceBuffer<float> device = std::move(signal);
+    std::vector<float> host(device.size());
+    if (!host.empty()) copy_to_host(host.data(), device.cspan(), host.size(), *own);
+    ECGPIPE_CUDA_CHECK(cudaStreamSynchronize(*own));
+    device.reset();
+    Segmentation::Classes c;
+    c.classes = classify_beats(host, peaks, fs, threads);
+    c.seconds = detail::seconds_since(t_classify);
+    return c;
+  });
+
+  seg.matrix = device_matrix(std::move(beats.matrix), static_cast<std::int64_t>(seg.beats.size()), row_length(o.rows()), stream);
+  return seg;
+}
+
+PeakDetection detect_peaks_cuda(const std::vector<float>& host_signal, Preset preset, double fs, const SampleWindows& w) {
+  CudaContext ctx;  // declared first: it outlives (and its destructor waits for) the buffers below
+  cudaStream_t stream = ctx.stream;
+  PeakDetection out;
+  out.samples = host_signal.size();
+  DeviceBuffer<float> signal(host_signal.size(), stream);
+  if (!signal.empty()) copy_to_device(signal.span(), host_signal.data(), host_signal.size(), stream);
+  DeviceBuffer<double> curvature(signal.size(), stream);
+  if (!signal.empty()) {
+    BandpassPlan plan(signal.size(), w.ricker_width, stream);
+    plan.run(signal.cspan(), curvature.span(), stream);
+  }
+  if (preset == Preset::robust) {
+    Detection det = detect_beats_cuda(signal.cspan(), curvature.cspan(), DetectOptions{fs, w.ricker_width}, stream);
+    out.candidates = det.candidates;
+    out.r_peaks = std::move(det.r_peaks);
+    return out;
+  }
+  // The seed's gates on the device; the beat selection over them on the host, as the CPU path.
+  std::size_t count = 0;
+  DeviceBuffer<std::int64_t> gates = detect_gates_cuda(curvature.cspan(), w.nms_window, count, stream);
+  std::vector<std::int64_t> host_gates(count);
+  if (count > 0) copy_to_host(host_gates.data(), gates.cspan(), count, stream);
+  ECGPIPE_CUDA_CHECK(cudaStreamSynchronize(stream));
+  out.candidates = count;
+  const BeatTable beats = select_beats(host_gates, BeatLimits{w.min_length, w.max_length});
+  const std::int64_t offset = seed_r_offset(w.nms_window, w.ricker_width);
+  for (auto s : beats.start) out.r_peaks.push_back(s + offset);
+  return out;
+}
+
+}  // namespace ecgpipe

@@ -1,0 +1,167 @@
+// Loading an output folder for `ecgpipe view` (view.hpp): report.json, beats.csv, outliers.csv,
+// the recording and the reference, each checked with a clear error naming the file.
+// fast-cpp-csv-parser's set_file_name copies with strncpy and then terminates the buffer itself;
+// GCC 12's -Wstringop-truncation flags the strncpy once it is inlined here (a middle-end warning,
+// which the system-header exemption does not cover). Silenced for this header only.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wstringop-truncation"
+#endif
+#include <libfccp/csv.h>
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+#include <spdlog/spdlog.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "common/paths.hpp"
+#include "ecgpipe/common/error.hpp"
+#include "ecgpipe/view/view.hpp"
+#include "ecgpipe/io/wfdb.hpp"
+#include "ecgpipe/io/signal_input.hpp"
+
+namespace ecgpipe {
+namespace {
+
+using detail::path_exists;
+using detail::path_join;
+
+// `path` if it exists or is absolute, else the same relative path from the output folder's parent
+// if it exists there, else `path` (whose error then names it as report.json does).
+std::string beside_out_dir(const std::string& path, const std::string& out_dir) {
+  if (path.empty() || path.front() == '/' || path_exists(path)) return path;
+  std::filesystem::path dir = std::filesystem::path(out_dir).lexically_normal();
+  if (dir.filename().empty()) dir = dir.parent_path();  // "out/" -> "out"
+  const std::string candidate = (dir.parent_path() / path).string();
+  return path_exists(candidate) ? candidate : path;
+}
+
+nlohmann::json read_report(const std::string& dir) {
+  const std::string path = path_join(dir, "report.json");
+  std::ifstream in(path);
+  if (!in) throw InputError(path + ": missing; OUT_DIR must be the folder of a finished `ecgpipe run` or `score`");
+  try {
+    return nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(path + ": not valid JSON: " + e.what());
+  }
+}
+
+// fast-cpp-csv-parser's reader for the named columns of an ecgpipe CSV (unquoted, comma
+// separated); its errors name the file and line, and become InputErrors.
+template <unsigned N>
+using CsvReader = io::CSVReader<N, io::trim_chars<' ', '\t'>, io::no_quote_escape<','>>;
+
+template <typename Reader>
+void require_columns(const Reader& reader, const std::string& path, std::initializer_list<const char*> names) {
+  for (const char* name : names)
+    if (!reader.has_column(name)) throw InputError(path + ": no column '" + name + "' in the header");
+}
+
+void read_beats(const std::string& dir, ViewData& d) {
+  const std::string path = path_join(dir, "beats.csv");
+  try {
+    CsvReader<4> in(path);
+    in.read_header(io::ignore_extra_column | io::ignore_missing_column, "r_peak", "score", "outlier", "class");
+    require_columns(in, path, {"r_peak", "score", "outlier"});
+    const bool has_class = in.has_column("class");
+    std::int64_t r_peak = 0;
+    double score = 0.0;
+    int outlier = 0;
+    std::string cls = "-";
+    while (in.read_row(r_peak, score, outlier, cls)) {
+      if (r_peak < 0 || (!d.r_peak.empty() && r_peak < d.r_peak.back()))
+        throw InputError(path + ":" + std::to_string(in.get_file_line()) + ": r_peak " + std::to_string(r_peak) +
+                         " is negative or out of order");
+      d.r_peak.push_back(r_peak);
+      d.score.push_back(static_cast<float>(score));
+      d.outlier.push_back(outlier != 0 ? 1 : 0);
+      if (has_class) d.beat_class.push_back(cls.empty() ? '-' : cls[0]);
+    }
+  } catch (const io::error::base& e) {
+    throw InputError(std::string("beats.csv: ") + e.what());
+  }
+}
+
+void read_outliers(const std::string& dir, ViewData& d) {
+  const std::string path = path_join(dir, "outliers.csv");
+  try {
+    CsvReader<4> in(path);
+    in.read_header(io::ignore_extra_column, "rank", "index", "r_peak", "score");
+    ViewOutlier o;
+    while (in.read_row(o.rank, o.index, o.r_peak, o.score)) d.outliers.push_back(o);
+  } catch (const io::error::base& e) {
+    throw InputError(std::string("outliers.csv: ") + e.what());
+  }
+}
+
+}  // namespace
+
+ViewData load_view_data(const ViewOptions& o) {
+  if (!detail::is_directory(o.out_dir)) throw InputError(o.out_dir + ": no such directory (the --out folder of `ecgpipe run`)");
+  const nlohmann::json report = read_report(o.out_dir);
+  ViewData d;
+  d.out_dir = o.out_dir;
+  CsvOptions csv;
+  try {
+    d.recording = o.recording.empty() ? report.at("input").at("path").get<std::string>() : o.recording;
+    csv.column = report.at("input").value("column", std::string());
+    csv.has_header = report.at("input").value("header", true);
+    d.fs = report.at("parameters").at("fs").get<double>();
+    d.outlier_threshold = report.value("/outliers/threshold"_json_pointer, 0.0);
+    if (o.reference.empty()) d.reference = report.value("/evaluation/reference"_json_pointer, std::string());
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(path_join(o.out_dir, "report.json") + ": lacks the input or parameters record: " + e.what());
+  }
+  if (!o.reference.empty()) d.reference = o.reference;
+  // report.json holds the paths as `run` was given them, relative to where it ran; from
+  // elsewhere, try them beside the output folder (`ecgpipe run rec.csv --out out`, then
+  // `ecgpipe view some/where/out`).
+  if (o.recording.empty()) d.recording = beside_out_dir(d.recording, o.out_dir);
+  if (o.reference.empty() && !d.reference.empty()) d.reference = beside_out_dir(d.reference, o.out_dir);
+  read_beats(o.out_dir, d);
+  read_outliers(o.out_dir, d);
+
+  const auto t0 = std::chrono::steady_clock::now();
+  std::vector<float> signal;
+  try {
+    signal = read_signal(d.recording, csv, d.fs);
+  } catch (const InputError& e) {
+    throw InputError(std::string(e.what()) + " (the recording named in report.json; --recording gives another path)");
+  }
+  const auto t1 = std::chrono::steady_clock::now();
+  if (!d.r_peak.empty() && d.r_peak.back() >= static_cast<std::int64_t>(signal.size()))
+    throw InputError(path_join(o.out_dir, "beats.csv") + ": a beat at sample " + std::to_string(d.r_peak.back()) +
+                     " lies beyond the recording's " + std::to_string(signal.size()) + " samples (" + d.recording +
+                     "): the folder belongs to another recording");
+  d.pyramid = Pyramid(std::move(signal));
+  const auto t2 = std::chrono::steady_clock::now();
+  spdlog::info("view: {} samples read in {:.2f} s, pyramid of {} levels in {:.3f} s", d.pyramid.samples(),
+               std::chrono::duration<double>(t1 - t0).count(), d.pyramid.levels(),
+               std::chrono::duration<double>(t2 - t1).count());
+
+  if (!d.reference.empty()) {
+    const ReferenceBeats ref = read_reference(d.reference);
+    // In sample order (the page asks for ranges); a CSV reference need not be sorted.
+    std::vector<std::size_t> order(ref.samples.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return ref.samples[a] < ref.samples[b]; });
+    for (const std::size_t i : order) {
+      d.ref_sample.push_back(ref.samples[i]);
+      d.ref_symbol.push_back(ref.symbols[i]);
+    }
+    // The evaluation's matching (EC57: 150 ms, one-to-one), so the highlighted misses and false
+    // positives are the ones `ecgpipe eval` counts (without its VF exclusion).
+    d.match = match_beats(d.ref_sample, d.r_peak, tolerance_samples(150.0, d.fs));
+    spdlog::info("view: reference {}: TP {}, FN {}, FP {}", d.reference, d.match.tp, d.match.fn, d.match.fp);
+  }
+  return d;
+}
+
+}  // namespace ecgpipe

@@ -1,0 +1,341 @@
+// The HTTP side of `ecgpipe view` (view.hpp): cpp-httplib routes answering from a ViewData in
+// memory, and serving until Ctrl-C.
+#include <httplib.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <charconv>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include "ecgpipe/common/error.hpp"
+#include "ecgpipe/view/view.hpp"
+#include "view/view_assets.hpp"
+
+namespace ecgpipe {
+namespace {
+
+using nlohmann::json;
+
+// Most beats one /api/beats answer holds: the page asks for beats only when a few minutes are
+// visible (a few hundred beats); a whole 20-hour recording (~90 k beats) must not come in one go.
+constexpr std::size_t kMaxBeatsPerRequest = 20000;
+// Most heart-rate bins per request: more than any screen has pixels.
+constexpr std::int64_t kMaxHrBins = 10000;
+
+// The write end of the pipe a SIGINT/SIGTERM handler writes to while a server runs (-1: none).
+volatile sig_atomic_t g_stop_fd = -1;
+
+extern "C" void on_view_stop_signal(int) {
+  const int saved = errno;
+  const char byte = 1;
+  if (g_stop_fd >= 0) (void)!::write(g_stop_fd, &byte, 1);
+  errno = saved;
+}
+
+// Routes SIGINT and SIGTERM to a pipe while alive; restores the earlier handlers (the output
+// set's cleanup, output.hpp) when destroyed.
+class StopPipe {
+ public:
+  StopPipe() {
+    if (::pipe2(fd_, O_CLOEXEC) != 0) throw InternalError(std::string("view: pipe: ") + std::strerror(errno));
+    g_stop_fd = fd_[1];
+    struct sigaction sa {};
+    sa.sa_handler = on_view_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    ::sigaction(SIGINT, &sa, &old_int_);
+    ::sigaction(SIGTERM, &sa, &old_term_);
+  }
+  ~StopPipe() {
+    ::sigaction(SIGINT, &old_int_, nullptr);
+    ::sigaction(SIGTERM, &old_term_, nullptr);
+    g_stop_fd = -1;
+    ::close(fd_[0]);
+    ::close(fd_[1]);
+  }
+  StopPipe(const StopPipe&) = delete;
+  StopPipe& operator=(const StopPipe&) = delete;
+
+  // Returns once a signal came or wake() was called.
+  void wait() const {
+    char byte = 0;
+    while (::read(fd_[0], &byte, 1) < 0 && errno == EINTR) {
+    }
+  }
+  void wake() const { on_view_stop_signal(0); }
+
+ private:
+  int fd_[2] = {-1, -1};
+  struct sigaction old_int_ {}, old_term_ {};
+};
+
+void reply_error(httplib::Response& res, int status, const std::string& message) {
+  res.status = status;
+  res.set_content(json{{"error", message}}.dump(), "application/json");
+}
+
+// A query parameter that must be a whole decimal integer (no sign other than '-', no spaces, no
+// trailing text); false if missing or malformed.
+bool int_param(const httplib::Request& req, const char* name, std::int64_t& out) {
+  if (!req.has_param(name)) return false;
+  const std::string v = req.get_param_value(name);
+  const auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
+  return ec == std::errc() && ptr == v.data() + v.size() && !v.empty();
+}
+
+// from/to of a range request, checked: 0 <= from < to (to may pass the end).
+bool range_params(const httplib::Request& req, httplib::Response& res, std::int64_t& from, std::int64_t& to) {
+  if (!int_param(req, "from", from) || !int_param(req, "to", to)) {
+    reply_error(res, 400, "from and to must be integer sample indices");
+    return false;
+  }
+  if (from < 0 || to <= from) {
+    reply_error(res, 400, "need 0 <= from < to");
+    return false;
+  }
+  return true;
+}
+
+std::size_t lower_index(const std::vector<std::int64_t>& v, std::int64_t x) {
+  return static_cast<std::size_t>(std::lower_bound(v.begin(), v.end(), x) - v.begin());
+}
+
+json meta_json(const ViewData& d) {
+  const Pyramid& p = d.pyramid;
+  std::vector<float> sorted = d.score;
+  std::sort(sorted.begin(), sorted.end());
+  const auto quantile = [&](double q) {
+    return sorted.empty() ? 0.0 : static_cast<double>(sorted[static_cast<std::size_t>(q * static_cast<double>(sorted.size() - 1))]);
+  };
+  json j{{"samples", p.samples()},
+         {"fs", d.fs},
+         {"levels", p.levels()},
+         {"factor", Pyramid::kFactor},
+         {"tile_bins", Pyramid::kTileBins},
+         {"recording", d.recording},
+         {"out_dir", d.out_dir},
+         {"beats", d.r_peak.size()},
+         {"has_class", !d.beat_class.empty()},
+         {"outlier_threshold", d.outlier_threshold},
+         {"score_p05", quantile(0.05)},
+         {"score_p50", quantile(0.5)},
+         {"score_p99", quantile(0.99)},
+         {"max_beats_per_request", kMaxBeatsPerRequest},
+         {"has_reference", !d.reference.empty()}};
+  if (!d.reference.empty()) {
+    j["reference"] = {{"path", d.reference}, {"beats", d.ref_sample.size()}, {"tp", d.match.tp},
+                      {"fn", d.match.fn}, {"fp", d.match.fp}, {"tolerance_ms", 150}};
+  }
+  return j;
+}
+
+void beats_reply(const ViewData& d, const httplib::Request& req, httplib::Response& res) {
+  std::int64_t from = 0, to = 0;
+  if (!range_params(req, res, from, to)) return;
+  const std::size_t a = lower_index(d.r_peak, from), b = lower_index(d.r_peak, to);
+  const std::size_t ra = lower_index(d.ref_sample, from), rb = lower_index(d.ref_sample, to);
+  if (b - a > kMaxBeatsPerRequest || rb - ra > kMaxBeatsPerRequest) {
+    reply_error(res, 400, "the range holds more than " + std::to_string(kMaxBeatsPerRequest) + " beats; ask for a shorter one");
+    return;
+  }
+  json beats{{"r_peak", std::vector<std::int64_t>(d.r_peak.begin() + a, d.r_peak.begin() + b)},
+             {"index", a},
+             {"score", std::vector<float>(d.score.begin() + a, d.score.begin() + b)},
+             {"outlier", std::vector<int>(d.outlier.begin() + a, d.outlier.begin() + b)}};
+  if (!d.beat_class.empty()) beats["class"] = d.beat_class.substr(a, b - a);
+  json j{{"from", from}, {"to", to}, {"beats", beats}};
+  if (!d.reference.empty()) {
+    std::vector<int> det_matched, ref_matched;
+    for (std::size_t i = a; i < b; ++i) det_matched.push_back(d.match.matched_reference[i] >= 0 ? 1 : 0);
+    for (std::size_t i = ra; i < rb; ++i) ref_matched.push_back(d.match.matched_detection[i] >= 0 ? 1 : 0);
+    j["beats"]["matched"] = det_matched;
+    j["reference"] = {{"sample", std::vector<std::int64_t>(d.ref_sample.begin() + ra, d.ref_sample.begin() + rb)},
+                      {"symbol", d.ref_symbol.substr(ra, rb - ra)},
+                      {"matched", ref_matched}};
+  }
+  res.set_content(j.dump(), "application/json");
+}
+
+// Heart rate 60 fs / RR of each beat (from the previous detection) in [from, to), per bin.
+void hr_reply(const ViewData& d, const httplib::Request& req, httplib::Response& res) {
+  std::int64_t from = 0, to = 0, bins = 0;
+  if (!range_params(req, res, from, to)) return;
+  if (!int_param(req, "bins", bins) || bins < 1 || bins > kMaxHrBins) {
+    reply_error(res, 400, "bins must be an integer in 1.." + std::to_string(kMaxHrBins));
+    return;
+  }
+  const auto n = static_cast<std::size_t>(bins);
+  std::vector<double> sum(n, 0.0), lo(n, INFINITY), hi(n, -INFINITY);
+  std::vector<int> count(n, 0);
+  const double span = static_cast<double>(to - from);
+  for (std::size_t i = std::max<std::size_t>(1, lower_index(d.r_peak, from)); i < d.r_peak.size() && d.r_peak[i] < to; ++i) {
+    const auto rr = d.r_peak[i] - d.r_peak[i - 1];
+    if (rr <= 0) continue;
+    const double bpm = 60.0 * d.fs / static_cast<double>(rr);
+    const auto k = std::min(n - 1, static_cast<std::size_t>(static_cast<double>(d.r_peak[i] - from) / span * static_cast<double>(n)));
+    sum[k] += bpm;
+    lo[k] = std::min(lo[k], bpm);
+    hi[k] = std::max(hi[k], bpm);
+    ++count[k];
+  }
+  json mean = json::array(), mn = json::array(), mx = json::array();
+  for (std::size_t k = 0; k < n; ++k) {
+    if (count[k] == 0) {
+      mean.push_back(nullptr), mn.push_back(nullptr), mx.push_back(nullptr);
+    } else {
+      mean.push_back(sum[k] / count[k]), mn.push_back(lo[k]), mx.push_back(hi[k]);
+    }
+  }
+  res.set_content(json{{"from", from}, {"to", to}, {"bins", bins}, {"mean", mean}, {"min", mn}, {"max", mx}}.dump(),
+                  "application/json");
+}
+
+void tile_reply(const ViewData& d, const httplib::Request& req, httplib::Response& res) {
+  std::int64_t level = 0, tile = 0;
+  if (!int_param(req, "level", level) || !int_param(req, "tile", tile)) {
+    reply_error(res, 400, "level and tile must be integers");
+    return;
+  }
+  std::vector<float> values;
+  if (level < 0 || level >= d.pyramid.levels() || !d.pyramid.tile(static_cast<int>(level), tile, values)) {
+    reply_error(res, 404, "no tile " + std::to_string(tile) + " at level " + std::to_string(level));
+    return;
+  }
+  // float32 little-endian, as the page's Float32Array reads it (x86 and ARM hosts are little-endian).
+  res.set_content(std::string(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(float)),
+                  "application/octet-stream");
+  res.set_header("Cache-Control", "max-age=3600");
+}
+
+json outliers_json(const ViewData& d) {
+  json rows = json::array();
+  for (const auto& o : d.outliers)
+    rows.push_back({{"rank", o.rank}, {"index", o.index}, {"r_peak", o.r_peak}, {"score", o.score}});
+  return rows;
+}
+
+// The output files the page links to; nothing else of the folder (or beyond it) is served.
+bool served_file(const std::string& name) {
+  return name == "report.html" || name == "report.json" || name == "beats.csv" || name == "outliers.csv";
+}
+
+}  // namespace
+
+struct ViewServer::Impl {
+  std::shared_ptr<const ViewData> data;
+  httplib::Server server;
+};
+
+ViewServer::ViewServer(std::shared_ptr<const ViewData> data) : impl_(std::make_unique<Impl>()) {
+  impl_->data = std::move(data);
+  const ViewData& d = *impl_->data;
+  auto& s = impl_->server;
+  const std::string meta = meta_json(d).dump(), outliers = outliers_json(d).dump();
+  // httplib's default also sets SO_REUSEPORT, with which a second viewer on a taken port binds
+  // silently and the two share its connections; SO_REUSEADDR alone still allows a quick restart.
+  s.set_socket_options([](socket_t sock) {
+    int yes = 1;
+    ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+  });
+  // Debian's httplib answers a browser's "Accept-Encoding: br" with brotli at its highest quality,
+  // which took 140-270 ms for a 30 kB JSON reply here (gzip: 4-12 ms): browsers get gzip. The
+  // request is ours to edit: httplib hands the handler a const view of its own non-const object.
+  s.set_pre_routing_handler([](const httplib::Request& req, httplib::Response&) {
+    auto& headers = const_cast<httplib::Request&>(req).headers;
+    const auto it = headers.find("Accept-Encoding");
+    if (it != headers.end()) {
+      const bool gzip = it->second.find("gzip") != std::string::npos;
+      headers.erase("Accept-Encoding");
+      if (gzip) headers.emplace("Accept-Encoding", "gzip");
+    }
+    return httplib::Server::HandlerResponse::Unhandled;
+  });
+  s.Get("/", [](const httplib::Request&, httplib::Response& res) { res.set_content(web::kViewHtml, "text/html; charset=utf-8"); });
+  s.Get("/view.js", [](const httplib::Request&, httplib::Response& res) {
+    res.set_content(web::kViewJs, "text/javascript; charset=utf-8");
+  });
+  s.Get("/api/meta", [meta](const httplib::Request&, httplib::Response& res) { res.set_content(meta, "application/json"); });
+  s.Get("/api/outliers", [outliers](const httplib::Request&, httplib::Response& res) {
+    res.set_content(outliers, "application/json");
+  });
+  s.Get("/api/tile", [&d](const httplib::Request& req, httplib::Response& res) { tile_reply(d, req, res); });
+  s.Get("/api/beats", [&d](const httplib::Request& req, httplib::Response& res) { beats_reply(d, req, res); });
+  s.Get("/api/hr", [&d](const httplib::Request& req, httplib::Response& res) { hr_reply(d, req, res); });
+  s.Get(R"(/files/([^/]+))", [&d](const httplib::Request& req, httplib::Response& res) {
+    const std::string name = req.matches[1];
+    if (!served_file(name)) return reply_error(res, 404, "not served: " + name);
+    std::ifstream in(d.out_dir + "/" + name, std::ios::binary);
+    if (!in) return reply_error(res, 404, name + " is not in " + d.out_dir);
+    std::stringstream text;
+    text << in.rdbuf();
+    const bool html = name.size() > 5 && name.compare(name.size() - 5, 5, ".html") == 0;
+    const bool js = name.size() > 5 && name.compare(name.size() - 5, 5, ".json") == 0;
+    res.set_content(text.str(), html ? "text/html; charset=utf-8" : js ? "application/json" : "text/csv");
+  });
+  // Unknown paths (and so any attempt at ../): a short JSON error instead of an empty 404.
+  s.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
+    if (res.body.empty()) res.set_content(json{{"error", "not found: " + req.path}}.dump(), "application/json");
+  });
+}
+
+ViewServer::~ViewServer() { stop(); }
+
+int ViewServer::bind(const std::string& address, int port) {
+  auto& s = impl_->server;
+  if (port < 0 || port > 65535) throw UsageError("--port must be in 0..65535");
+  const int bound = port == 0 ? s.bind_to_any_port(address) : (s.bind_to_port(address, port) ? port : -1);
+  if (bound < 0) {
+    throw OutputError("cannot listen on " + address + ":" + std::to_string(port) +
+                      " (port in use, or not an address of this host)");
+  }
+  return bound;
+}
+
+void ViewServer::listen() { impl_->server.listen_after_bind(); }
+
+void ViewServer::stop() {
+  if (impl_ && impl_->server.is_running()) impl_->server.stop();
+}
+
+void serve_view(const ViewOptions& options, std::ostream& url_out) {
+  auto data = std::make_shared<const ViewData>(load_view_data(options));
+  ViewServer server(data);
+  const int port = server.bind(options.bind, options.port);
+  // Ctrl-C and SIGTERM end the server cleanly. The handler only writes a byte to a pipe (all a
+  // handler may do); a waiter thread reads it and stops the server. A handler, not a blocked
+  // mask and sigwait: `run --view` has started LibTorch's and the CUDA driver's threads before
+  // this point, and a signal sent to the process lands on any thread that does not block it,
+  // which would end the process by the default action. A handler also overrides the SIGINT that
+  // a shell ignores for background jobs, so `kill -INT` stops a backgrounded viewer too.
+  StopPipe stop;
+  std::atomic<bool> listened{false};
+  std::thread waiter([&] {
+    stop.wait();
+    // A signal right after the URL is printed may come before listen() runs, when stop() has
+    // nothing to stop yet: repeat until listen() has returned.
+    while (!listened) {
+      server.stop();
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  });
+  const std::string host = options.bind.find(':') != std::string::npos ? "[" + options.bind + "]" : options.bind;
+  url_out << "http://" << host << ":" << port << "/" << std::endl;
+  spdlog::info("view: serving {} on http://{}:{}/ (Ctrl-C stops)", options.out_dir, host, port);
+  server.listen();
+  listened = true;
+  stop.wake();  // listen() may have returned for another reason: the waiter must not wait on
+  waiter.join();
+  spdlog::info("view: stopped");
+}
+
+}  // namespace ecgpipe

@@ -1,0 +1,375 @@
+// Many recordings in one call: manifest parsing (errors with their line), directory listing,
+// output-name collisions, the driver (a failure recorded, the others completed), and through the
+// executable: a bad recording in the middle, one call == separate calls, `summarize` reproducing
+// the summary.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <nlohmann/json.hpp>
+
+#include "ecgpipe/batch/batch.hpp"
+#include "ecgpipe/config.hpp"
+#include "ecgpipe/common/error.hpp"
+#include "ecgpipe/batch/batch_summary.hpp"
+#include "test_util.hpp"
+#ifdef ECGPIPE_WITH_CUDA
+#include "gpu_test_util.hpp"
+#endif
+
+namespace {
+
+using testutil::fresh_dir;
+using testutil::read_text;
+using testutil::run_ecgpipe;
+using testutil::write_text;
+namespace fs = std::filesystem;
+
+constexpr int kInput = 3, kSomeFailed = 6;
+
+using testutil::input_error_of;
+
+std::string q(const fs::path& p) { return "'" + p.string() + "'"; }
+
+// report.json without what legitimately differs between two runs of the same recording: timings
+// and the thread count.
+nlohmann::json without_timings(nlohmann::json j) {
+  j.erase("seconds");
+  if (j.contains("training")) j["training"].erase("cpu_threads");
+  return j;
+}
+
+}  // namespace
+
+TEST(Batch, ManifestFieldsCommentsAndRelativePaths) {
+  const auto dir = fresh_dir();
+  write_text(dir / "m.txt",
+             "# recordings of the study\n"
+             "\n"
+             "100.csv\r\n"
+             "  sub/101.edf , refs/101.atr , ECG  \n"
+             "/abs/102.hea,,MLII\n"
+             "   # an indented comment\n"
+             "103.csv,103_beats.csv\n");
+  const auto items = ecgpipe::parse_manifest((dir / "m.txt").string());
+  ASSERT_EQ(items.size(), 4u);
+  const std::string base = dir.string() + "/";
+  EXPECT_EQ(items[0].path, base + "100.csv");
+  EXPECT_EQ(items[0].reference, "");
+  EXPECT_EQ(items[1].path, base + "sub/101.edf");
+  EXPECT_EQ(items[1].reference, base + "refs/101.atr");
+  EXPECT_EQ(items[1].column, "ECG");
+  EXPECT_EQ(items[2].path, "/abs/102.hea");
+  EXPECT_EQ(items[2].reference, "");
+  EXPECT_EQ(items[2].column, "MLII");
+  EXPECT_EQ(items[3].reference, base + "103_beats.csv");
+  EXPECT_EQ(items[1].origin, (dir / "m.txt").string() + ":4");
+}
+
+TEST(Batch, ManifestErrorsNameTheLine) {
+  const auto dir = fresh_dir();
+  write_text(dir / "fields.txt", "# header\na.csv\nb.csv,ref.csv,II,extra\n");
+  write_text(dir / "empty_path.txt", "a.csv\n,ref.csv\n");
+  write_text(dir / "nothing.txt", "# only comments\n\n");
+  const std::string f = input_error_of([&] { ecgpipe::parse_manifest((dir / "fields.txt").string()); });
+  EXPECT_NE(f.find("fields.txt:3: 4 fields"), std::string::npos) << f;
+  const std::string e = input_error_of([&] { ecgpipe::parse_manifest((dir / "empty_path.txt").string()); });
+  EXPECT_NE(e.find("empty_path.txt:2: empty recording path"), std::string::npos) << e;
+  EXPECT_NE(input_error_of([&] { ecgpipe::parse_manifest((dir / "nothing.txt").string()); }).find("no recordings"),
+            std::string::npos);
+  EXPECT_NE(input_error_of([&] { ecgpipe::parse_manifest((dir / "missing.txt").string()); }).find("cannot open manifest"),
+            std::string::npos);
+}
+
+TEST(Batch, OutputNamesResolveCollisionsInInputOrder) {
+  EXPECT_EQ(ecgpipe::output_names({"a/100.csv", "b/100.hea", "100.edf", "100-2.csv", "x/rec.tar.csv", "y/.csv"}),
+            (std::vector<std::string>{"100", "100-2", "100-3", "100-2-2", "rec.tar", ".csv"}));
+  EXPECT_EQ(ecgpipe::output_names({}), std::vector<std::string>{});
+  EXPECT_EQ(ecgpipe::output_names({"only.csv"}), std::vector<std::string>{"only"});
+}
+
+TEST(Batch, DirectoryListsRecordingsNotReferencesOrOutputs) {
+  const auto dir = fresh_dir();
+  for (const char* n : {"101.hea", "101.dat", "100.csv", "100_beats.csv", "x.EDF", "y.bdf", "beats.csv", "outliers.csv",
+                        "summary.csv", "notes.txt", "101.atr"})
+    write_text(dir / n, "");
+  fs::create_directory(dir / "sub.csv");  // a directory is never a recording
+  const auto got = ecgpipe::directory_recordings(dir.string());
+  const std::string b = dir.string() + "/";
+  EXPECT_EQ(got, (std::vector<std::string>{b + "100.csv", b + "101.hea", b + "x.EDF", b + "y.bdf"}));
+  const auto empty = fresh_dir("_empty");
+  EXPECT_NE(input_error_of([&] { ecgpipe::directory_recordings(empty.string()); }).find("no recordings"), std::string::npos);
+  EXPECT_TRUE(ecgpipe::is_batch({dir.string()}, ""));
+  EXPECT_TRUE(ecgpipe::is_batch({"a.csv", "b.csv"}, ""));
+  EXPECT_TRUE(ecgpipe::is_batch({}, "m.txt"));
+  EXPECT_FALSE(ecgpipe::is_batch({"a.csv"}, ""));
+}
+
+TEST(Batch, DriverRecordsAFailureAndCompletesTheOthers) {
+  std::vector<ecgpipe::BatchItem> items;
+  for (const char* n : {"a", "b", "c", "d", "e"}) items.push_back({std::string(n) + ".csv", "", "", n, n});
+  for (int jobs : {1, 3}) {
+    std::atomic<int> done{0};
+    const auto outcomes = ecgpipe::run_batch(items, ecgpipe::BatchOptions{jobs, false}, [&](const ecgpipe::BatchItem& i) {
+      if (i.name == "b") throw ecgpipe::InputError("b.csv:7: not a number");
+      if (i.name == "d") throw std::runtime_error("boom");
+      ++done;
+    });
+    ASSERT_EQ(outcomes.size(), 5u);
+    EXPECT_EQ(done.load(), 3) << jobs;
+    EXPECT_TRUE(outcomes[0].ok && outcomes[2].ok && outcomes[4].ok);
+    EXPECT_FALSE(outcomes[1].ok);
+    EXPECT_EQ(outcomes[1].code, ecgpipe::ExitCode::input);
+    EXPECT_EQ(outcomes[1].error, "b.csv:7: not a number");
+    EXPECT_EQ(outcomes[3].code, ecgpipe::ExitCode::internal);
+    EXPECT_EQ(outcomes[1].name, "b");
+    EXPECT_EQ(ecgpipe::batch_exit_code(outcomes), ecgpipe::ExitCode::some_failed);
+  }
+  EXPECT_EQ(ecgpipe::batch_exit_code({}), ecgpipe::ExitCode::ok);
+}
+
+TEST(Batch, ThreadsPerJobShareTheCores) {
+  EXPECT_EQ(ecgpipe::threads_per_job(3, 4), 3) << "--threads given: per job";
+  ::setenv("OMP_NUM_THREADS", "16", 1);
+  EXPECT_EQ(ecgpipe::threads_per_job(0, 4), 4);
+  EXPECT_EQ(ecgpipe::threads_per_job(0, 32), 1);
+  EXPECT_EQ(ecgpipe::threads_per_job(0, 1), 16);
+  ::setenv("OMP_NUM_THREADS", "1", 1);  // as ctest sets it
+}
+
+// Three recordings with a bad one in the middle, detect in one call with two jobs: the bad one's
+// error is in the summary, the others complete and equal separate calls, exit code 6.
+TEST(BatchCli, DetectManyWithABadOneInTheMiddle) {
+  const auto dir = fresh_dir();
+  testutil::write_signal_csv(dir / "a.csv", testutil::synthetic_ecg(30, 200));
+  write_text(dir / "b.csv", "heartbeats\n1.0\nabc\n");
+  testutil::write_signal_csv(dir / "c.csv", testutil::synthetic_ecg(25, 230));
+  const auto out = dir / "out";
+  const auto r = run_ecgpipe("detect " + q(dir / "a.csv") + " " + q(dir / "b.csv") + " " + q(dir / "c.csv") +
+                                 " --fs 250 --device cpu --jobs 2 --out " + q(out),
+                             dir);
+  EXPECT_EQ(r.code, kSomeFailed) << r.err;
+  EXPECT_NE(r.err.find("1 of 3 recordings failed"), std::string::npos) << r.err;
+  for (const char* n : {"a", "c"}) {
+    const auto sep = run_ecgpipe("detect " + q(dir / (std::string(n) + ".csv")) + " --fs 250 --device cpu --out " +
+                                     q(dir / (std::string(n) + "_sep.csv")),
+                                 dir);
+    ASSERT_EQ(sep.code, 0) << sep.err;
+    EXPECT_EQ(read_text(out / n / "beats.csv"), read_text(dir / (std::string(n) + "_sep.csv"))) << n;
+  }
+  EXPECT_FALSE(fs::exists(out / "b" / "beats.csv"));
+  const auto summary = nlohmann::json::parse(read_text(out / "summary.json"));
+  ASSERT_EQ(summary["rows"].size(), 3u);
+  EXPECT_EQ(summary["failed"], 1);
+  const auto& bad = summary["rows"][1];
+  EXPECT_EQ(bad["record"], "b");
+  EXPECT_EQ(bad["status"], "failed");
+  EXPECT_EQ(bad["exit_code"], kInput);
+  EXPECT_NE(bad["error"].get<std::string>().find("b.csv:3"), std::string::npos) << bad;
+  const auto& a = summary["rows"][0];
+  EXPECT_EQ(a["status"], "ok");
+  EXPECT_EQ(a["beats"], 30);
+  EXPECT_NEAR(a["hr_mean_bpm"].get<double>(), 60.0 * 250 / 200, 1.0) << "one beat every 200 samples at 250 Hz";
+  EXPECT_DOUBLE_EQ(a["duration_s"].get<double>(), 32.0 * 200 / 250);
+  const std::string csv = read_text(out / "summary.csv");
+  EXPECT_EQ(testutil::count_lines(csv), 4u);
+  EXPECT_NE(csv.find("b,failed,3,"), std::string::npos) << csv;
+  const std::string html = read_text(out / "index.html");
+  EXPECT_NE(html.find("href=\"a/beats.csv\""), std::string::npos);
+  EXPECT_NE(html.find("href=\"b/error.json\""), std::string::npos);
+}
+
+TEST(BatchCli, ManifestErrorStopsBeforeAnyWorkWithItsLine) {
+  const auto dir = fresh_dir();
+  testutil::write_signal_csv(dir / "a.csv", testutil::synthetic_ecg(20, 200));
+  write_text(dir / "m.txt", "a.csv\na.csv,ref.csv,0,what\n");
+  const auto r = run_ecgpipe("-q detect --manifest " + q(dir / "m.txt") + " --fs 250 --device cpu --out " + q(dir / "out"), dir);
+  EXPECT_EQ(r.code, kInput);
+  EXPECT_NE(r.err.find("m.txt:2: 4 fields"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir / "out"));
+}
+
+TEST(BatchCli, SameNamesGetNumberedFoldersAndManifestReferencesAreEvaluated) {
+  const auto dir = fresh_dir();
+  fs::create_directories(dir / "x");
+  fs::create_directories(dir / "y");
+  const auto sig = testutil::synthetic_ecg(30, 200);
+  testutil::write_signal_csv(dir / "x" / "rec.csv", sig);
+  testutil::write_signal_csv(dir / "y" / "rec.csv", sig);
+  // The reference: the synthetic beats' R peaks (first = rr, then every rr with a little variation).
+  std::string ref = "sample,symbol\n";
+  for (int b = 0; b < 30; ++b) ref += std::to_string(200 + b * 200 + (b % 3) * 2) + ",N\n";
+  write_text(dir / "y" / "ref.csv", ref);
+  write_text(dir / "m.txt", "y/rec.csv,y/ref.csv\n");
+  const auto r = run_ecgpipe("-q detect " + q(dir / "x") + " --manifest " + q(dir / "m.txt") +
+                                 " --fs 250 --device cpu --out " + q(dir / "out"),
+                             dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(fs::exists(dir / "out" / "rec" / "beats.csv"));
+  EXPECT_TRUE(fs::exists(dir / "out" / "rec-2" / "beats.csv"));
+  const auto summary = nlohmann::json::parse(read_text(dir / "out" / "summary.json"));
+  EXPECT_TRUE(summary["rows"][0]["se"].is_null()) << "no reference for x/rec.csv";
+  EXPECT_DOUBLE_EQ(summary["rows"][1]["se"].get<double>(), 1.0);
+  EXPECT_DOUBLE_EQ(summary["rows"][1]["ppv"].get<double>(), 1.0);
+}
+
+// run over two recordings in one call equals two separate calls (every output but timings), and
+// `summarize` rebuilds the summary byte for byte.
+TEST(BatchCli, RunManyEqualsSeparateCallsAndSummarizeReproducesTheSummary) {
+  const auto dir = fresh_dir();
+  fs::create_directories(dir / "in");
+  testutil::write_signal_csv(dir / "in" / "p1.csv", testutil::synthetic_ecg(40, 200));
+  testutil::write_signal_csv(dir / "in" / "p2.csv", testutil::synthetic_ecg(45, 190));
+  write_text(dir / "in" / "p3.csv", "heartbeats\n1\n2\n3\n");  // too few beats: fails
+  const std::string common = " --device cpu --epochs 2 --threads 1 --fs 250 ";
+  // Two jobs: the trainings take turns on LibTorch's one generator, so each equals its own process.
+  const auto many = run_ecgpipe("-q run " + q(dir / "in") + common + "--jobs 2 --out " + q(dir / "many"), dir);
+  EXPECT_EQ(many.code, kSomeFailed) << many.err;
+  for (const char* n : {"p1", "p2"}) {
+    const auto one = run_ecgpipe("-q run " + q(dir / "in" / (std::string(n) + ".csv")) + common + "--out " + q(dir / n), dir);
+    ASSERT_EQ(one.code, 0) << one.err;
+    for (const char* f : {"beats.csv", "outliers.csv"})
+      EXPECT_EQ(read_text(dir / "many" / n / f), read_text(dir / n / f)) << n << "/" << f;
+    EXPECT_EQ(without_timings(nlohmann::json::parse(read_text(dir / "many" / n / "report.json"))),
+              without_timings(nlohmann::json::parse(read_text(dir / n / "report.json"))))
+        << n;
+    EXPECT_TRUE(fs::exists(dir / "many" / n / "report.html"));
+    EXPECT_TRUE(fs::exists(dir / "many" / n / "model.pt"));
+  }
+  const auto summary = nlohmann::json::parse(read_text(dir / "many" / "summary.json"));
+  EXPECT_EQ(summary["rows"][2]["status"], "failed");
+  EXPECT_EQ(summary["rows"][0]["top_outliers"].size(), ecgpipe::kSummaryTopOutliers);
+  // summarize: the same three files from the folders alone.
+  const std::string csv = read_text(dir / "many" / "summary.csv"), json = read_text(dir / "many" / "summary.json"),
+                    html = read_text(dir / "many" / "index.html");
+  fs::remove(dir / "many" / "summary.csv");
+  fs::remove(dir / "many" / "index.html");
+  const auto s = run_ecgpipe("-q summarize " + q(dir / "many"), dir);
+  ASSERT_EQ(s.code, 0) << s.err;
+  EXPECT_EQ(read_text(dir / "many" / "summary.csv"), csv);
+  EXPECT_EQ(read_text(dir / "many" / "summary.json"), json);
+  EXPECT_EQ(read_text(dir / "many" / "index.html"), html);
+  // Folders named one by one, written elsewhere.
+  const auto t = run_ecgpipe("-q summarize " + q(dir / "many" / "p1") + " " + q(dir / "many" / "p3") + " --out " +
+                                 q(dir / "two"),
+                             dir);
+  ASSERT_EQ(t.code, 0) << t.err;
+  const auto two = nlohmann::json::parse(read_text(dir / "two" / "summary.json"));
+  EXPECT_EQ(two["recordings"], 2);
+  EXPECT_NE(read_text(dir / "two" / "index.html").find("../many/p1/report.html"), std::string::npos);
+  EXPECT_EQ(run_ecgpipe("-q summarize " + q(dir / "in"), dir).code, kInput) << "not an output folder";
+}
+
+#ifdef ECGPIPE_WITH_CUDA
+// Many recordings on one GPU (`--jobs 4`): each job reads, band-passes and detects on its own
+// stream while another captures its training step as a CUDA graph. Found on an H100 with 8
+// 30-minute records: in CUDA's default (global) capture mode the other threads' copies and
+// allocations invalidated the capture, LibTorch's generator stayed marked as capturing, and 5 of
+// 8 recordings failed at their next randn. Every output must equal one-at-a-time's.
+TEST(BatchCliGpu, ManyRecordingsAtOnceOnOneGpuEqualOneAtATime) {
+  SKIP_WITHOUT_GPU();
+  const auto dir = fresh_dir();
+  fs::create_directories(dir / "in");
+  // 30-minute records, as found: with small ones every job has segmented before the first
+  // capture begins, and nothing overlaps it.
+  for (int i = 0; i < 8; ++i) {
+    const auto r = run_ecgpipe("-q synth " + q(dir / "in" / ("p" + std::to_string(i) + ".csv")) +
+                                   " --fs 360 --duration 1800 --seed " + std::to_string(i + 1),
+                               dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+  }
+  const std::string common = " --device cuda --epochs 3 --fs 360 ";
+  for (const char* jobs : {"4", "1"}) {
+    const auto r = run_ecgpipe("-q run " + q(dir / "in") + common + "--jobs " + jobs + " --out " + q(dir / (std::string("j") + jobs)), dir);
+    ASSERT_EQ(r.code, 0) << "--jobs " << jobs << ": " << r.err;
+  }
+  for (int i = 0; i < 8; ++i) {
+    const std::string n = "p" + std::to_string(i);
+    EXPECT_EQ(read_text(dir / "j4" / n / "beats.csv"), read_text(dir / "j1" / n / "beats.csv")) << n;
+    EXPECT_EQ(without_timings(nlohmann::json::parse(read_text(dir / "j4" / n / "report.json"))),
+              without_timings(nlohmann::json::parse(read_text(dir / "j1" / n / "report.json"))))
+        << n;
+  }
+}
+#endif  // ECGPIPE_WITH_CUDA
+
+// --cohort-model: one model (OUT/model.pt) on both recordings' beats, each recording scored with
+// it exactly as `ecgpipe score REC --model OUT/model.pt` scores it.
+TEST(BatchCli, CohortModelTrainsOnceAndScoresEachRecording) {
+  const auto dir = fresh_dir();
+  testutil::write_signal_csv(dir / "p1.csv", testutil::synthetic_ecg(40, 200));
+  testutil::write_signal_csv(dir / "p2.csv", testutil::synthetic_ecg(45, 190));
+  const std::string common = " --device cpu --threads 1 ";
+  const auto r = run_ecgpipe("-q run " + q(dir / "p1.csv") + " " + q(dir / "p2.csv") + common +
+                                 "--fs 250 --epochs 2 --cohort-model --jobs 2 --out " + q(dir / "out"),
+                             dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(fs::exists(dir / "out" / "model.pt"));
+  for (const char* n : {"p1", "p2"}) {
+    EXPECT_FALSE(fs::exists(dir / "out" / n / "model.pt")) << "one model for the cohort";
+    const auto report = nlohmann::json::parse(read_text(dir / "out" / n / "report.json"));
+    EXPECT_EQ(report["mode"], "score");
+    const auto s = run_ecgpipe("-q score " + q(dir / (std::string(n) + ".csv")) + common + "--model " +
+                                   q(dir / "out" / "model.pt") + " --out " + q(dir / n),
+                               dir);
+    ASSERT_EQ(s.code, 0) << s.err;
+    EXPECT_EQ(read_text(dir / "out" / n / "beats.csv"), read_text(dir / n / "beats.csv")) << n;
+  }
+  const auto summary = nlohmann::json::parse(read_text(dir / "out" / "summary.json"));
+  EXPECT_EQ(summary["rows"][0]["mode"], "score");
+}
+
+namespace {
+
+// --shard: the parts of a job array partition the recordings exactly, in order, names kept.
+TEST(BatchShard, PartsPartitionTheRecordingsExactly) {
+  std::vector<ecgpipe::BatchItem> items;
+  for (int i = 0; i < 7; ++i) items.push_back({"r" + std::to_string(i) + ".csv", "", "", "n" + std::to_string(i), ""});
+  for (const int n : {1, 2, 3, 7, 9}) {
+    std::vector<int> seen(items.size(), 0);
+    for (int k = 0; k < n; ++k) {
+      const auto part = ecgpipe::select_shard(items, ecgpipe::parse_shard(std::to_string(k) + "/" + std::to_string(n)));
+      for (std::size_t j = 0; j < part.size(); ++j) {
+        const std::size_t i = static_cast<std::size_t>(k) + j * static_cast<std::size_t>(n);  // every n-th from the k-th
+        ASSERT_LT(i, items.size());
+        EXPECT_EQ(part[j].path, items[i].path);
+        EXPECT_EQ(part[j].name, items[i].name);  // the whole list's output name
+        ++seen[i];
+      }
+    }
+    for (const int s : seen) EXPECT_EQ(s, 1) << "n = " << n;
+  }
+}
+
+TEST(BatchShard, BadShardsAreUsageErrors) {
+  for (const char* bad : {"", "1", "2/2", "-1/2", "0/0", "a/b", "1/2/3", "0/99999999999"})
+    EXPECT_THROW(ecgpipe::parse_shard(bad), ecgpipe::UsageError) << bad;
+  const auto s = ecgpipe::parse_shard("3/4");
+  EXPECT_EQ(s.index, 3);
+  EXPECT_EQ(s.count, 4);
+}
+
+// Slurm's variables: --array=1-7:2 gives IDs 1, 3, 5, 7 (MIN 1, STEP 2, COUNT 4).
+TEST(BatchShard, SlurmArrayVariables) {
+  ::unsetenv("SLURM_ARRAY_TASK_ID");
+  ::unsetenv("SLURM_ARRAY_TASK_COUNT");
+  EXPECT_THROW(ecgpipe::parse_shard("slurm"), ecgpipe::UsageError);  // not in an array
+  ::setenv("SLURM_ARRAY_TASK_ID", "5", 1);
+  ::setenv("SLURM_ARRAY_TASK_COUNT", "4", 1);
+  ::setenv("SLURM_ARRAY_TASK_MIN", "1", 1);
+  ::setenv("SLURM_ARRAY_TASK_STEP", "2", 1);
+  auto s = ecgpipe::parse_shard("slurm");
+  EXPECT_EQ(s.index, 2);
+  EXPECT_EQ(s.count, 4);
+  ::setenv("SLURM_ARRAY_TASK_ID", "4", 1);  // not on the step
+  EXPECT_THROW(ecgpipe::parse_shard("slurm"), ecgpipe::UsageError);
+  ::unsetenv("SLURM_ARRAY_TASK_MIN");
+  ::unsetenv("SLURM_ARRAY_TASK_STEP");
+  ::setenv("SLURM_ARRAY_TASK_ID", "0", 1);
+  s = ecgpipe::parse_shard("slurm");
+  EXPECT_EQ(s.index, 0);
+  EXPECT_EQ(s.count, 4);
+  ::unsetenv("SLURM_ARRAY_TASK_ID");
+  ::unsetenv("SLURM_ARRAY_TASK_COUNT");
+}
+
+}  // namespace

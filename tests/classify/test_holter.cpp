@@ -1,0 +1,195 @@
+// The Holter summary: rate, ectopy counts, couplets vs runs vs bigeminy, pauses (issue 10).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ecgpipe/classify/holter_json.hpp"  // internal: holter_json
+#include "ecgpipe/common/error.hpp"
+#include "ecgpipe/classify/holter.hpp"
+#include "ecgpipe/report/report.hpp"
+
+namespace {
+
+using ecgpipe::holter_summary;
+using ecgpipe::HolterSummary;
+
+constexpr double kFs = 100.0;
+
+// Beats every `rr_samples` at kFs, with the given classes (a string, one letter per beat).
+std::vector<std::int64_t> regular(std::size_t n, std::int64_t rr_samples = 100, std::int64_t first = 50) {
+  std::vector<std::int64_t> v;
+  for (std::size_t i = 0; i < n; ++i) v.push_back(first + rr_samples * static_cast<std::int64_t>(i));
+  return v;
+}
+std::vector<char> cls(const std::string& s) { return {s.begin(), s.end()}; }
+
+TEST(Holter, RegularRhythmRates) {
+  // 60 bpm (RR 1 s) for 3 minutes.
+  const HolterSummary s = holter_summary(regular(180), kFs, {}, 180.0);
+  EXPECT_FALSE(s.has_classes);
+  EXPECT_DOUBLE_EQ(s.hr_mean, 60.0);
+  EXPECT_DOUBLE_EQ(s.hr_min, 60.0);
+  EXPECT_DOUBLE_EQ(s.hr_max, 60.0);
+  ASSERT_EQ(s.trend.size(), 3u);  // exactly 3 minutes: no 4th
+  for (const auto& m : s.trend) {
+    EXPECT_EQ(m.beats, 60);
+    EXPECT_DOUBLE_EQ(m.bpm, 60.0);
+  }
+  EXPECT_DOUBLE_EQ(s.longest_pause_s, 1.0);
+  EXPECT_EQ(s.pauses, 0);
+}
+
+// Min/max over 8 RR intervals: one premature beat moves them only by a fraction (a single RR
+// would give 100 bpm), a run of 8 fast beats makes the maximum.
+TEST(Holter, MinMaxAreEightBeatAverages) {
+  std::vector<std::int64_t> p = regular(40);
+  p[20] -= 40;  // one premature beat: RR 0.6 s then 1.4 s
+  HolterSummary s = holter_summary(p, kFs, {}, 0.0);
+  EXPECT_DOUBLE_EQ(s.hr_max, 60.0 * 8 / 7.6);  // the window ending at the 0.6 s RR
+  EXPECT_DOUBLE_EQ(s.hr_min, 60.0 * 8 / 8.4);  // the window starting at the 1.4 s RR
+  // Nine beats at RR 0.5 s (120 bpm) in the middle.
+  std::vector<std::int64_t> q = regular(20);
+  for (int i = 1; i <= 8; ++i) q.push_back(q.back() + 50);
+  const std::int64_t fast_start = q[19];
+  for (int i = 1; i <= 20; ++i) q.push_back(q.back() + 100);
+  s = holter_summary(q, kFs, {}, 0.0);
+  EXPECT_DOUBLE_EQ(s.hr_max, 120.0);
+  EXPECT_DOUBLE_EQ(s.hr_max_time_s, static_cast<double>(fast_start) / kFs);
+  EXPECT_DOUBLE_EQ(s.hr_min, 60.0);
+  EXPECT_DOUBLE_EQ(s.duration_s, static_cast<double>(q.back()) / kFs);  // duration 0: up to the last beat
+}
+
+TEST(Holter, CoupletRunAndBigeminyAreTold) {
+  //                                  couplet    run of 3        run of 5       bigeminy (3 cycles)   single
+  const std::string c = "NNNNN" "VV" "NNN" "VVV" "NNN" "SSSSS" "NNN" "NVNVNV" "NNN" "V" "NNNN";
+  const HolterSummary s = holter_summary(regular(c.size()), kFs, cls(c), 0.0);
+  ASSERT_TRUE(s.has_classes);
+  EXPECT_EQ(s.veb, 2 + 3 + 3 + 1);
+  EXPECT_EQ(s.sveb, 5);
+  EXPECT_EQ(s.v_couplets, 1);
+  EXPECT_EQ(s.s_couplets, 0);
+  EXPECT_EQ(s.v_runs, 1);
+  EXPECT_EQ(s.s_runs, 1);
+  EXPECT_EQ(s.longest_v_run, 3u);
+  EXPECT_EQ(s.longest_s_run, 5u);
+  ASSERT_EQ(s.runs.size(), 2u);
+  EXPECT_EQ(s.runs[0].cls, 'V');
+  EXPECT_EQ(s.runs[0].first_beat, 10u);
+  EXPECT_EQ(s.runs[0].beats, 3u);
+  EXPECT_DOUBLE_EQ(s.runs[0].rate_bpm, 60.0);
+  EXPECT_EQ(s.runs[1].cls, 'S');
+  ASSERT_EQ(s.bigeminy.size(), 1u);
+  EXPECT_EQ(s.v_bigeminy, 1);
+  EXPECT_EQ(s.bigeminy[0].cls, 'V');
+  EXPECT_EQ(s.bigeminy[0].first_beat, 24u);
+  EXPECT_EQ(s.bigeminy[0].cycles, 3u);
+  EXPECT_DOUBLE_EQ(s.bigeminy[0].end_s - s.bigeminy[0].start_s, 5.0);  // N at 0 s .. last V at 5 s
+  EXPECT_EQ(s.class_counts[0], static_cast<std::int64_t>(c.size()) - 14);
+  ASSERT_EQ(s.hours.size(), 1u);
+  EXPECT_EQ(s.hours[0].veb, 9);
+  EXPECT_EQ(s.hours[0].sveb, 5);
+}
+
+TEST(Holter, BigeminyNeedsThreeCyclesAndEndsAtACouplet) {
+  // Two cycles only: not bigeminy (two single V).
+  HolterSummary s = holter_summary(regular(7), kFs, cls("NVNVNNN"), 0.0);
+  EXPECT_TRUE(s.bigeminy.empty());
+  // N V N V N V V: the last V is part of a couplet, so only 2 clean cycles: no episode, 1 couplet.
+  s = holter_summary(regular(8), kFs, cls("NVNVNVVN"), 0.0);
+  EXPECT_TRUE(s.bigeminy.empty());
+  EXPECT_EQ(s.v_couplets, 1);
+  // Four cycles then a couplet: an episode of 3 cycles.
+  s = holter_summary(regular(10), kFs, cls("NVNVNVNVVN"), 0.0);
+  ASSERT_EQ(s.bigeminy.size(), 1u);
+  EXPECT_EQ(s.bigeminy[0].cycles, 3u);
+  // Supraventricular bigeminy, and a mixed N V N S N V is neither.
+  s = holter_summary(regular(8), kFs, cls("NSNSNSNS"), 0.0);
+  ASSERT_EQ(s.bigeminy.size(), 1u);
+  EXPECT_EQ(s.bigeminy[0].cls, 'S');
+  EXPECT_EQ(s.bigeminy[0].cycles, 4u);
+  EXPECT_EQ(s.s_bigeminy, 1);
+  s = holter_summary(regular(8), kFs, cls("NVNSNVNS"), 0.0);
+  EXPECT_TRUE(s.bigeminy.empty());
+}
+
+TEST(Holter, LongestPauseAndPauseCount) {
+  std::vector<std::int64_t> p = regular(10);
+  for (auto& v : p) v += 0;
+  // Insert pauses: 2.5 s after beat 3, 3.2 s after beat 7.
+  for (std::size_t i = 4; i < p.size(); ++i) p[i] += 150;
+  for (std::size_t i = 8; i < p.size(); ++i) p[i] += 220;
+  const HolterSummary s = holter_summary(p, kFs, {}, 0.0);
+  EXPECT_DOUBLE_EQ(s.longest_pause_s, 3.2);
+  EXPECT_DOUBLE_EQ(s.longest_pause_start_s, static_cast<double>(p[7]) / kFs);
+  EXPECT_EQ(s.pauses, 2);
+  const auto j = ecgpipe::holter_json(s);
+  EXPECT_DOUBLE_EQ(j["longest_pause"]["rr_s"].get<double>(), 3.2);
+  EXPECT_EQ(j["pauses"]["count"], 2);
+  EXPECT_FALSE(j.contains("veb"));  // no classes, no ectopy figures
+}
+
+TEST(Holter, EmptyAndOneBeat) {
+  HolterSummary s = holter_summary({}, kFs, {}, 0.0);
+  EXPECT_EQ(s.beats, 0);
+  EXPECT_TRUE(std::isnan(s.hr_mean));
+  EXPECT_TRUE(std::isnan(s.longest_pause_s));
+  ASSERT_EQ(s.trend.size(), 1u);
+  EXPECT_TRUE(std::isnan(s.trend[0].bpm));
+  auto j = ecgpipe::holter_json(s);
+  EXPECT_TRUE(j["heart_rate"]["mean_bpm"].is_null());
+  EXPECT_TRUE(j["longest_pause"]["rr_s"].is_null());
+  s = holter_summary({500}, kFs, cls("V"), 90.0);
+  EXPECT_EQ(s.beats, 1);
+  EXPECT_EQ(s.veb, 1);
+  EXPECT_EQ(s.v_couplets, 0);
+  EXPECT_TRUE(std::isnan(s.hr_max));
+  ASSERT_EQ(s.trend.size(), 2u);  // 90 s: minutes 0 and 1
+  EXPECT_EQ(s.trend[0].beats, 1);
+  j = ecgpipe::holter_json(s);
+  EXPECT_EQ(j["veb"]["total"], 1);
+  EXPECT_EQ(j["classes"]["V"], 1);
+}
+
+TEST(Holter, PerHourCounts) {
+  // One V every 10 minutes for 2.5 hours at 60 bpm.
+  std::vector<std::int64_t> p = regular(9000);
+  std::string c(9000, 'N');
+  for (std::size_t i = 300; i < c.size(); i += 600) c[i] = 'V';
+  const HolterSummary s = holter_summary(p, kFs, cls(c), 9000.0);
+  ASSERT_EQ(s.hours.size(), 3u);
+  EXPECT_EQ(s.hours[0].veb, 6);
+  EXPECT_EQ(s.hours[1].veb, 6);
+  EXPECT_EQ(s.hours[2].veb, 3);
+  EXPECT_EQ(s.hours[2].beats, 1800);
+  EXPECT_EQ(s.trend.size(), 150u);
+}
+
+TEST(Holter, RejectsBadInput) {
+  EXPECT_THROW(holter_summary({1, 2}, 0.0, {}, 0.0), ecgpipe::UsageError);
+  EXPECT_THROW(holter_summary({2, 1}, kFs, {}, 0.0), ecgpipe::InternalError);
+  EXPECT_THROW(holter_summary({1, 2}, kFs, cls("N"), 0.0), ecgpipe::InternalError);
+  EXPECT_THROW(holter_summary({1, 2}, kFs, cls("NA"), 0.0), ecgpipe::InternalError);
+}
+
+// report.html opens with the summary: the HR-trend figure and the ectopy table.
+TEST(Holter, ReportPageOpensWithTrendAndEctopyTable) {
+  const std::string c = "NNNNN" "VV" "NNN" "VVV" "NNN" "SSSSS" "NNN" "NVNVNV" "NNN" "V" "NNNN";
+  ecgpipe::ReportData d;
+  d.holter = holter_summary(regular(c.size()), kFs, cls(c), 0.0);
+  const std::string html = ecgpipe::render_report_html(d);
+  const auto trend = html.find("<title>Heart rate per minute</title>");
+  ASSERT_NE(trend, std::string::npos);
+  EXPECT_LT(trend, html.find("<caption>Counts</caption>"));  // above the counts table
+  EXPECT_NE(html.find("<tr><th>couplets</th><td>1</td><td>0</td></tr>"), std::string::npos);
+  EXPECT_NE(html.find("<tr><th>runs (≥ 3)</th><td>1</td><td>1</td></tr>"), std::string::npos);
+  EXPECT_NE(html.find("<tr><th>bigeminy episodes (≥ 3 cycles)</th><td>1</td><td>0</td></tr>"), std::string::npos);
+  EXPECT_NE(html.find("<tr><th>mean</th><td>60 bpm</td></tr>"), std::string::npos);
+  // Without classes the ectopy rows say so.
+  d.holter = holter_summary(regular(10), kFs, {}, 0.0);
+  EXPECT_NE(ecgpipe::render_report_html(d).find("n/a (no beat classes)"), std::string::npos);
+}
+
+}  // namespace

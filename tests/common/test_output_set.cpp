@@ -1,0 +1,132 @@
+// OutputSet (src/common/output_set.hpp): a set of files appears whole or not at all, an earlier set is put
+// back when a commit fails half-way, and nothing is created before the commit.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <future>
+#include <thread>
+#include <vector>
+#include <filesystem>
+#include <string>
+
+#include "common/output_set.hpp"
+#include "ecgpipe/common/error.hpp"
+#include "test_util.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using testutil::fresh_dir;
+using testutil::list_dir;
+using testutil::read_text;
+using testutil::write_text;
+
+TEST(OutputSet, CommitsEveryFileAndCreatesMissingDirectories) {
+  const auto dir = fresh_dir();
+  const auto out = dir / "a" / "b";
+  ecgpipe::OutputSet set(/*create_dirs=*/true);
+  set.text((out / "x.csv").string()) << "x\n";
+  set.bytes((out / "m.bin").string(), std::string("\0\1\2", 3));
+  EXPECT_FALSE(fs::exists(dir / "a")) << "nothing before the commit";
+  set.commit();
+  EXPECT_EQ(read_text(out / "x.csv"), "x\n");
+  EXPECT_EQ(read_text(out / "m.bin"), std::string("\0\1\2", 3));
+  EXPECT_EQ(list_dir(out).size(), 2u) << "no temporaries left";
+}
+
+TEST(OutputSet, DirectoryTargetFailsTheSetBeforeAnyWrite) {
+  const auto dir = fresh_dir();
+  write_text(dir / "1.txt", "old 1");
+  write_text(dir / "2.txt", "old 2");
+  fs::create_directories(dir / "3.txt" / "inside");  // cannot be replaced by a file
+  ecgpipe::OutputSet set(/*create_dirs=*/true);
+  set.text((dir / "1.txt").string()) << "new 1";
+  set.text((dir / "new" / "2.txt").string()) << "new 2";
+  set.text((dir / "2.txt").string()) << "new 2";
+  set.text((dir / "3.txt").string()) << "new 3";
+  EXPECT_THROW(set.commit(), ecgpipe::OutputError);
+  EXPECT_EQ(read_text(dir / "1.txt"), "old 1");
+  EXPECT_EQ(read_text(dir / "2.txt"), "old 2");
+  EXPECT_FALSE(fs::exists(dir / "new")) << "the directory made for the set is removed";
+  for (const auto& name : list_dir(dir)) EXPECT_NE(name[0], '.') << "left behind: " << name;
+}
+
+// A rename that fails half-way (an immutable target: rename(2) gives EPERM even to root) after
+// an earlier file of the set was renamed: that file is put back.
+TEST(OutputSet, RenameFailingHalfWayRollsBackTheRenamedFiles) {
+  const auto dir = fresh_dir();
+  write_text(dir / "1.txt", "old 1");
+  write_text(dir / "2.txt", "old 2");
+  const std::string lock = "chattr +i '" + (dir / "2.txt").string() + "' 2>/dev/null";
+  if (std::system(lock.c_str()) != 0) GTEST_SKIP() << "chattr +i not possible here (needs root and ext4/xfs/btrfs)";
+  ecgpipe::OutputSet set;
+  set.text((dir / "1.txt").string()) << "new 1";
+  set.text((dir / "2.txt").string()) << "new 2";
+  EXPECT_THROW(set.commit(), ecgpipe::OutputError);
+  std::system(("chattr -i '" + (dir / "2.txt").string() + "'").c_str());
+  EXPECT_EQ(read_text(dir / "1.txt"), "old 1") << "the file renamed before the failure is put back";
+  EXPECT_EQ(read_text(dir / "2.txt"), "old 2");
+  for (const auto& name : list_dir(dir)) EXPECT_NE(name[0], '.') << "left behind: " << name;
+}
+
+TEST(OutputSet, MissingDirectoryIsAnErrorUnlessAskedToCreate) {
+  const auto dir = fresh_dir();
+  ecgpipe::OutputSet set;
+  set.text((dir / "missing" / "f.csv").string()) << "x";
+  try {
+    set.commit();
+    ADD_FAILURE() << "no error";
+  } catch (const ecgpipe::OutputError& e) {
+    EXPECT_NE(std::string(e.what()).find("missing"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(list_dir(dir).empty());
+}
+
+TEST(OutputSet, CheckOutputDirCreatesNothing) {
+  const auto dir = fresh_dir();
+  EXPECT_NO_THROW(ecgpipe::check_output_dir((dir / "a" / "b").string()));
+  EXPECT_FALSE(fs::exists(dir / "a"));
+  write_text(dir / "file", "x");
+  EXPECT_THROW(ecgpipe::check_output_dir((dir / "file" / "out").string()), ecgpipe::OutputError);
+  EXPECT_THROW(ecgpipe::check_output_dir((dir / "file").string()), ecgpipe::OutputError);
+}
+
+}  // namespace
+
+// `--jobs N` commits sets from several threads at once. The renames' guard against signals was
+// one process-wide flag: a second thread entering it waited for a signal (pause) forever.
+TEST(OutputSet, ConcurrentCommitsFromSeveralThreadsAllFinish) {
+  const auto dir = fresh_dir();
+  constexpr int kThreads = 4, kCommits = 200;
+  auto work = [&](int t) {
+    for (int k = 0; k < kCommits; ++k) {
+      ecgpipe::OutputSet set(/*create_dirs=*/true);
+      const std::string sub = (dir / ("t" + std::to_string(t))).string();
+      set.text(sub + "/a.csv") << t << ',' << k << '\n';
+      set.text(sub + "/b.json") << k << '\n';
+      set.commit();
+    }
+  };
+  // A deadlock would hang the test binary: a watchdog ends it with a message instead.
+  std::packaged_task<void()> all([&] {
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) threads.emplace_back(work, t);
+    for (auto& th : threads) th.join();
+  });
+  auto done = all.get_future();
+  std::thread runner(std::move(all));
+  constexpr auto kDeadlockAfter = std::chrono::seconds(60);  // 800 small commits take < 1 s
+  if (done.wait_for(kDeadlockAfter) != std::future_status::ready) {
+    std::fprintf(stderr, "OutputSet.ConcurrentCommits: deadlock (threads still waiting after 60 s)\n");
+    std::_Exit(1);
+  }
+  runner.join();
+  done.get();
+  for (int t = 0; t < kThreads; ++t) {
+    EXPECT_EQ(read_text(dir / ("t" + std::to_string(t)) / "a.csv"), std::to_string(t) + "," + std::to_string(kCommits - 1) + "\n");
+    EXPECT_EQ(list_dir(dir / ("t" + std::to_string(t))).size(), 2u) << "no temporaries or backups left";
+  }
+}

@@ -1,0 +1,51 @@
+// The file-system helpers (src/common/paths.hpp).
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "common/paths.hpp"
+#include "test_util.hpp"
+
+namespace ecgpipe::detail {
+namespace {
+
+TEST(Paths, JoinKeepsRelativePathsShort) {
+  EXPECT_EQ(path_join("", "a.csv"), "a.csv");
+  EXPECT_EQ(path_join(".", "a.csv"), "a.csv");
+  EXPECT_EQ(path_join("out", "a.csv"), "out/a.csv");
+  EXPECT_EQ(path_join("out/", "a.csv"), "out/a.csv");
+  EXPECT_EQ(path_join("/", "a.csv"), "/a.csv");
+}
+
+TEST(Paths, ListsEntriesWithoutDotsAndRemovesTrees) {
+  const auto dir = testutil::fresh_dir().string();
+  std::vector<std::string> names;
+  ASSERT_TRUE(list_directory(dir, names));
+  EXPECT_TRUE(names.empty());
+  ASSERT_EQ(::mkdir(path_join(dir, "sub").c_str(), 0755), 0);
+  ASSERT_EQ(::mkdir(path_join(dir, "sub/deeper").c_str(), 0755), 0);
+  testutil::write_text(path_join(dir, "a.txt"), "a");
+  testutil::write_text(path_join(dir, "sub/deeper/b.txt"), "b");
+  // A link out of the tree: removed, its target kept.
+  const auto outside = testutil::fresh_dir().string();
+  testutil::write_text(path_join(outside, "keep.txt"), "k");
+  ASSERT_EQ(::symlink(outside.c_str(), path_join(dir, "sub/link").c_str()), 0);
+  ASSERT_TRUE(list_directory(dir, names));
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"a.txt", "sub"}));
+  EXPECT_TRUE(is_directory(path_join(dir, "sub")));
+  EXPECT_FALSE(is_directory(path_join(dir, "a.txt")));
+  EXPECT_TRUE(path_exists(path_join(dir, "a.txt")));
+
+  remove_tree(dir);
+  EXPECT_FALSE(path_exists(dir));
+  EXPECT_TRUE(path_exists(path_join(outside, "keep.txt")));
+  names.clear();
+  EXPECT_FALSE(list_directory(dir, names));
+  remove_tree(dir);  // gone already: nothing to do, no error
+}
+
+}  // namespace
+}  // namespace ecgpipe::detail

@@ -1,0 +1,62 @@
+// The text helpers every reader and writer shares: for_each_line (src/common/text.hpp), xml_escape
+// (src/common/xml_escape.hpp) and json_number (src/common/json_number.hpp).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/json_number.hpp"
+#include "common/text.hpp"
+#include "common/xml_escape.hpp"
+
+namespace ecgpipe {
+namespace {
+
+using Lines = std::vector<std::pair<std::string, std::size_t>>;
+
+Lines lines_of(std::string_view text) {
+  Lines out;
+  text::for_each_line(text, [&](std::string_view line, std::size_t n) { out.emplace_back(std::string(line), n); });
+  return out;
+}
+
+TEST(Text, ForEachLineSplitsAsGetline) {
+  EXPECT_EQ(lines_of(""), Lines{});
+  EXPECT_EQ(lines_of("a"), (Lines{{"a", 1}}));                        // a last line without '\n' counts
+  EXPECT_EQ(lines_of("a\n"), (Lines{{"a", 1}}));                      // no empty piece after the last '\n'
+  EXPECT_EQ(lines_of("\n"), (Lines{{"", 1}}));
+  EXPECT_EQ(lines_of("a\n\nb"), (Lines{{"a", 1}, {"", 2}, {"b", 3}}));  // blank lines are numbered too
+  EXPECT_EQ(lines_of("a\r\nb\r\n"), (Lines{{"a", 1}, {"b", 2}}));     // CRLF: the CR is not part of the line
+  EXPECT_EQ(lines_of("a\r\r\n"), (Lines{{"a\r", 1}}));                 // only one final CR goes
+  EXPECT_EQ(lines_of(std::string_view("a\0b\nc", 5)), (Lines{{std::string("a\0b", 3), 1}, {"c", 2}}));
+}
+
+TEST(Text, ForEachLineStopsWhenTheCallbackSaysSo) {
+  std::vector<std::size_t> seen;
+  text::for_each_line("1\n2\n3\n4\n", [&](std::string_view, std::size_t n) {
+    seen.push_back(n);
+    return n < 2;
+  });
+  EXPECT_EQ(seen, (std::vector<std::size_t>{1, 2}));
+}
+
+TEST(Text, XmlEscapeReplacesTheFiveMarkupCharacters) {
+  EXPECT_EQ(xml_escape(""), "");
+  EXPECT_EQ(xml_escape("plain"), "plain");
+  EXPECT_EQ(xml_escape("a<b>&\"c'"), "a&lt;b&gt;&amp;&quot;c&#39;");
+  EXPECT_EQ(xml_escape("&amp;"), "&amp;amp;");  // escaped again, never taken as an entity
+}
+
+TEST(Text, JsonNumberIsNullWhereNotFinite) {
+  EXPECT_EQ(json_number(0.5).dump(), "0.5");
+  EXPECT_EQ(json_number(-3.0).dump(), "-3.0");
+  EXPECT_TRUE(json_number(std::numeric_limits<double>::quiet_NaN()).is_null());
+  EXPECT_TRUE(json_number(std::numeric_limits<double>::infinity()).is_null());
+  EXPECT_TRUE(json_number(-std::numeric_limits<double>::infinity()).is_null());
+}
+
+}  // namespace
+}  // namespace ecgpipe

@@ -1,0 +1,377 @@
+// The robust detector over a recording in chunks (detect_stream.hpp) and the chunked CPU
+// segmentation (src/pipeline/segment_stream.cpp), issue 12: exactly the whole-record results, with chunk
+// edges falling on beats, on flat stretches, on the band-pass blocks' edges.
+#include "ecgpipe/config.hpp"
+
+#include <gtest/gtest.h>
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <climits>
+#include <cstdlib>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "ecgpipe/pipeline/segment.hpp"
+#include "ecgpipe/signal/bandpass.hpp"
+#include "ecgpipe/classify/beat_features.hpp"
+#include "ecgpipe/pipeline/beat_rows.hpp"
+#include "ecgpipe/io/csv.hpp"
+#include "ecgpipe/signal/detect.hpp"
+#include "ecgpipe/signal/detect_stream.hpp"
+#include "ecgpipe/pipeline/pipeline.hpp"
+#include "ecgpipe/eval/synth.hpp"
+#include "test_util.hpp"
+#ifdef ECGPIPE_WITH_CUDA
+#include <cstdlib>
+#include <sstream>
+
+#include "ecgpipe/pipeline/segment_cuda.hpp"
+#include "ecgpipe/common/error.hpp"
+#include "gpu_test_util.hpp"
+#endif
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace ecgpipe;
+
+std::vector<float> synth_signal(double fs, std::int64_t samples, SynthScenario scenario = SynthScenario::none) {
+  SynthOptions so;
+  so.fs = fs;
+  so.samples = samples;
+  so.scenario = scenario;
+  so.abnormal_rate = 0.1;
+  const SynthRecord rec = synthesize(so);
+  return std::vector<float>(rec.signal.begin(), rec.signal.end());
+}
+
+struct Streamed {
+  Detection detection;
+  std::vector<double> excerpt;
+};
+
+Streamed stream_in_pieces(const std::vector<float>& x, const DetectOptions& o, std::size_t piece, std::size_t excerpt) {
+  StreamingDetector d(o, excerpt);
+  for (std::size_t at = 0; at < x.size(); at += piece) d.push(x.data() + at, std::min(piece, x.size() - at));
+  Streamed s;
+  s.detection = d.finish();
+  s.excerpt = d.curvature_excerpt();
+  EXPECT_EQ(d.samples(), static_cast<std::int64_t>(x.size()));
+  return s;
+}
+
+void expect_same_as_whole(const std::vector<float>& x, double fs, const std::vector<std::size_t>& pieces) {
+  const DetectOptions o{fs, seed_windows(fs).ricker_width};
+  const std::vector<double> bp = bandpass_cpu(x, o.ricker_width);
+  const Detection whole = detect_beats_cpu(x, bp, o);
+  // At least 15 bpm over records of more than 10 s (half of one is flat): not between empty lists.
+  if (static_cast<double>(x.size()) > 10 * fs) {
+    EXPECT_GT(static_cast<double>(whole.r_peaks.size()), static_cast<double>(x.size()) / fs / 4);
+  }
+  const std::size_t excerpt = std::min<std::size_t>(x.size(), static_cast<std::size_t>(10 * fs));
+  for (const std::size_t piece : pieces) {
+    const Streamed s = stream_in_pieces(x, o, piece, excerpt);
+    // Exact: the same band-pass blocks, the same sums in the same order (detect_stream.hpp).
+    EXPECT_EQ(s.detection.r_peaks, whole.r_peaks) << "piece " << piece << ", n " << x.size();
+    EXPECT_EQ(s.detection.candidates, whole.candidates) << "piece " << piece;
+    EXPECT_EQ(s.excerpt, std::vector<double>(bp.begin(), bp.begin() + static_cast<std::ptrdiff_t>(excerpt))) << "piece " << piece;
+  }
+}
+
+// 6 minutes of synthetic ECG with ectopy, pieces from 1 s (edges on every beat) to more than the
+// whole record, and sizes around the band-pass block (65536) and its hop (65507 at width 30).
+TEST(DetectStream, EqualsWholeRecordForEveryPieceSize) {
+  const std::vector<float> x = synth_signal(250.0, 90000);
+  expect_same_as_whole(x, 250.0, {250, 251, 997, 750, 4096, 65507, 65536, 65537, 90000, 200000});
+}
+
+TEST(DetectStream, EqualsWholeRecordAt360HzAndWithBigeminy) {
+  expect_same_as_whole(synth_signal(360.0, 360 * 200, SynthScenario::bigeminy), 360.0, {1080, 7919, 65536});
+}
+
+// Edge lengths: empty, shorter than the wavelet, one band-pass block and one sample either side.
+TEST(DetectStream, ShortAndBlockEdgeLengths) {
+  const std::vector<float> x = synth_signal(250.0, 131100);
+  for (const std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{5}, std::size_t{29}, std::size_t{30}, std::size_t{31},
+                              std::size_t{65535}, std::size_t{65536}, std::size_t{65537}, std::size_t{131043}, std::size_t{131044}}) {
+    expect_same_as_whole(std::vector<float>(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(n)), 250.0, {1, 333, 65536});
+  }
+}
+
+// Flat stretches (exact zeros: only round-off candidates, removed by the whole record's floor)
+// with chunk edges inside them and at their ends.
+TEST(DetectStream, FlatStretchesAcrossChunkEdges) {
+  std::vector<float> x = synth_signal(250.0, 60000);
+  std::fill(x.begin() + 10000, x.begin() + 30000, 0.0f);
+  std::fill(x.begin() + 45000, x.end(), 0.0f);
+  expect_same_as_whole(x, 250.0, {750, 10000, 20000, 29999});
+}
+
+TEST(DetectStream, PushAfterFinishIsAnInternalError) {
+  StreamingDetector d(DetectOptions{250.0, 30});
+  const float v = 1.0f;
+  d.push(&v, 1);
+  (void)d.finish();
+  EXPECT_THROW(d.push(&v, 1), InternalError);
+  EXPECT_THROW((void)d.finish(), InternalError);
+}
+
+// The real thing: a whole MIT-BIH record (30 min, 360 Hz) in 3-second chunks.
+TEST(DetectStream, MitdbRecordInThreeSecondChunks) {
+  const fs::path file = fs::path(ECGPIPE_SOURCE_DIR "/../shared/data/mitdb-ds1/208.csv");
+  if (!fs::exists(file)) GTEST_SKIP() << "no " << file.string();
+  expect_same_as_whole(read_csv_column(file.string(), CsvOptions{}), 360.0, {1080, 1 << 20});
+}
+
+// --- The chunked segmentation against the whole-signal one, field by field.
+
+void expect_same_segmentation(const RunOptions& o, const ChunkOptions& chunks) {
+  const Segmentation whole = segment_cpu_whole(o);
+  const Segmentation chunked = segment_cpu_chunked(o, chunks);
+  const std::string what = "chunk " + std::to_string(chunks.chunk_samples) + ", keep " + std::to_string(chunks.keep_samples);
+  EXPECT_EQ(chunked.samples, whole.samples) << what;
+  EXPECT_EQ(chunked.candidates, whole.candidates) << what;
+  EXPECT_EQ(chunked.beats.start, whole.beats.start) << what;
+  EXPECT_EQ(chunked.beats.length, whole.beats.length) << what;
+  ASSERT_EQ(chunked.matrix.rows(), whole.matrix.rows()) << what;
+  ASSERT_EQ(chunked.matrix.cols(), whole.matrix.cols()) << what;
+  const auto values = [](const BeatMatrix& m) {
+    return std::vector<float>(m.data(), m.data() + m.rows() * m.cols());
+  };
+  EXPECT_EQ(values(chunked.matrix), values(whole.matrix)) << what;
+  EXPECT_EQ(chunked.beat_class, whole.beat_class) << what;
+  EXPECT_EQ(chunked.signal_excerpt, whole.signal_excerpt) << what;
+  EXPECT_EQ(chunked.curvature_excerpt, whole.curvature_excerpt) << what;
+}
+
+TEST(SegmentChunked, EqualsWholeForBothModelsKeptOrReadTwice) {
+  const auto dir = testutil::fresh_dir();
+  const std::vector<float> x = synth_signal(250.0, 250 * 240, SynthScenario::vt_runs);
+  testutil::write_signal_csv(dir / "rec.csv", x);
+  RunOptions o;
+  o.input = (dir / "rec.csv").string();
+  for (const Model model : {Model::rr, Model::seed}) {
+    o.model = model;
+    // keep 0: pass 2 reads the file again; chunks of 3 s put edges on every few beats.
+    for (const std::int64_t chunk : {std::int64_t{750}, std::int64_t{4001}, std::int64_t{1} << 20})
+      for (const std::int64_t keep : {std::int64_t{0}, std::int64_t{1} << 24}) expect_same_segmentation(o, ChunkOptions{chunk, keep});
+  }
+}
+
+// The rr model's rows begin with the classifier's windows at the usual rates, so the chunked path
+// classifies from the rows instead of keeping a second copy of every beat.
+TEST(SegmentChunked, RrRowsHoldTheClassifierWindows) {
+  for (const double fs : {128.0, 250.0, 360.0, 500.0, 1000.0}) {
+    RunOptions o;
+    o.fs = fs;
+    const FeatureWindow fw = feature_window(fs);
+    EXPECT_EQ(r_peak_offset(o.rows()), fw.before) << fs;
+    EXPECT_GE(row_length(o.rows()), fw.length) << fs;
+  }
+}
+
+// Pass 2 reads the recording again: if it has changed in between (rewritten by another process),
+// its rows would not be the detected beats'. A FIFO stands in for the file: the writer gives the
+// first open 60 s of signal and the second 40 s. A FIFO's write end opens while any reader holds
+// it, so the writer waits until no descriptor of this process is open on the FIFO (the first
+// reader has closed; the second blocks in open() until a writer comes) before it opens again.
+bool open_in_this_process(const std::string& path) {
+  DIR* d = ::opendir("/proc/self/fd");  // opendir: see test_util.hpp on std::filesystem iterators
+  if (d == nullptr) return false;
+  bool found = false;
+  while (const dirent* e = ::readdir(d)) {
+    char target[4096];
+    const std::string link = std::string("/proc/self/fd/") + e->d_name;
+    const ssize_t n = ::readlink(link.c_str(), target, sizeof target);
+    if (n > 0 && std::string(target, static_cast<std::size_t>(n)) == path) found = true;
+  }
+  ::closedir(d);
+  return found;
+}
+void write_to_next_reader(const std::string& fifo, const std::string& text) {
+  const int fd = ::open(fifo.c_str(), O_WRONLY);  // blocks until a reader opens
+  ASSERT_GE(fd, 0);
+  for (std::size_t done = 0; done < text.size();) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    ASSERT_GT(n, 0);
+    done += static_cast<std::size_t>(n);
+  }
+  ::close(fd);
+}
+
+TEST(SegmentChunked, RecordingThatChangesBetweenThePassesIsAnInputError) {
+  const auto dir = testutil::fresh_dir();
+  const std::string fifo = (dir / "rec.csv").string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  char resolved[PATH_MAX];
+  ASSERT_NE(::realpath(fifo.c_str(), resolved), nullptr);  // as /proc/self/fd's links name it
+  const std::vector<float> x = synth_signal(250.0, 250 * 60);
+  std::string first = "heartbeats\n", second;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    first += std::to_string(x[i]) + "\n";
+    if (i + 1 == x.size() * 2 / 3) second = first;
+  }
+  std::thread writer([&] {
+    write_to_next_reader(fifo, first);
+    while (open_in_this_process(resolved)) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    write_to_next_reader(fifo, second);
+  });
+  RunOptions o;
+  o.input = fifo;
+  const std::string message = testutil::input_error_of([&] { (void)segment_cpu_chunked(o, ChunkOptions{750, 0}); });
+  writer.join();
+  EXPECT_NE(message.find("the recording changed while it was read (15000 samples, then 10000)"), std::string::npos) << message;
+}
+
+TEST(SegmentChunked, SeedPresetIsNotChunked) {
+  RunOptions o;
+  o.preset = Preset::seed;
+  EXPECT_THROW(segment_cpu_chunked(o, ChunkOptions{1000, 0}), InternalError);
+}
+
+}  // namespace
+
+namespace {
+
+// Through the executable: `run` and `detect` in 3-second chunks write what they write with the
+// whole signal in memory (--chunk-seconds 0): beats.csv and outliers.csv byte for byte (the same
+// rows, so the same training with the same seed), report.json's counts, classes and Holter summary.
+TEST(ChunkCli, RunAndDetectInChunksWriteWhatTheWholeSignalGives) {
+  const auto dir = testutil::fresh_dir();
+  testutil::write_signal_csv(dir / "rec.csv", synth_signal(250.0, 250 * 200, SynthScenario::bigeminy));
+  const std::string in = "'" + (dir / "rec.csv").string() + "'";
+  for (const char* chunk : {"3", "0"}) {
+    const auto r = testutil::run_ecgpipe("-q --threads 1 run " + in + " --device cpu --epochs 2 --chunk-seconds " + chunk +
+                                             " --out '" + (dir / ("run" + std::string(chunk))).string() + "'",
+                                         dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto d = testutil::run_ecgpipe("-q detect " + in + " --device cpu --chunk-seconds " + chunk + " --out '" +
+                                             (dir / ("detect" + std::string(chunk) + ".csv")).string() + "'",
+                                         dir);
+    ASSERT_EQ(d.code, 0) << d.err;
+  }
+  for (const char* f : {"beats.csv", "outliers.csv"})
+    EXPECT_EQ(testutil::read_text(dir / "run3" / f), testutil::read_text(dir / "run0" / f)) << f;
+  EXPECT_EQ(testutil::read_text(dir / "detect3.csv"), testutil::read_text(dir / "detect0.csv"));
+  EXPECT_GT(testutil::count_lines(testutil::read_text(dir / "detect3.csv")), 200u);
+  const auto a = nlohmann::json::parse(testutil::read_text(dir / "run3" / "report.json"));
+  const auto b = nlohmann::json::parse(testutil::read_text(dir / "run0" / "report.json"));
+  for (const char* key : {"counts", "classes", "holter", "loss"}) EXPECT_EQ(a[key], b[key]) << key;
+}
+
+#ifdef ECGPIPE_WITH_CUDA
+// --- Recordings larger than the GPU's memory (ecgpipe/pipeline/segment_cuda.hpp): a file whose sample bound
+// (bytes / 2) times kGpuBytesPerSample exceeds the budget goes through the chunked host path, and
+// only its beat matrix to the GPU. The decision runs without a GPU when the budget is given.
+
+// Sets an environment variable for a scope (the tests and the executables they start see it).
+struct ScopedEnv {
+  ScopedEnv(const char* name, const char* value) : name_(name) { ::setenv(name, value, 1); }
+  ~ScopedEnv() { ::unsetenv(name_); }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+  const char* name_;
+};
+constexpr const char* kBudgetEnv = "ECGPIPE_GPU_MEMORY_BUDGET_MB";
+
+TEST(GpuChunking, WholeRecordingFitsWhenItsSampleBoundFitsTheBudget) {
+  EXPECT_TRUE(whole_recording_fits_gpu(0, 0));
+  EXPECT_TRUE(whole_recording_fits_gpu(1, 0));  // at most 0 samples
+  EXPECT_FALSE(whole_recording_fits_gpu(2, 0));
+  const std::uint64_t budget = 1000 * kGpuBytesPerSample;  // 1000 samples
+  EXPECT_TRUE(whole_recording_fits_gpu(2000, budget));
+  EXPECT_TRUE(whole_recording_fits_gpu(2001, budget));
+  EXPECT_FALSE(whole_recording_fits_gpu(2002, budget));
+  EXPECT_TRUE(whole_recording_fits_gpu(2002, budget + kGpuBytesPerSample));
+  EXPECT_FALSE(whole_recording_fits_gpu(~std::uint64_t{0}, ~std::uint64_t{0}));  // no overflow on the way
+}
+
+TEST(GpuChunking, BudgetFromTheEnvironmentIsWholeMiB) {
+  {
+    ScopedEnv e(kBudgetEnv, "12");
+    EXPECT_EQ(gpu_memory_budget_bytes(), std::uint64_t{12} << 20);
+  }
+  {
+    ScopedEnv e(kBudgetEnv, "0");
+    EXPECT_EQ(gpu_memory_budget_bytes(), 0u);
+  }
+  for (const char* bad : {"", "x", "-1", "12MB", "1e3", "99999999999999999999", "17592186044416"}) {
+    ScopedEnv e(kBudgetEnv, bad);
+    EXPECT_THROW(gpu_memory_budget_bytes(), UsageError) << "'" << bad << "'";
+  }
+}
+
+TEST(GpuChunking, RobustCsvAndEdfFilesOverTheBudgetGoThroughTheHost) {
+  const auto dir = testutil::fresh_dir();
+  testutil::write_signal_csv(dir / "rec.csv", std::vector<float>(1000, 0.5f));
+  const std::string csv = (dir / "rec.csv").string();
+  ScopedEnv none(kBudgetEnv, "0");
+  EXPECT_TRUE(chunk_on_host_for_gpu(csv, Preset::robust, 600.0));
+  EXPECT_FALSE(chunk_on_host_for_gpu(csv, Preset::seed, 600.0));  // the seed preset is whole-signal only
+  EXPECT_FALSE(chunk_on_host_for_gpu(csv, Preset::robust, 0.0));  // --chunk-seconds 0: whole, as asked
+  EXPECT_FALSE(chunk_on_host_for_gpu((dir / "rec.hea").string(), Preset::robust, 600.0));  // WFDB: read whole
+  EXPECT_FALSE(chunk_on_host_for_gpu((dir / "missing.csv").string(), Preset::robust, 600.0));  // the reader says why
+  ScopedEnv plenty(kBudgetEnv, "1");  // 1 MiB: 16384 samples, the file has ~1000
+  EXPECT_FALSE(chunk_on_host_for_gpu(csv, Preset::robust, 600.0));
+}
+
+// The column `name` of a CSV text, one string a row.
+std::vector<std::string> csv_column(const std::string& text, const std::string& name) {
+  std::istringstream in(text);
+  std::string line, cell;
+  std::getline(in, line);
+  std::size_t index = 0, k = 0;
+  for (std::istringstream h(line); std::getline(h, cell, ','); ++k)
+    if (cell == name) index = k;
+  std::vector<std::string> out;
+  while (std::getline(in, line)) {
+    std::istringstream row(line);
+    for (k = 0; std::getline(row, cell, ',') && k < index; ++k) {
+    }
+    out.push_back(cell);
+  }
+  return out;
+}
+
+// On the GPU, a recording over the budget gives the whole GPU path's R peaks, beats and classes
+// (the matrix is the same rows; its training on the GPU is compared by its counts, not its bits).
+TEST(GpuChunkingCli, OverTheBudgetRunAndDetectGiveTheWholeGpuPathsResults) {
+  SKIP_WITHOUT_GPU();
+  const auto dir = testutil::fresh_dir();
+  testutil::write_signal_csv(dir / "rec.csv", synth_signal(250.0, 250 * 200, SynthScenario::bigeminy));
+  const std::string in = "'" + (dir / "rec.csv").string() + "'";
+  std::string log;
+  for (const char* budget : {"0", "1024"}) {
+    ScopedEnv e(kBudgetEnv, budget);
+    const std::string tag = budget;
+    const auto r = testutil::run_ecgpipe("run " + in + " --device cuda --epochs 2 --out '" + (dir / ("run" + tag)).string() + "'", dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+    if (tag == "0") log = r.err;
+    const auto d = testutil::run_ecgpipe("-q detect " + in + " --device cuda --out '" + (dir / ("detect" + tag + ".csv")).string() + "'", dir);
+    ASSERT_EQ(d.code, 0) << d.err;
+  }
+  EXPECT_NE(log.find("read and detected in chunks on the host"), std::string::npos) << log;
+  EXPECT_EQ(testutil::read_text(dir / "detect0.csv"), testutil::read_text(dir / "detect1024.csv"));
+  const std::string a = testutil::read_text(dir / "run0" / "beats.csv"), b = testutil::read_text(dir / "run1024" / "beats.csv");
+  for (const char* column : {"start", "r_peak", "length", "class"}) EXPECT_EQ(csv_column(a, column), csv_column(b, column)) << column;
+  EXPECT_GT(csv_column(a, "r_peak").size(), 200u);
+  const auto ja = nlohmann::json::parse(testutil::read_text(dir / "run0" / "report.json"));
+  const auto jb = nlohmann::json::parse(testutil::read_text(dir / "run1024" / "report.json"));
+  for (const char* key : {"counts", "classes", "holter"}) EXPECT_EQ(ja[key], jb[key]) << key;
+  EXPECT_EQ(ja["device"], "cuda");
+}
+#endif  // ECGPIPE_WITH_CUDA
+
+}  // namespace

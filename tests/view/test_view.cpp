@@ -1,0 +1,336 @@
+// `ecgpipe view`: loading an output folder, and the HTTP server's answers (httplib's client
+// against a server on a free loopback port), bad requests included; the CLI's start-up errors
+// and its clean stop on Ctrl-C. The page itself is tested in a browser (tests/browser/).
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "ecgpipe/common/error.hpp"
+#include "ecgpipe/view/view.hpp"
+#include "test_util.hpp"
+
+namespace {
+
+using namespace testutil;
+using nlohmann::json;
+
+constexpr int kBeats = 10, kRr = 200;
+
+// R peaks of synthetic_ecg(kBeats, kRr).
+std::vector<std::int64_t> true_peaks() {
+  std::vector<std::int64_t> p;
+  for (int b = 0; b < kBeats; ++b) p.push_back(kRr + b * kRr + (b % 3) * 2);
+  return p;
+}
+
+// An output folder as `ecgpipe run` leaves it, written by hand: detections miss beat 4 (an FN
+// against the reference) and add one at sample 1100 (an FP: 98 samples from beat 4, beyond the
+// 37-sample tolerance); beat 7 is the top outlier.
+fs::path make_out_dir(const fs::path& dir, bool with_class, bool with_reference) {
+  const auto rec = dir / "rec.csv";
+  write_signal_csv(rec, synthetic_ecg(kBeats, kRr));
+  const auto out = dir / "out";
+  fs::create_directories(out);
+  std::vector<std::int64_t> det = true_peaks();
+  det.erase(det.begin() + 4);
+  det.insert(std::upper_bound(det.begin(), det.end(), 1100), 1100);
+  std::string beats = std::string("index,start,r_peak,score,outlier") + (with_class ? ",class" : "") + "\n";
+  for (std::size_t i = 0; i < det.size(); ++i) {
+    const bool top = det[i] == true_peaks()[7];
+    beats += std::to_string(i) + "," + std::to_string(det[i] - 50) + "," + std::to_string(det[i]) + "," +
+             (top ? "3.5" : "0.1") + "," + (top ? "1" : "0") + (with_class ? (top ? ",V" : ",N") : "") + "\n";
+  }
+  write_text(out / "beats.csv", beats);
+  const auto top = static_cast<std::size_t>(std::find(det.begin(), det.end(), true_peaks()[7]) - det.begin());
+  write_text(out / "outliers.csv", "rank,index,r_peak,time_s,time,score,outlier\n1," + std::to_string(top) + "," +
+                                       std::to_string(det[top]) + ",6.4,0:00:06.4,3.5,1\n2,0," +
+                                       std::to_string(det[0]) + ",0.8,0:00:00.8,0.1,0\n");
+  json report{{"input", {{"path", rec.string()}, {"column", ""}, {"header", true}}},
+              {"parameters", {{"fs", 250.0}}},
+              {"outliers", {{"threshold", 1.0}}}};
+  if (with_reference) {
+    std::string ref = "sample,symbol\n";
+    for (auto p : true_peaks()) ref += std::to_string(p) + "," + (p == true_peaks()[7] ? "V" : "N") + "\n";
+    write_text(dir / "ref.csv", ref);
+    report["evaluation"] = {{"reference", (dir / "ref.csv").string()}};
+  }
+  write_text(out / "report.json", report.dump(2));
+  write_text(out / "report.html", "<html>report</html>");
+  return out;
+}
+
+// A server over a loaded folder on a free loopback port, serving on its own thread.
+struct Served {
+  std::shared_ptr<const ecgpipe::ViewData> data;
+  ecgpipe::ViewServer server;
+  int port;
+  std::thread thread;
+  explicit Served(const ecgpipe::ViewOptions& o)
+      : data(std::make_shared<const ecgpipe::ViewData>(ecgpipe::load_view_data(o))),
+        server(data),
+        port(server.bind("127.0.0.1", 0)),
+        thread([this] { server.listen(); }) {}
+  ~Served() {
+    server.stop();
+    thread.join();
+  }
+  httplib::Client client() const { return httplib::Client("127.0.0.1", port); }
+};
+
+ecgpipe::ViewOptions options_for(const fs::path& out) {
+  ecgpipe::ViewOptions o;
+  o.out_dir = out.string();
+  return o;
+}
+
+int status_of(const httplib::Client& c, const std::string& path) {
+  auto& cli = const_cast<httplib::Client&>(c);
+  const auto res = cli.Get(path.c_str());
+  return res ? res->status : -1;
+}
+
+}  // namespace
+
+TEST(View, LoadsFolderRecordingAndReference) {
+  const auto out = make_out_dir(fresh_dir(), true, true);
+  const auto d = ecgpipe::load_view_data(options_for(out));
+  EXPECT_EQ(d.pyramid.samples(), static_cast<std::int64_t>(synthetic_ecg(kBeats, kRr).size()));
+  EXPECT_EQ(d.fs, 250.0);
+  EXPECT_EQ(d.r_peak.size(), static_cast<std::size_t>(kBeats));  // one missed, one added
+  EXPECT_EQ(d.beat_class.size(), d.r_peak.size());
+  ASSERT_EQ(d.outliers.size(), 2u);
+  EXPECT_EQ(d.outliers[0].r_peak, true_peaks()[7]);
+  EXPECT_EQ(d.ref_sample, true_peaks());
+  EXPECT_EQ(d.match.tp, kBeats - 1);
+  EXPECT_EQ(d.match.fn, 1);
+  EXPECT_EQ(d.match.fp, 1);
+}
+
+TEST(View, FindsARelativeRecordingBesideTheOutputFolder) {
+  // `ecgpipe run rec.csv --out out` in dir writes "rec.csv" into report.json; a viewer started
+  // elsewhere (the test's working directory) finds it from the folder's parent.
+  const auto dir = fresh_dir();
+  const auto out = make_out_dir(dir, false, true);
+  auto report = json::parse(read_text(out / "report.json"));
+  report["input"]["path"] = "rec.csv";
+  report["evaluation"]["reference"] = "ref.csv";
+  write_text(out / "report.json", report.dump());
+  ASSERT_FALSE(fs::exists("rec.csv"));
+  for (const std::string& given : {out.string(), out.string() + "/"}) {
+    const auto d = ecgpipe::load_view_data(options_for(given));
+    EXPECT_EQ(fs::path(d.recording), dir / "rec.csv") << given;
+    EXPECT_EQ(fs::path(d.reference), dir / "ref.csv") << given;
+    EXPECT_EQ(d.match.fn, 1);
+  }
+}
+
+TEST(View, MetaTilesBeatsHeartRateAndOutliers) {
+  const auto out = make_out_dir(fresh_dir(), true, true);
+  Served s(options_for(out));
+  auto c = s.client();
+  auto meta = c.Get("/api/meta");
+  ASSERT_TRUE(meta);
+  ASSERT_EQ(meta->status, 200);
+  const auto m = json::parse(meta->body);
+  const std::int64_t n = m.at("samples");
+  EXPECT_EQ(n, s.data->pyramid.samples());
+  EXPECT_TRUE(m.at("has_class"));
+  EXPECT_EQ(m.at("reference").at("fn"), 1);
+
+  // Every tile of every level comes back with the pyramid's exact values (bytes compared).
+  for (int level = 0; level < s.data->pyramid.levels(); ++level) {
+    for (std::int64_t t = 0; t < s.data->pyramid.tiles(level); ++t) {
+      auto r = c.Get(("/api/tile?level=" + std::to_string(level) + "&tile=" + std::to_string(t)).c_str());
+      ASSERT_TRUE(r);
+      ASSERT_EQ(r->status, 200);
+      std::vector<float> expected;
+      ASSERT_TRUE(s.data->pyramid.tile(level, t, expected));
+      ASSERT_EQ(r->body.size(), expected.size() * sizeof(float));
+      EXPECT_EQ(0, std::memcmp(r->body.data(), expected.data(), r->body.size())) << level << "/" << t;
+    }
+  }
+
+  // Beats in [from, to): detections with class, score and match flags; reference beats.
+  const auto p = true_peaks();
+  auto b = c.Get(("/api/beats?from=" + std::to_string(p[3]) + "&to=" + std::to_string(p[5] + 1)).c_str());
+  ASSERT_TRUE(b);
+  ASSERT_EQ(b->status, 200);
+  const auto j = json::parse(b->body);
+  EXPECT_EQ(j.at("beats").at("r_peak"), (std::vector<std::int64_t>{p[3], 1100, p[5]}));
+  EXPECT_EQ(j.at("beats").at("matched"), (std::vector<int>{1, 0, 1})) << "1100 is a false positive";
+  EXPECT_EQ(j.at("beats").at("class"), "NNN");
+  EXPECT_EQ(j.at("reference").at("sample"), (std::vector<std::int64_t>{p[3], p[4], p[5]}));
+  EXPECT_EQ(j.at("reference").at("matched"), (std::vector<int>{1, 0, 1})) << "beat 4 was missed";
+
+  // Heart rate 60 fs / RR: the shortest RR is 1100 -> p[5] = 1204 (104 samples), the longest
+  // p[3] = 800 -> 1100 (300 samples).
+  auto h = c.Get(("/api/hr?from=0&to=" + std::to_string(n) + "&bins=4").c_str());
+  ASSERT_TRUE(h);
+  ASSERT_EQ(h->status, 200);
+  const auto hr = json::parse(h->body);
+  ASSERT_EQ(hr.at("mean").size(), 4u);
+  auto none = c.Get("/api/hr?from=0&to=150&bins=1");  // before the first beat
+  ASSERT_TRUE(none);
+  EXPECT_TRUE(json::parse(none->body).at("mean")[0].is_null());
+  double top = 0, bottom = 1e9;
+  for (std::size_t k = 0; k < 4; ++k) {
+    if (hr.at("max")[k].is_null()) continue;
+    top = std::max(top, hr.at("max")[k].get<double>());
+    bottom = std::min(bottom, hr.at("min")[k].get<double>());
+    EXPECT_LE(hr.at("min")[k].get<double>(), hr.at("mean")[k].get<double>());
+    EXPECT_LE(hr.at("mean")[k].get<double>(), hr.at("max")[k].get<double>());
+  }
+  EXPECT_DOUBLE_EQ(top, 60.0 * 250 / 104);
+  EXPECT_DOUBLE_EQ(bottom, 60.0 * 250 / 300);
+
+  auto o = c.Get("/api/outliers");
+  ASSERT_TRUE(o);
+  EXPECT_EQ(json::parse(o->body).at(0).at("r_peak"), p[7]);
+  auto page = c.Get("/");
+  ASSERT_TRUE(page);
+  EXPECT_NE(page->body.find("<script src=\"/view.js\">"), std::string::npos);
+  auto js = c.Get("/view.js");
+  ASSERT_TRUE(js);
+  EXPECT_NE(js->body.find("window.ecgview"), std::string::npos);
+  EXPECT_EQ(status_of(c, "/files/report.html"), 200);
+  // A browser asking for brotli gets gzip (brotli at httplib's quality took 140-270 ms a reply).
+  auto gz = c.Get("/api/outliers", httplib::Headers{{"Accept-Encoding", "gzip, deflate, br"}});
+  ASSERT_TRUE(gz);
+  EXPECT_EQ(gz->get_header_value("Content-Encoding"), "gzip");
+  EXPECT_EQ(json::parse(gz->body).at(0).at("r_peak"), p[7]) << "httplib's client decompresses";
+}
+
+TEST(View, BadRequestsAreRefused) {
+  const auto out = make_out_dir(fresh_dir(), false, false);
+  Served s(options_for(out));
+  auto c = s.client();
+  const int levels = s.data->pyramid.levels();
+  // Tiles outside the pyramid: 404.
+  EXPECT_EQ(status_of(c, "/api/tile?level=0&tile=" + std::to_string(s.data->pyramid.tiles(0))), 404);
+  EXPECT_EQ(status_of(c, "/api/tile?level=" + std::to_string(levels) + "&tile=0"), 404);
+  EXPECT_EQ(status_of(c, "/api/tile?level=-1&tile=0"), 404);
+  EXPECT_EQ(status_of(c, "/api/tile?level=0&tile=-1"), 404);
+  // Malformed or missing parameters: 400.
+  for (const char* q : {"/api/tile", "/api/tile?level=0", "/api/tile?level=zero&tile=0", "/api/tile?level=0&tile=1x",
+                        "/api/tile?level=0&tile=", "/api/tile?level=%zz&tile=0", "/api/tile?level=0&tile=99999999999999999999",
+                        "/api/tile?level=0&tile=+1", "/api/tile?level=0&tile=%201", "/api/tile?&&=&level",
+                        "/api/beats?from=10", "/api/beats?from=10&to=10", "/api/beats?from=20&to=10",
+                        "/api/beats?from=-5&to=10", "/api/beats?from=a&to=b", "/api/hr?from=0&to=100",
+                        "/api/hr?from=0&to=100&bins=0", "/api/hr?from=0&to=100&bins=10001", "/api/hr?from=0&to=100&bins=1.5"}) {
+    EXPECT_EQ(status_of(c, q), 400) << q;
+  }
+  // Paths outside the routes, and the folder's other files: 404, never a file's content.
+  for (const char* path : {"/../report.json", "/files/../report.json", "/files/..%2freport.json", "/files/%2e%2e%2f%2e%2e%2fetc%2fpasswd",
+                           "/%2e%2e/%2e%2e/etc/passwd", "/files/model.pt", "/files/", "/files/report.json/..",
+                           "/etc/passwd", "/view.js/../../etc/passwd", "/api/tiles", "/index.html"}) {
+    auto r = c.Get(path);
+    ASSERT_TRUE(r) << path;
+    EXPECT_EQ(r->status, 404) << path;
+    EXPECT_EQ(r->body.find("root:"), std::string::npos) << path;
+  }
+  // Ranges past the end are fine (the page asks for a margin).
+  EXPECT_EQ(status_of(c, "/api/beats?from=0&to=999999999"), 200);
+  EXPECT_EQ(status_of(c, "/files/report.json"), 200);
+  auto r = c.Post("/api/meta", "x", "text/plain");
+  ASSERT_TRUE(r);
+  EXPECT_NE(r->status, 200) << "GET only";
+}
+
+TEST(View, MissingOrPartialFolderIsAnInputError) {
+  const auto dir = fresh_dir();
+  EXPECT_THROW(ecgpipe::load_view_data(options_for(dir / "nope")), ecgpipe::InputError);
+  const auto out = make_out_dir(dir, false, false);
+  for (const char* name : {"beats.csv", "outliers.csv", "report.json"}) {
+    const auto part = dir / (std::string("part_") + name);
+    fs::create_directories(part);
+    for (const char* f : {"beats.csv", "outliers.csv", "report.json"})
+      if (std::string(f) != name) fs::copy_file(out / f, part / f);
+    EXPECT_THROW(ecgpipe::load_view_data(options_for(part)), ecgpipe::InputError) << "without " << name;
+  }
+  // A recording that is gone, and beats beyond the recording's end.
+  auto o = options_for(out);
+  o.recording = (dir / "gone.csv").string();
+  EXPECT_THROW(ecgpipe::load_view_data(o), ecgpipe::InputError);
+  write_signal_csv(dir / "short.csv", std::vector<float>(100, 0.f));
+  o.recording = (dir / "short.csv").string();
+  EXPECT_THROW(ecgpipe::load_view_data(o), ecgpipe::InputError);
+  write_text(out / "report.json", "{ not json");
+  EXPECT_THROW(ecgpipe::load_view_data(options_for(out)), ecgpipe::InputError);
+}
+
+TEST(View, CliStartupErrorsHaveExitCodes) {
+  const auto dir = fresh_dir();
+  auto r = run_ecgpipe("view '" + (dir / "nope").string() + "' --port 0", dir);
+  EXPECT_EQ(r.code, 3) << r.err;
+  EXPECT_EQ(count_lines(r.err), 1u) << r.err;
+  EXPECT_NE(r.err.find("no such directory"), std::string::npos) << r.err;
+  const auto out = make_out_dir(dir, false, false);
+  r = run_ecgpipe("view '" + out.string() + "' --port 70000", dir);
+  EXPECT_EQ(r.code, 2) << r.err;
+  // A port already taken: exit 4 (cannot serve).
+  Served busy(options_for(out));
+  r = run_ecgpipe("view '" + out.string() + "' --port " + std::to_string(busy.port), dir);
+  EXPECT_EQ(r.code, 4) << r.err;
+  EXPECT_NE(r.err.find("cannot listen"), std::string::npos) << r.err;
+}
+
+namespace {
+
+// Starts ecgpipe with `args`, reads the URL line it prints, fetches /api/meta from it, sends
+// Ctrl-C (SIGINT) and returns the meta record; the process must exit 0.
+json meta_then_ctrl_c(std::vector<std::string> args) {
+  int pipe_fd[2];
+  EXPECT_EQ(::pipe(pipe_fd), 0);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::dup2(pipe_fd[1], STDOUT_FILENO);
+    ::close(pipe_fd[0]);
+    args.insert(args.begin(), ECGPIPE_EXE);
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    ::execv(ECGPIPE_EXE, argv.data());
+    ::_exit(127);
+  }
+  ::close(pipe_fd[1]);
+  std::string line;
+  char ch = 0;
+  while (::read(pipe_fd[0], &ch, 1) == 1 && ch != '\n') line += ch;  // stdout: only the URL
+  ::close(pipe_fd[0]);
+  json meta;
+  if (line.rfind("http://127.0.0.1:", 0) == 0) {
+    httplib::Client c("127.0.0.1", std::stoi(line.substr(17)));
+    if (auto res = c.Get("/api/meta"); res && res->status == 200) meta = json::parse(res->body);
+  }
+  if (meta.is_null()) ADD_FAILURE() << "no URL, or no meta record from it: '" << line << "'";
+  ::kill(pid, SIGINT);
+  int status = 0;
+  EXPECT_EQ(::waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status)) << "ended by a signal instead of exiting";
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  return meta;
+}
+
+}  // namespace
+
+TEST(View, CliPrintsUrlServesAndStopsCleanlyOnCtrlC) {
+  const auto out = make_out_dir(fresh_dir(), false, true);
+  const json meta = meta_then_ctrl_c({"-q", "view", out.string(), "--port", "0"});
+  ASSERT_FALSE(meta.is_null());
+  EXPECT_TRUE(meta.at("has_reference"));
+}
+
+TEST(View, CliRunWithViewServesItsOutputs) {
+  const auto dir = fresh_dir();
+  const std::string sample = ECGPIPE_SOURCE_DIR "/data/sample.csv";
+  const json meta = meta_then_ctrl_c({"-q", "run", sample, "--epochs", "1", "--device", "cpu", "--out",
+                                      (dir / "out").string(), "--view", "--view-port", "0"});
+  ASSERT_FALSE(meta.is_null());
+  EXPECT_EQ(meta.at("samples"), 150000) << "the bundled sample: 10 minutes at 250 Hz";
+  EXPECT_FALSE(meta.at("has_reference"));
+}
