@@ -1,7 +1,9 @@
 // The HTTP side of `ecgpipe view` (view.hpp): cpp-httplib routes answering from a ViewData in
 // memory, and serving until Ctrl-C.
 #include <httplib.h>
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <signal.h>
 #include <unistd.h>
 #include <spdlog/spdlog.h>
@@ -11,15 +13,19 @@
 #include <chrono>
 #include <charconv>
 #include <cerrno>
+#include <climits>
 #include <cmath>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
 #include <cstring>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
 
 #include "ecgpipe/common/error.hpp"
 #include "ecgpipe/view/view.hpp"
+#include "common/text.hpp"
 #include "view/view_assets.hpp"
 
 namespace ecgpipe {
@@ -32,6 +38,18 @@ using nlohmann::json;
 constexpr std::size_t kMaxBeatsPerRequest = 20000;
 // Most heart-rate bins per request: more than any screen has pixels.
 constexpr std::int64_t kMaxHrBins = 10000;
+
+// Bounds that keep one client from holding up the others (issue 25: eight slow clients stalled the
+// viewer; a 300 MB request body was buffered whole). The viewer takes no uploads, so a body is
+// refused (413) past a few kB without being read; a read that waits longer than kReadTimeoutS
+// ends its connection; each connection has its own thread (up to kMaxConnections at once; more
+// wait for one to end), so a slow client delays nobody else; stop() waits kStopGrace for the
+// connections still open and leaves the rest to end on their own (ConnectionThreads).
+constexpr std::size_t kMaxRequestBody = 8 * 1024;
+constexpr time_t kReadTimeoutS = 5;
+constexpr time_t kWriteTimeoutS = 5;
+constexpr std::size_t kMaxConnections = 256;
+constexpr auto kStopGrace = std::chrono::milliseconds(1000);
 
 // The write end of the pipe a SIGINT/SIGTERM handler writes to while a server runs (-1: none).
 volatile sig_atomic_t g_stop_fd = -1;
@@ -225,6 +243,130 @@ json outliers_json(const ViewData& d) {
 }
 
 // The output files the page links to; nothing else of the folder (or beyond it) is served.
+// httplib's task queue, a thread per connection. Each thread holds `keep`, the server's state, so
+// that a thread still reading a client when stop() has returned (a client trickling its headers)
+// never outlives what it uses; the process exits without waiting for it.
+class ConnectionThreads final : public httplib::TaskQueue {
+ public:
+  explicit ConnectionThreads(std::shared_ptr<void> keep) : state_(std::make_shared<State>()) { state_->keep = std::move(keep); }
+
+  void enqueue(std::function<void()> fn) override {
+    std::lock_guard<std::mutex> lock(state_->mu);
+    state_->pending.push_back(std::move(fn));
+    start_pending(state_);
+  }
+
+  void shutdown() override {
+    std::unique_lock<std::mutex> lock(state_->mu);
+    state_->done.wait_for(lock, kStopGrace, [&] { return state_->running == 0 && state_->pending.empty(); });
+  }
+
+ private:
+  struct State {
+    std::mutex mu;
+    std::condition_variable done;
+    std::size_t running = 0;
+    std::deque<std::function<void()>> pending;
+    std::shared_ptr<void> keep;
+  };
+
+  // With state->mu held: starts waiting connections while fewer than kMaxConnections run. A thread
+  // that cannot be started (the system's limit) leaves its connection waiting for the next end.
+  static void start_pending(const std::shared_ptr<State>& state) {
+    while (state->running < kMaxConnections && !state->pending.empty()) {
+      std::function<void()> fn = std::move(state->pending.front());
+      state->pending.pop_front();
+      try {
+        std::thread([state, fn]() {
+          fn();
+          std::lock_guard<std::mutex> lock(state->mu);
+          --state->running;
+          start_pending(state);
+          state->done.notify_all();
+        }).detach();
+        ++state->running;
+      } catch (const std::system_error&) {
+        state->pending.push_front(std::move(fn));
+        return;
+      }
+    }
+  }
+
+  std::shared_ptr<State> state_;
+};
+
+bool is_loopback_name(const std::string& host) {
+  in_addr v4{};
+  in6_addr v6{};
+  if (host == "localhost") return true;
+  if (::inet_pton(AF_INET, host.c_str(), &v4) == 1) return (ntohl(v4.s_addr) >> 24) == 127;
+  return ::inet_pton(AF_INET6, host.c_str(), &v6) == 1 && IN6_IS_ADDR_LOOPBACK(&v6);
+}
+
+bool is_any_address(const std::string& host) {
+  in_addr v4{};
+  in6_addr v6{};
+  if (host == "0") return true;  // getaddrinfo reads "0" as 0.0.0.0
+  if (::inet_pton(AF_INET, host.c_str(), &v4) == 1) return v4.s_addr == htonl(INADDR_ANY);
+  return ::inet_pton(AF_INET6, host.c_str(), &v6) == 1 && IN6_IS_ADDR_UNSPECIFIED(&v6);
+}
+
+// Whether a request's Host header names this server: the bound address, localhost, or an IP
+// literal. A DNS name other than these is refused: a page on another origin can point its own
+// name at 127.0.0.1 (DNS rebinding) and would otherwise read the recordings as same-origin.
+bool host_allowed(const std::string& header, const std::string& bound) {
+  std::string host = header;
+  if (!host.empty() && host.front() == '[') {
+    const std::size_t end = host.find(']');
+    if (end == std::string::npos) return false;
+    host = host.substr(1, end - 1);
+  } else if (const std::size_t colon = host.rfind(':'); colon != std::string::npos) {
+    host = host.substr(0, colon);
+  }
+  host = text::lower(host);
+  if (host.empty()) return false;
+  if (host == "localhost" || host == text::lower(bound)) return true;
+  in_addr v4{};
+  in6_addr v6{};
+  return ::inet_pton(AF_INET, host.c_str(), &v4) == 1 || ::inet_pton(AF_INET6, host.c_str(), &v6) == 1;
+}
+
+// The bytes of out_dir/name if that is a regular file whose real path lies inside the real
+// out_dir (a symlink out of the folder is not followed), read without blocking (a FIFO would hold
+// the handler, and with it Ctrl-C); otherwise false and why.
+bool read_served_file(const std::string& out_dir, const std::string& name, std::string& bytes, std::string& why) {
+  char dir_buf[PATH_MAX], file_buf[PATH_MAX];
+  const std::string path = out_dir + "/" + name;
+  if (::realpath(out_dir.c_str(), dir_buf) == nullptr || ::realpath(path.c_str(), file_buf) == nullptr) {
+    why = name + " is not in " + out_dir;
+    return false;
+  }
+  const std::string dir = dir_buf, file = file_buf;
+  if (file.compare(0, dir.size() + 1, dir + "/") != 0) {
+    why = name + " leads out of " + out_dir + "; not served";
+    return false;
+  }
+  const int fd = ::open(file.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
+  struct stat st {};
+  if (fd < 0 || ::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    if (fd >= 0) ::close(fd);
+    why = name + " is not a regular file in " + out_dir;
+    return false;
+  }
+  bytes.clear();
+  char buf[1 << 16];
+  for (;;) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      ::close(fd);
+      if (n < 0) why = "cannot read " + name + ": " + std::strerror(errno);
+      return n == 0;
+    }
+    bytes.append(buf, static_cast<std::size_t>(n));
+  }
+}
+
 bool served_file(const std::string& name) {
   return name == "report.html" || name == "report.json" || name == "beats.csv" || name == "outliers.csv";
 }
@@ -234,12 +376,20 @@ bool served_file(const std::string& name) {
 struct ViewServer::Impl {
   std::shared_ptr<const ViewData> data;
   httplib::Server server;
+  std::string bound;  // the address given to bind()
 };
 
-ViewServer::ViewServer(std::shared_ptr<const ViewData> data) : impl_(std::make_unique<Impl>()) {
+ViewServer::ViewServer(std::shared_ptr<const ViewData> data) : impl_(std::make_shared<Impl>()) {
   impl_->data = std::move(data);
   const ViewData& d = *impl_->data;
   auto& s = impl_->server;
+  s.set_payload_max_length(kMaxRequestBody);
+  s.set_read_timeout(kReadTimeoutS, 0);
+  s.set_write_timeout(kWriteTimeoutS, 0);
+  s.set_keep_alive_timeout(kReadTimeoutS);
+  std::weak_ptr<Impl> weak = impl_;  // the queue is made in listen(), while impl_ is alive
+  s.new_task_queue = [weak] { return new ConnectionThreads(weak.lock()); };
+  const std::string* bound = &impl_->bound;
   const std::string meta = meta_json(d).dump(), outliers = outliers_json(d).dump();
   // httplib's default also sets SO_REUSEPORT, with which a second viewer on a taken port binds
   // silently and the two share its connections; SO_REUSEADDR alone still allows a quick restart.
@@ -250,7 +400,11 @@ ViewServer::ViewServer(std::shared_ptr<const ViewData> data) : impl_(std::make_u
   // Debian's httplib answers a browser's "Accept-Encoding: br" with brotli at its highest quality,
   // which took 140-270 ms for a 30 kB JSON reply here (gzip: 4-12 ms): browsers get gzip. The
   // request is ours to edit: httplib hands the handler a const view of its own non-const object.
-  s.set_pre_routing_handler([](const httplib::Request& req, httplib::Response&) {
+  s.set_pre_routing_handler([bound](const httplib::Request& req, httplib::Response& res) {
+    if (!host_allowed(req.get_header_value("Host"), *bound)) {
+      reply_error(res, 403, "this viewer answers only requests for " + *bound + ", localhost or an IP address");
+      return httplib::Server::HandlerResponse::Handled;
+    }
     auto& headers = const_cast<httplib::Request&>(req).headers;
     const auto it = headers.find("Accept-Encoding");
     if (it != headers.end()) {
@@ -274,13 +428,11 @@ ViewServer::ViewServer(std::shared_ptr<const ViewData> data) : impl_(std::make_u
   s.Get(R"(/files/([^/]+))", [&d](const httplib::Request& req, httplib::Response& res) {
     const std::string name = req.matches[1];
     if (!served_file(name)) return reply_error(res, 404, "not served: " + name);
-    std::ifstream in(d.out_dir + "/" + name, std::ios::binary);
-    if (!in) return reply_error(res, 404, name + " is not in " + d.out_dir);
-    std::stringstream text;
-    text << in.rdbuf();
+    std::string bytes, why;
+    if (!read_served_file(d.out_dir, name, bytes, why)) return reply_error(res, 404, why);
     const bool html = name.size() > 5 && name.compare(name.size() - 5, 5, ".html") == 0;
     const bool js = name.size() > 5 && name.compare(name.size() - 5, 5, ".json") == 0;
-    res.set_content(text.str(), html ? "text/html; charset=utf-8" : js ? "application/json" : "text/csv");
+    res.set_content(std::move(bytes), html ? "text/html; charset=utf-8" : js ? "application/json" : "text/csv");
   });
   // Unknown paths (and so any attempt at ../): a short JSON error instead of an empty 404.
   s.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
@@ -293,6 +445,8 @@ ViewServer::~ViewServer() { stop(); }
 int ViewServer::bind(const std::string& address, int port) {
   auto& s = impl_->server;
   if (port < 0 || port > 65535) throw UsageError("--port must be in 0..65535");
+  if (address.empty()) throw UsageError("--bind needs an address (127.0.0.1 serves this machine only)");
+  impl_->bound = address;
   const int bound = port == 0 ? s.bind_to_any_port(address) : (s.bind_to_port(address, port) ? port : -1);
   if (bound < 0) {
     throw OutputError("cannot listen on " + address + ":" + std::to_string(port) +
@@ -308,6 +462,7 @@ void ViewServer::stop() {
 }
 
 void serve_view(const ViewOptions& options, std::ostream& url_out) {
+  if (options.bind.empty()) throw UsageError("--bind needs an address (127.0.0.1 serves this machine only)");
   auto data = std::make_shared<const ViewData>(load_view_data(options));
   ViewServer server(data);
   const int port = server.bind(options.bind, options.port);
@@ -329,6 +484,13 @@ void serve_view(const ViewOptions& options, std::ostream& url_out) {
     }
   });
   const std::string host = options.bind.find(':') != std::string::npos ? "[" + options.bind + "]" : options.bind;
+  if (is_any_address(options.bind)) {
+    spdlog::warn("view: --bind {} listens on every network interface: anyone who can reach this machine can read "
+                 "these recordings; 127.0.0.1 serves this machine only", options.bind);
+  } else if (!is_loopback_name(options.bind)) {
+    spdlog::warn("view: --bind {} is reachable from the network: anyone who can reach it can read these recordings",
+                 options.bind);
+  }
   url_out << "http://" << host << ":" << port << "/" << std::endl;
   spdlog::info("view: serving {} on http://{}:{}/ (Ctrl-C stops)", options.out_dir, host, port);
   server.listen();

@@ -3,10 +3,18 @@
 // and its clean stop on Ctrl-C. The page itself is tested in a browser (tests/browser/).
 #include <gtest/gtest.h>
 #include <httplib.h>
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -86,6 +94,38 @@ ecgpipe::ViewOptions options_for(const fs::path& out) {
   ecgpipe::ViewOptions o;
   o.out_dir = out.string();
   return o;
+}
+
+// A raw TCP connection to 127.0.0.1:port (what a slow or hostile client does, byte by byte).
+struct RawClient {
+  int fd = -1;
+  explicit RawClient(int port) {
+    fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(static_cast<std::uint16_t>(port));
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) ADD_FAILURE() << "cannot connect";
+  }
+  ~RawClient() { ::close(fd); }
+  RawClient(const RawClient&) = delete;
+  RawClient& operator=(const RawClient&) = delete;
+  void send(const std::string& bytes) const { (void)!::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL); }
+  // The status line's code, waiting at most `seconds`; -1 if none came.
+  int status(int seconds) const {
+    timeval tv{seconds, 0};
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    std::string head;
+    char c = 0;
+    while (head.size() < 64 && ::recv(fd, &c, 1, 0) == 1 && c != '\n') head += c;
+    return head.rfind("HTTP/1.1 ", 0) == 0 && head.size() >= 12 ? std::stoi(head.substr(9, 3)) : -1;
+  }
+};
+
+int status_with_host(int port, const std::string& host) {
+  httplib::Client c("127.0.0.1", port);
+  const auto res = c.Get("/api/meta", httplib::Headers{{"Host", host}});
+  return res ? res->status : -1;
 }
 
 int status_of(const httplib::Client& c, const std::string& path) {
@@ -333,4 +373,164 @@ TEST(View, CliRunWithViewServesItsOutputs) {
   ASSERT_FALSE(meta.is_null());
   EXPECT_EQ(meta.at("samples"), 150000) << "the bundled sample: 10 minutes at 250 Hz";
   EXPECT_FALSE(meta.at("has_reference"));
+}
+
+// DNS rebinding (issue 25: `Host: attacker.example` got 200 and beats.csv): only the bound address,
+// localhost and IP literals are answered.
+TEST(View, AnswersOnlyRequestsForItsOwnHost) {
+  const auto out = make_out_dir(fresh_dir(), false, false);
+  Served s(options_for(out));
+  const std::string port = ":" + std::to_string(s.port);
+  EXPECT_EQ(status_with_host(s.port, "127.0.0.1" + port), 200);
+  EXPECT_EQ(status_with_host(s.port, "localhost" + port), 200);
+  EXPECT_EQ(status_with_host(s.port, "LOCALHOST"), 200);
+  EXPECT_EQ(status_with_host(s.port, "[::1]" + port), 200);
+  EXPECT_EQ(status_with_host(s.port, "attacker.example" + port), 403);
+  EXPECT_EQ(status_with_host(s.port, "attacker.example"), 403);
+  EXPECT_EQ(status_with_host(s.port, "localhost.attacker.example"), 403);
+  EXPECT_EQ(status_with_host(s.port, "[::1"), 403);
+  RawClient no_host(s.port);
+  no_host.send("GET /files/beats.csv HTTP/1.1\r\n\r\n");
+  EXPECT_EQ(no_host.status(5), 403) << "HTTP/1.1 without a Host header";
+}
+
+// /files/ serves regular files inside the folder only (issue 25: a symlink in OUT_DIR served any
+// file of the user; a FIFO named like an output held the handler and Ctrl-C).
+TEST(View, ServesOnlyRegularFilesInsideTheFolder) {
+  const auto dir = fresh_dir();
+  const auto out = make_out_dir(dir, false, false);
+  write_text(dir / "secret.txt", "patient identifiable text");
+  Served s(options_for(out));
+  auto c = s.client();
+  // POSIX calls, not std::filesystem's remove/create_symlink: they crashed here (free(): invalid
+  // pointer) with Debian's LibTorch linked in, as tests/test_util.hpp notes for its iteration.
+  ::unlink((out / "report.html").c_str());
+  ASSERT_EQ(::symlink((dir / "secret.txt").c_str(), (out / "report.html").c_str()), 0);
+  auto res = c.Get("/files/report.html");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 404);
+  EXPECT_EQ(res->body.find("patient"), std::string::npos);
+  ::unlink((out / "report.html").c_str());
+  write_text(out / "inside.html", "<html>inside</html>");
+  ASSERT_EQ(::symlink("inside.html", (out / "report.html").c_str()), 0);
+  EXPECT_EQ(status_of(c, "/files/report.html"), 200) << "a link that stays inside the folder";
+  ::unlink((out / "report.html").c_str());
+  ASSERT_EQ(::mkdir((out / "report.html").c_str(), 0700), 0);
+  EXPECT_EQ(status_of(c, "/files/report.html"), 404) << "a directory";
+  ::unlink((out / "outliers.csv").c_str());
+  ASSERT_EQ(::mkfifo((out / "outliers.csv").c_str(), 0600), 0);
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_EQ(status_of(c, "/files/outliers.csv"), 404) << "a FIFO";
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(3)) << "answered without waiting for a writer";
+}
+
+// Slow clients and big bodies (issue 25: 8 slow clients left a normal request unanswered for 10 s;
+// a 300 MB body was buffered, +516 MiB): a normal request is still answered at once, a body is
+// refused unread, and stop() returns promptly while a client trickles its headers.
+TEST(View, SlowClientsAndBigBodiesHoldNobodyUp) {
+  const auto out = make_out_dir(fresh_dir(), false, false);
+  auto s = std::make_unique<Served>(options_for(out));
+  std::vector<std::unique_ptr<RawClient>> slow;
+  for (int i = 0; i < 16; ++i) {
+    slow.push_back(std::make_unique<RawClient>(s->port));
+    slow.back()->send("GET /api/meta HTTP/1.1\r\nHost: 127.0.0.1\r\n");  // and never the end of the headers
+  }
+  auto c = s->client();
+  c.set_read_timeout(3, 0);
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_EQ(status_of(c, "/api/meta"), 200);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(2));
+  RawClient big(s->port);
+  big.send("POST /api/meta HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 300000000\r\n\r\n" + std::string(4096, 'x'));
+  EXPECT_EQ(big.status(5), 413);
+  // A client that keeps sending one header byte at a time: stop() does not wait for it.
+  std::atomic<bool> trickle{true};
+  RawClient slowest(s->port);
+  std::thread trickler([&] {
+    slowest.send("GET /api/meta HTTP/1.1\r\nX: ");
+    while (trickle) {
+      slowest.send("a");
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  const auto t1 = std::chrono::steady_clock::now();
+  s.reset();  // stop() and join the serving thread
+  EXPECT_LT(std::chrono::steady_clock::now() - t1, std::chrono::seconds(3));
+  trickle = false;
+  trickler.join();
+}
+
+TEST(View, CliBindIsCheckedAndWarnsWhenReachableFromTheNetwork) {
+  const auto dir = fresh_dir();
+  const auto out = make_out_dir(dir, false, false);
+  auto r = run_ecgpipe("view '" + out.string() + "' --bind '' --port 0", dir);
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_EQ(count_lines(r.err), 1u) << r.err;
+  EXPECT_NE(r.err.find("--bind"), std::string::npos) << r.err;
+  // 0.0.0.0 serves every interface: the warning is on stderr before the URL (then Ctrl-C).
+  const pid_t pid = ::fork();
+  const std::string err_file = (dir / "err.txt").string();
+  if (pid == 0) {
+    const int fd = ::open(err_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    ::dup2(fd, STDERR_FILENO);
+    const int null = ::open("/dev/null", O_WRONLY);
+    ::dup2(null, STDOUT_FILENO);
+    ::execl(ECGPIPE_EXE, ECGPIPE_EXE, "view", out.c_str(), "--bind", "0.0.0.0", "--port", "0", static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  std::string err;
+  for (int i = 0; i < 100 && err.find("every network interface") == std::string::npos; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    err = read_text(err_file);
+  }
+  ::kill(pid, SIGINT);
+  int status = 0;
+  EXPECT_EQ(::waitpid(pid, &status, 0), pid);
+  EXPECT_NE(err.find("every network interface"), std::string::npos) << err;
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+// Ctrl-C stops the viewer within about a second while a client trickles its request (issue 25: 24 s)
+// and while a request asks for a FIFO in the folder (issue 25: only SIGKILL ended it).
+TEST(View, CliCtrlCStopsItPromptlyWhatEverTheClientsDo) {
+  const auto out = make_out_dir(fresh_dir(), false, false);
+  int pipe_fd[2];
+  ASSERT_EQ(::pipe(pipe_fd), 0);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::dup2(pipe_fd[1], STDOUT_FILENO);
+    ::close(pipe_fd[0]);
+    ::execl(ECGPIPE_EXE, ECGPIPE_EXE, "-q", "view", out.c_str(), "--port", "0", static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  ::close(pipe_fd[1]);
+  std::string line;
+  char ch = 0;
+  while (::read(pipe_fd[0], &ch, 1) == 1 && ch != '\n') line += ch;
+  ::close(pipe_fd[0]);
+  ASSERT_EQ(line.rfind("http://127.0.0.1:", 0), 0u) << line;
+  const int port = std::stoi(line.substr(17));
+  ::unlink((out / "outliers.csv").c_str());
+  ASSERT_EQ(::mkfifo((out / "outliers.csv").c_str(), 0600), 0);
+  httplib::Client c("127.0.0.1", port);
+  EXPECT_EQ(status_of(c, "/files/outliers.csv"), 404);
+  std::atomic<bool> trickle{true};
+  RawClient slow(port);
+  std::thread trickler([&] {
+    slow.send("GET /api/meta HTTP/1.1\r\nX: ");
+    while (trickle) {
+      slow.send("a");
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  const auto t0 = std::chrono::steady_clock::now();
+  ::kill(pid, SIGINT);
+  int status = 0;
+  EXPECT_EQ(::waitpid(pid, &status, 0), pid);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(2500));
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  trickle = false;
+  trickler.join();
 }

@@ -78,7 +78,9 @@ class ViewServer {
   ViewServer(const ViewServer&) = delete;
   ViewServer& operator=(const ViewServer&) = delete;
   // Binds address:port (port 0: a free one) and returns the port. OutputError if it cannot
-  // (address not local, port taken).
+  // (address not local, port taken); UsageError for an empty address. From then on it answers
+  // only requests whose Host is this address, localhost or an IP literal (DNS rebinding: a page
+  // on another origin that resolves its own name to this machine gets 403).
   int bind(const std::string& address, int port);
   // Serves until stop(); call after bind().
   void listen();
@@ -86,7 +88,9 @@ class ViewServer {
 
  private:
   struct Impl;
-  std::unique_ptr<Impl> impl_;
+  // Shared with the connection threads: one still reading a slow client when stop() returns keeps
+  // the server it runs in alive until it ends (view_server.cpp, ConnectionThreads).
+  std::shared_ptr<Impl> impl_;
 };
 
 // `ecgpipe view`: loads, binds, writes the URL as one line to `url_out`, serves until SIGINT or
