@@ -166,15 +166,27 @@ bool is_batch(const std::vector<std::string>& args, const std::string& manifest)
 }
 
 std::vector<std::string> output_names(const std::vector<std::string>& paths) {
-  std::vector<std::string> out;
-  std::set<std::string> taken;
-  for (const auto& p : paths) {
+  const auto stem_of = [](const std::string& p) {
     std::string stem = base_name(p);
     const auto dot = stem.find_last_of('.');
     if (dot != std::string::npos && dot > 0) stem.resize(dot);
     if (stem.empty() || stem == "." || stem == "..") stem = "recording";
+    return stem;
+  };
+  // A name may be neither one of the batch's own files in --out (a recording called index.html.csv
+  // must not become the folder that stops the summary: issue 25) nor, as a numbered copy, another
+  // recording's own name (rec-2.csv beside two rec.csv keeps "rec-2"; the second rec is "rec-3").
+  std::set<std::string> taken(std::begin(kBatchOwnFiles), std::end(kBatchOwnFiles));
+  std::set<std::string> natural;
+  for (const auto& p : paths) natural.insert(stem_of(p));
+  std::vector<std::string> out;
+  for (const auto& p : paths) {
+    const std::string stem = stem_of(p);
     std::string name = stem;
-    for (int k = 2; taken.count(name) != 0; ++k) name = stem + "-" + std::to_string(k);
+    for (int k = 2; taken.count(name) != 0; ++k) {
+      name = stem + "-" + std::to_string(k);
+      if (natural.count(name) != 0) name = stem;  // another recording's own name: try the next k
+    }
     taken.insert(name);
     out.push_back(name);
   }

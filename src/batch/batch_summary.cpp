@@ -10,13 +10,16 @@
 #include <fstream>
 #include <limits>
 #include <sstream>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
 
 #include "common/paths.hpp"
 #include "ecgpipe/batch/batch.hpp"
 #include "common/output_set.hpp"
 #include "common/json_number.hpp"
+#include "common/text.hpp"
 #include "common/xml_escape.hpp"
 
 namespace ecgpipe {
@@ -106,11 +109,15 @@ std::string fmt(double v) {
   return buf;
 }
 
-// RFC 4180: a field with a comma, quote or line end is quoted, its quotes doubled.
+// A text cell: RFC 4180 (a field with a comma, quote or line end is quoted, its quotes doubled),
+// and, as OWASP recommends against CSV injection, a ' before text that starts with = + - @, tab or
+// CR, which a spreadsheet would otherwise evaluate as a formula (record names come from users'
+// files). Numbers are written by fmt(), not here, and keep their sign.
 std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  const std::string cell = !s.empty() && std::string_view("=+-@\t\r").find(s.front()) != std::string_view::npos ? "'" + s : s;
+  if (cell.find_first_of(",\"\n\r") == std::string::npos) return cell;
   std::string out = "\"";
-  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  for (char c : cell) out += c == '"' ? std::string("\"\"") : std::string(1, c);
   return out + "\"";
 }
 
@@ -126,13 +133,14 @@ std::string top_text(const SummaryRow& r) {
   return s;
 }
 
-// A folder's link target relative to the summary's directory.
+// A folder's link target relative to the summary's directory, as a URL path (text::url_path: no
+// name can become a scheme such as "javascript:", a query or a fragment).
 std::string relative_link(const std::string& folder, const std::string& out_dir, const std::string& file) {
   namespace fs = std::filesystem;
   std::error_code ec;
   fs::path rel = fs::proximate(fs::path(folder), fs::path(out_dir), ec);
   if (ec) rel = folder;
-  return (rel / file).generic_string();
+  return text::url_path((rel / file).generic_string());
 }
 
 }  // namespace
@@ -195,19 +203,41 @@ std::vector<SummaryRow> collect_batch_rows(const std::string& out_dir, const std
   std::vector<SummaryRow> rows;
   for (const auto& o : outcomes) {
     const std::string folder = path_join(out_dir, o.name);
-    if (o.ok) {
-      std::remove(path_join(folder, "error.json").c_str());  // stale, from an earlier failed run
-    } else {
-      OutputSet f(/*create_dirs=*/true);
-      const nlohmann::json j = {{"input", o.path}, {"status", "failed"}, {"exit_code", static_cast<int>(o.code)},
-                                {"error", o.error}, {"seconds", o.seconds}};
-      f.text(path_join(folder, "error.json")) << j.dump(2) << '\n';
-      f.commit();
+    try {
+      if (o.ok) {
+        std::remove(path_join(folder, "error.json").c_str());  // stale, from an earlier failed run
+      } else {
+        OutputSet f(/*create_dirs=*/true);
+        const nlohmann::json j = {{"input", o.path}, {"status", "failed"}, {"exit_code", static_cast<int>(o.code)},
+                                  {"error", o.error}, {"seconds", o.seconds}};
+        f.text(path_join(folder, "error.json")) << j.dump(2) << '\n';
+        f.commit();
+      }
+      rows.push_back(read_output_folder(folder, o.name));
+    } catch (const Error& e) {
+      // Its folder cannot hold error.json (a name the file system refuses, a full disk): the
+      // recording's row comes from the outcome, the summary says so, and the batch goes on to
+      // summarise the others (issue 25: it ended with exit 4 and no summary at all).
+      SummaryRow row;
+      row.name = o.name;
+      row.folder = folder;
+      row.input = o.path;
+      row.ok = false;
+      row.exit_code = static_cast<int>(o.ok ? ExitCode::output : o.code);
+      row.error = (o.ok ? std::string() : o.error + "; ") + "its folder could not be written: " + e.what();
+      row.seconds = o.seconds;
+      rows.push_back(std::move(row));
     }
-    rows.push_back(read_output_folder(folder, o.name));
   }
   std::sort(rows.begin(), rows.end(), [](const SummaryRow& a, const SummaryRow& b) { return a.name < b.name; });
   return rows;
+}
+
+void remove_summary(const std::string& out_dir) {
+  for (const char* name : {"summary.csv", "summary.json", "index.html"}) {
+    const std::string path = path_join(out_dir, name);
+    if (::unlink(path.c_str()) == 0) spdlog::info("removed the earlier {}: stale once a batch starts (written anew at its end; `ecgpipe summarize` rebuilds it)", path);
+  }
 }
 
 std::string summary_json(const std::vector<SummaryRow>& rows) {

@@ -23,6 +23,7 @@
 #include "ecgpipe/model/vae.hpp"
 #include "common/output_set.hpp"
 #include "common/text.hpp"
+#include "common/output_lock.hpp"
 
 namespace ecgpipe::cli {
 
@@ -171,7 +172,7 @@ void add_inputs_options(CLI::App& cmd, InputArgs& in, CsvOptions& csv) {
   cmd.add_option("--jobs", in.jobs,
                  "Recordings processed at a time (threads of this process); LibTorch threads per recording: --threads, "
                  "else cores / jobs")
-      ->check(CLI::PositiveNumber)
+      ->check(CLI::Range(1, kMaxJobs))
       ->capture_default_str();
   cmd.add_option("--shard", in.shard,
                  "K/N: only every N-th recording from the K-th (0-based), for job arrays; slurm: this Slurm "
@@ -202,6 +203,10 @@ void run_many(const CLI::App& cmd, const InputArgs& in, const std::string& out_d
     if (const CLI::Option* t = app->get_option_no_throw("--threads"); t != nullptr && t->count() > 0) threads = t->as<int>();
   if (in.jobs > 1 || threads > 0) set_cpu_threads(threads_per_job(threads, in.jobs));
   check_output_dir(out_dir);
+  // One batch per --out at a time; the parts of a job array share it (each recording's folder is
+  // then locked by its own run: src/pipeline/pipeline.cpp, detect_run.cpp).
+  const OutputLock lock(out_dir, sharded ? OutputLock::Mode::shared : OutputLock::Mode::exclusive);
+  remove_summary(out_dir);  // stale from here on; written anew at the end
   spdlog::info("{} recordings, {} at a time, {} CPU threads each -> {}/", items.size(), in.jobs, cpu_threads(), out_dir);
   if (prepare) prepare(items);
   BatchOptions options;

@@ -92,9 +92,7 @@ void add_run_command(CLI::App& app) {
     auto& opts = args->options;
     if (opts.model == Model::seed && opts.train.batch_size == 0) opts.train.batch_size = kSeedBatch;
     // One recording's rate (its header's unless --fs) and the windows scaled to it unless given.
-    const auto resolve = [args](RunOptions& o) {
-      if (args->fs_option->count() == 0)  // a WFDB or EDF header knows its rate; a CSV does not
-        if (const auto header_fs = signal_file_fs(o.input, o.csv.column)) o.fs = *header_fs;
+    const auto scale_windows = [args](RunOptions& o) {
       const SampleWindows scaled = seed_windows(o.fs);  // = the defaults at 250 Hz
       if (args->ricker->count() == 0) o.ricker_width = scaled.ricker_width;
       if (args->nms->count() == 0) o.nms_window = scaled.nms_window;
@@ -102,9 +100,20 @@ void add_run_command(CLI::App& app) {
       if (args->max_length->count() == 0) o.limits.max_length = scaled.max_length;
       check_windows(SampleWindows{o.ricker_width, o.nms_window, o.limits.min_length, o.limits.max_length}, o.fs);
     };
+    const auto resolve = [args, scale_windows](RunOptions& o) {
+      if (args->fs_option->count() == 0)  // a WFDB or EDF header knows its rate; a CSV does not
+        if (const auto header_fs = signal_file_fs(o.input, o.csv.column)) o.fs = *header_fs;
+      scale_windows(o);
+    };
     if (is_batch(args->in.inputs, args->in.manifest)) {
       if (!opts.reference.empty()) throw UsageError("--reference is for one recording; give each its reference in a --manifest");
       if (args->view) throw UsageError("--view is for one recording; run `ecgpipe view OUT/NAME` for each");
+      // An option error is the whole call's usage error (exit 2 before any recording), not one
+      // failure per recording (issue 25: --epochs 0 wrote an error.json into every folder): the
+      // options are checked once, as a recording at the given rate (--fs, else 250 Hz) gets them.
+      RunOptions probe = opts;
+      scale_windows(probe);
+      validate(probe);
       const auto options_for = [args, resolve](const BatchItem& item) {
         RunOptions o = args->options;
         o.input = item.path;

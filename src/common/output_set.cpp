@@ -25,9 +25,12 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// --- What a signal handler must remove: a fixed table (no allocation in the handler).
-// Enough for a set's temporaries, backups and created directories (run: 5 files, a few dirs).
-constexpr int kSlots = 64;
+// --- What a signal handler must remove: a fixed table (no allocation in the handler), shared by
+// every set being committed at once. A run's set takes about 12 slots (5 files, each with a
+// temporary and a backup, and its directories); 64 slots made `--jobs 24` fail "too many output
+// files in one set" (issue 25). 4096 hold the sets of --jobs' bound (kMaxJobs, batch.hpp) at once; the
+// table is zero-initialised static memory, touched only where used.
+constexpr int kSlots = 4096;
 constexpr std::size_t kPathMax = 4096;
 enum Kind : int { kFree = 0, kFile = 1, kDir = 2 };
 char g_path[kSlots][kPathMax];
@@ -47,7 +50,7 @@ int register_path(const std::string& path, Kind kind) {
     g_kind[k].store(kind);  // published after the path is complete
     return k;
   }
-  throw OutputError("too many output files in one set");
+  throw OutputError("too many output files being written at once (" + std::to_string(kSlots) + ")");
 }
 
 void unregister_path(int slot) {
@@ -123,6 +126,22 @@ class SignalsWait {
   SignalsWait& operator=(const SignalsWait&) = delete;
 };
 
+}  // namespace
+
+int make_output_dir(const std::string& dir) {
+  SignalsWait wait;  // registered and made together: a handler never misses it
+  const int slot = register_path(dir, kDir);
+  if (::mkdir(dir.c_str(), 0777) != 0 && errno != EEXIST) {
+    unregister_path(slot);
+    throw OutputError("cannot create output directory " + dir + ": " + std::strerror(errno));
+  }
+  return slot;
+}
+
+void forget_output_dir(int entry) { unregister_path(entry); }
+
+namespace {
+
 std::string errno_text() { return std::strerror(errno); }
 
 bool process_alive(long pid) { return ::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH; }
@@ -180,12 +199,6 @@ void write_and_close(int fd, const std::string& data, std::streambuf* text, bool
   if (::close(fd) != 0) throw OutputError("cannot write " + shown + ": " + errno_text());
 }
 
-void write_new_file(const std::string& path, const std::string& data, std::streambuf* text, const std::string& shown) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-  if (fd < 0) throw OutputError("cannot create " + shown + ": " + errno_text());
-  write_and_close(fd, data, text, /*sync=*/true, shown);
-}
-
 // Writes into an existing non-regular file (FIFO, character device): it cannot be replaced.
 void write_through(const std::string& path, const std::string& data, std::streambuf* text) {
   const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
@@ -219,7 +232,10 @@ class Transaction {
       if (p == p.parent_path()) break;
     }
     for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
-      const int slot = register_path(it->string(), kDir);  // before mkdir: a signal may come between
+      // Registered, then made, with signals waiting (SignalsWait): a handler that has already
+      // passed this slot must not see the directory appear after it and end the process.
+      SignalsWait wait;
+      const int slot = register_path(it->string(), kDir);
       if (::mkdir(it->c_str(), 0777) != 0 && errno != EEXIST) {
         unregister_path(slot);
         throw OutputError("cannot create directory " + it->string() + ": " + errno_text());
@@ -228,9 +244,20 @@ class Transaction {
       dirs_.push_back(*it);
     }
   }
-  void add_temp(const std::string& temp) {
+  // Registers `temp` for removal by a signal and, unless `create` is false, creates it empty (the
+  // descriptor is returned), both with signals waiting: a --jobs N batch's temporaries survived
+  // SIGTERM when one thread created a file after the handler, running on another thread, had
+  // removed the registered ones and was about to end the process (issue 25: 32 of 60 tries at
+  // --jobs 12). The writing itself happens after, outside the wait: a signal then removes the
+  // file while the writer still holds its descriptor.
+  int add_temp(const std::string& temp, bool create, const std::string& shown) {
+    SignalsWait wait;
     slots_.push_back(register_path(temp, kFile));
     temps_.push_back(temp);
+    if (!create) return -1;
+    const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0) throw OutputError("cannot create " + shown + ": " + errno_text());
+    return fd;
   }
   // Renames `temp` onto `target`, keeping what was there as `backup` (a hard link) until done().
   void replace(const std::string& temp, const std::string& target, const std::string& backup) {
@@ -375,9 +402,9 @@ void OutputSet::commit() {
     remove_stale_temporaries(dir, name);
     p.temp = (dir / ("." + name + ".ecgpipe-tmp." + pid)).string();
     p.backup = (dir / ("." + name + ".ecgpipe-bak." + pid)).string();
-    tx.add_temp(p.temp);
-    tx.add_temp(p.backup);  // exists only during the renames; a signal removes it with the rest
-    write_new_file(p.temp, p.file->data, p.file->is_text ? p.file->text.rdbuf() : nullptr, p.file->path);
+    tx.add_temp(p.backup, /*create=*/false, p.file->path);  // made during the renames; a signal removes it too
+    const int fd = tx.add_temp(p.temp, /*create=*/true, p.file->path);
+    write_and_close(fd, p.file->data, p.file->is_text ? p.file->text.rdbuf() : nullptr, /*sync=*/true, p.file->path);
   }
   test_stop_before_rename();
   {

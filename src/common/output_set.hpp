@@ -33,6 +33,12 @@ void install_output_signal_handlers();
 // under way unless its renames have begun (then the next run removes them as a dead process's).
 void remove_output_temporaries_on_crash();
 
+// Makes directory `dir` (its parent must exist; EEXIST is fine) and has the signal and crash
+// handlers above remove it if it is still empty then; returns the entry for forget_output_dir.
+// For directories made before an output set commits (src/common/output_lock.hpp).
+int make_output_dir(const std::string& dir);
+void forget_output_dir(int entry);
+
 class OutputSet {
  public:
   // create_dirs: commit() creates missing parent directories (run's --out); else a missing

@@ -23,6 +23,25 @@ inline std::string lower(std::string s) {
   return s;
 }
 
+// `path` (generic form, '/' between segments) as the path of a relative URL: every byte but the
+// unreserved ones (RFC 3986: A-Z a-z 0-9 - . _ ~) and '/' percent-encoded, so that no file name
+// can become a scheme (the ':' of "javascript:" is %3A), a query or a fragment.
+inline std::string url_path(std::string_view path) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (const char ch : path) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (std::isalnum(c) || ch == '-' || ch == '.' || ch == '_' || ch == '~' || ch == '/') {
+      out += ch;
+    } else {
+      out += '%';
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  return out;
+}
+
 // Calls line(text_of_line, line_number) for each line of `text`, numbered from 1, split as
 // std::getline splits: on '\n'; a last line without one counts, an empty piece after the last
 // '\n' does not. A final CR (CRLF files) is not part of the line. The readers of small text files

@@ -86,17 +86,28 @@ edf_hdr_struct* shared_header() {
 }
 
 // An open file; closed (under the lock the caller holds) when it goes out of scope.
+//
+// edflib refuses a path it has open already (EDFLIB_FILE_ALREADY_OPENED: it compares the names),
+// so two jobs of a batch reading one file failed (issue 25: the same EDF twice with --jobs 2). It is
+// given /proc/self/fd/N of a descriptor held while edflib has the file open: a name no other open
+// file has, for the same file. Where /proc is missing, the path itself.
 struct OpenEdf {
   edf_hdr_struct* const hdr = shared_header();
   bool open = false;
+  int fd = -1;
   explicit OpenEdf(const std::string& path) {
     refuse_discontinuous(path);
-    if (edfopen_file_readonly(path.c_str(), hdr, EDFLIB_DO_NOT_READ_ANNOTATIONS) != 0)
+    fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    const std::string name = fd >= 0 && ::access("/proc/self/fd", X_OK) == 0 ? "/proc/self/fd/" + std::to_string(fd) : path;
+    if (edfopen_file_readonly(name.c_str(), hdr, EDFLIB_DO_NOT_READ_ANNOTATIONS) != 0) {
+      if (fd >= 0) ::close(fd);
       throw InputError(path + ": cannot read as EDF/BDF: " + edflib_reason(hdr->filetype));
+    }
     open = true;
   }
   ~OpenEdf() {
     if (open) edfclose_file(hdr->handle);
+    if (fd >= 0) ::close(fd);
   }
   OpenEdf(const OpenEdf&) = delete;
   OpenEdf& operator=(const OpenEdf&) = delete;
@@ -162,12 +173,15 @@ EdfSignalReader::EdfSignalReader(const std::string& path, const std::string& cha
   info_ = edf_select_signal(header, channel);
   if (info_.samples <= 0 || !(info_.fs > 0)) throw InputError(path + ": signal '" + info_.label + "' has no samples");
   handle_ = f.hdr->handle;
-  f.open = false;  // this reader closes it
+  fd_ = f.fd;
+  f.open = false;  // this reader closes both
+  f.fd = -1;
 }
 
 EdfSignalReader::~EdfSignalReader() {
   std::lock_guard<std::mutex> lock(edflib_mutex());
   edfclose_file(handle_);
+  if (fd_ >= 0) ::close(fd_);
 }
 
 std::size_t EdfSignalReader::read(std::vector<float>& out, std::size_t max) {

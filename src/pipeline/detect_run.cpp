@@ -10,6 +10,7 @@
 #include "ecgpipe/config.hpp"
 #include "ecgpipe/signal/peaks.hpp"
 #include "ecgpipe/io/signal_input.hpp"
+#include "common/output_lock.hpp"
 #include "common/output_set.hpp"
 #include "ecgpipe/eval/eval_json.hpp"
 #include "ecgpipe/pipeline/segment.hpp"
@@ -94,6 +95,7 @@ void write_r_peaks_csv(std::ostream& out, const std::vector<std::int64_t>& peaks
 }
 
 void write_detect_folder(const std::string& dir, const DetectFileOptions& o, const DetectFileResult& r) {
+  const OutputLock lock(dir, OutputLock::Mode::exclusive);  // one writer per --out
   OutputSet files(/*create_dirs=*/true);  // beats.csv and report.json together or not at all
   write_r_peaks_csv(files.text(dir + "/beats.csv"), r.r_peaks);
   nlohmann::json j;

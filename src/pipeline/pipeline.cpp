@@ -16,6 +16,7 @@
 #include "ecgpipe/pipeline/segment.hpp"
 #include "ecgpipe/config.hpp"
 #include "ecgpipe/common/error.hpp"
+#include "common/output_lock.hpp"
 #include "common/output_set.hpp"
 
 #ifdef ECGPIPE_WITH_CUDA
@@ -52,7 +53,8 @@ RunResult run_pipeline(const RunOptions& o) {
   std::optional<ReferenceBeats> reference;
   if (!o.reference.empty()) reference = read_reference(o.reference);
   const Device device = resolve_device(o.device);
-  check_output_dir(o.out_dir);  // now, not after minutes of training; created at the commit
+  check_output_dir(o.out_dir);  // now, not after minutes of training
+  const OutputLock lock(o.out_dir, OutputLock::Mode::exclusive);  // one writer per --out, till the commit
   spdlog::info("reading {} on {}", o.input, device_name(device));
 
   // Stages 1-4: the file to the beat matrix, on one device (segment_cpu.cpp, pipeline_cuda.cpp).

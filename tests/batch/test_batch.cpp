@@ -4,7 +4,14 @@
 // the summary.
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <atomic>
+#include <chrono>
+#include <thread>
 #include <nlohmann/json.hpp>
 
 #include "ecgpipe/batch/batch.hpp"
@@ -82,7 +89,13 @@ TEST(Batch, ManifestErrorsNameTheLine) {
 
 TEST(Batch, OutputNamesResolveCollisionsInInputOrder) {
   EXPECT_EQ(ecgpipe::output_names({"a/100.csv", "b/100.hea", "100.edf", "100-2.csv", "x/rec.tar.csv", "y/.csv"}),
-            (std::vector<std::string>{"100", "100-2", "100-3", "100-2-2", "rec.tar", ".csv"}));
+            (std::vector<std::string>{"100", "100-3", "100-4", "100-2", "rec.tar", ".csv"}))
+      << "a numbered copy never takes another recording's own name (issue 25: 100-2.csv landed in 100-2-2)";
+  EXPECT_EQ(ecgpipe::output_names({"index.html.csv", "summary.csv", "x/summary.json.edf", "model.pt.csv",
+                                   "model.safetensors.csv", "index.csv"}),
+            (std::vector<std::string>{"index.html-2", "summary", "summary.json-2", "model.pt-2", "model.safetensors-2",
+                                      "index"}))
+      << "the batch's own files are never a recording's folder";
   EXPECT_EQ(ecgpipe::output_names({}), std::vector<std::string>{});
   EXPECT_EQ(ecgpipe::output_names({"only.csv"}), std::vector<std::string>{"only"});
 }
@@ -321,6 +334,173 @@ TEST(BatchCli, CohortModelTrainsOnceAndScoresEachRecording) {
 namespace {
 
 // --shard: the parts of a job array partition the recordings exactly, in order, names kept.
+// Two processes on one --out (issue 25: 4 of 10 tries left folders with beats.csv from one run and
+// report.json from the other, both exit 0): the second is refused at once, exit 4 naming the
+// holder, and writes nothing; the first's set and summary are its own.
+TEST(BatchCli, ASecondWriterOfOneOutIsRefused) {
+  const fs::path dir = fresh_dir();
+  const std::string sample = ECGPIPE_SOURCE_DIR "/data/sample.csv";
+  fs::copy_file(sample, dir / "a.csv");
+  fs::copy_file(sample, dir / "b.csv");
+  const std::string out = (dir / "out").string();
+  const pid_t first = ::fork();
+  if (first == 0) {
+    const int null = ::open("/dev/null", O_WRONLY);
+    ::dup2(null, STDOUT_FILENO);
+    ::dup2(null, STDERR_FILENO);
+    ::execl(ECGPIPE_EXE, ECGPIPE_EXE, "run", (dir / "a.csv").c_str(), (dir / "b.csv").c_str(), "--epochs", "60",
+            "--device", "cpu", "--out", out.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  // The first holds the lock once its pid is in the lock file.
+  for (int i = 0; i < 200 && !fs::exists(dir / "out" / "a"); ++i)  // the lock is taken before any folder
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+  fs::copy_file(sample, dir / "c.csv");
+  const auto second = run_ecgpipe("-q run '" + (dir / "c.csv").string() + "' '" + (dir / "b.csv").string() +
+                                      "' --epochs 1 --device cpu --out '" + out + "'", dir);
+  const auto single = run_ecgpipe("-q run '" + (dir / "c.csv").string() + "' --epochs 1 --out '" + out + "'", dir);
+  int status = 0;
+  ASSERT_EQ(::waitpid(first, &status, 0), first);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  EXPECT_EQ(second.code, 4) << second.err;
+  EXPECT_EQ(testutil::count_lines(second.err), 1u) << second.err;
+  EXPECT_NE(second.err.find("is being written by another ecgpipe (pid " + std::to_string(first) + ")"), std::string::npos)
+      << second.err;
+  EXPECT_EQ(single.code, 4) << single.err;
+  EXPECT_NE(single.err.find("is being written by another ecgpipe"), std::string::npos) << single.err;
+  EXPECT_FALSE(fs::exists(dir / "out" / "c")) << "the refused batch wrote nothing";
+  const std::string csv = read_text(dir / "out" / "summary.csv");
+  EXPECT_EQ(csv.find("c.csv"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("a.csv"), std::string::npos);
+}
+
+// Many jobs at once (issue 25: --jobs above ~20 failed "too many output files in one set"; SIGTERM
+// during --jobs 12 left .NAME.ecgpipe-tmp.PID files in 32 of 60 tries: a thread created its
+// temporary after the handler, on another thread, had removed the registered ones).
+std::vector<std::string> leftovers(const fs::path& dir) {
+  std::vector<std::string> found;
+  for (const auto& name : testutil::list_dir(dir)) {
+    if (name.find(".ecgpipe-tmp.") != std::string::npos || name.find(".ecgpipe-bak.") != std::string::npos)
+      found.push_back((dir / name).string());
+    if (fs::is_directory(dir / name))
+      for (auto& f : leftovers(dir / name)) found.push_back(f);
+  }
+  return found;
+}
+
+TEST(BatchCli, ManyJobsAtOnceAndSigtermLeaveNoTemporaries) {
+  const fs::path dir = fresh_dir();
+  const auto signal = testutil::synthetic_ecg(6, 200);
+  std::string list;
+  for (int i = 0; i < 60; ++i) {
+    testutil::write_signal_csv(dir / ("r" + std::to_string(i) + ".csv"), signal);
+    list += " '" + (dir / ("r" + std::to_string(i) + ".csv")).string() + "'";
+  }
+  const auto all = run_ecgpipe("-q detect" + list + " --jobs 40 --device cpu --out '" + (dir / "all").string() + "'", dir);
+  EXPECT_EQ(all.code, 0) << all.err;
+  EXPECT_EQ(testutil::list_dir(dir / "all").size(), 60u + 3u) << "60 folders, summary.csv/json, index.html";
+  for (int attempt = 0; attempt < 12; ++attempt) {
+    const std::string out = (dir / ("t" + std::to_string(attempt))).string();
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      const int null = ::open("/dev/null", O_WRONLY);
+      ::dup2(null, STDOUT_FILENO);
+      ::dup2(null, STDERR_FILENO);
+      std::vector<std::string> args = {ECGPIPE_EXE, "-q", "detect"};
+      for (int i = 0; i < 60; ++i) args.push_back((dir / ("r" + std::to_string(i) + ".csv")).string());
+      for (const char* a : {"--jobs", "12", "--device", "cpu", "--out"}) args.emplace_back(a);
+      args.push_back(out);
+      std::vector<char*> argv;
+      for (auto& a : args) argv.push_back(a.data());
+      argv.push_back(nullptr);
+      ::execv(ECGPIPE_EXE, argv.data());
+      ::_exit(127);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(40 + 25 * attempt));
+    ::kill(pid, SIGTERM);
+    int status = 0;
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    if (fs::exists(out)) {
+      EXPECT_EQ(leftovers(out), std::vector<std::string>{}) << "attempt " << attempt;
+    }
+  }
+}
+
+// A failed recording whose folder cannot hold error.json (issue 25: the whole batch ended with exit 4
+// and no summary): the others' results and the summary stay, and the summary says what happened.
+// An earlier summary is removed when a batch starts (issue 25: an interrupted batch kept it beside
+// the new run's folders); a job array's part writes none, so none is left.
+TEST(BatchCli, AnUnwritableFolderStillGetsItsSummaryRowAndOldSummariesGo) {
+  const fs::path dir = fresh_dir();
+  const std::string sample = ECGPIPE_SOURCE_DIR "/data/sample.csv";
+  fs::copy_file(sample, dir / "good.csv");
+  write_text(dir / "bad.csv", "heartbeats\nnot a number\n");
+  fs::create_directories(dir / "out");
+  write_text(dir / "out" / "bad", "a file where the folder should go");
+  const auto r = run_ecgpipe("-q detect '" + (dir / "good.csv").string() + "' '" + (dir / "bad.csv").string() +
+                                 "' --out '" + (dir / "out").string() + "'", dir);
+  EXPECT_EQ(r.code, kSomeFailed) << r.err;
+  EXPECT_TRUE(fs::exists(dir / "out" / "good" / "beats.csv"));
+  const std::string csv = read_text(dir / "out" / "summary.csv");
+  EXPECT_NE(csv.find("\ngood,ok,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\nbad,failed,3,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("its folder could not be written"), std::string::npos) << csv;
+  // A part of a job array into the same folder: the earlier summary does not stay beside it.
+  const auto part = run_ecgpipe("-q detect '" + (dir / "good.csv").string() + "' '" + sample + "' --shard 0/2 --out '" +
+                                    (dir / "out").string() + "'", dir);
+  EXPECT_EQ(part.code, 0) << part.err;
+  EXPECT_FALSE(fs::exists(dir / "out" / "summary.csv"));
+  EXPECT_FALSE(fs::exists(dir / "out" / "index.html"));
+}
+
+// An option error in a batch is the call's usage error (issue 25: --epochs 0 gave exit 6 and an
+// error.json in every folder, and an earlier good OUT was then summarised as all failed).
+TEST(BatchCli, OptionErrorsStopABatchBeforeAnyRecording) {
+  const fs::path dir = fresh_dir();
+  const std::string sample = ECGPIPE_SOURCE_DIR "/data/sample.csv";
+  for (const char* bad : {"--epochs 0", "--max-length 100 --min-length 40", "--top 0"}) {
+    const auto r = run_ecgpipe("-q run '" + sample + "' '" + sample + "' " + bad + " --out '" + (dir / "out").string() + "'", dir);
+    EXPECT_EQ(r.code, 2) << bad << ": " << r.err;
+    EXPECT_EQ(testutil::count_lines(r.err), 1u) << r.err;
+    EXPECT_FALSE(fs::exists(dir / "out")) << bad << ": nothing written";
+  }
+}
+
+// Names reach index.html and summary.csv as the user's files gave them: a folder called
+// "javascript:alert(1)" must not become a link that runs a script (issue 25: headless Chromium ran it
+// on click), and names a spreadsheet would evaluate (= + - @, tab, CR first) are neutralised (OWASP
+// CSV injection: a leading '), while numbers keep their sign.
+TEST(BatchSummary, HostileNamesAreInertInHtmlAndCsv) {
+  const fs::path dir = fresh_dir("summary_hostile_names");
+  const std::vector<std::string> names = {"javascript:alert(1)", "=cmd|' -C calc'!A0", "@SUM(1+1)", "+1-2", "-2+3",
+                                          "\tx", "<b>&\"q'", "a b%c#d?e"};
+  std::vector<ecgpipe::SummaryRow> rows;
+  for (const auto& n : names) {
+    ecgpipe::SummaryRow r;
+    r.name = n;
+    r.folder = (dir / r.name).string();
+    r.input = r.name + ".csv";
+    r.ok = false;
+    r.exit_code = 3;
+    r.error = r.name;
+    r.hr_mean_bpm = -2.5;
+    rows.push_back(r);
+  }
+  ecgpipe::write_summary(dir.string(), rows);
+  const std::string html = read_text(dir / "index.html");
+  EXPECT_EQ(html.find("href=\"javascript:"), std::string::npos) << html;
+  EXPECT_NE(html.find("href=\"javascript%3Aalert%281%29/"), std::string::npos) << html;
+  EXPECT_NE(html.find("href=\"a%20b%25c%23d%3Fe/"), std::string::npos) << html;
+  EXPECT_EQ(html.find("<b>&"), std::string::npos) << "names are escaped as text";
+  EXPECT_NE(html.find("&lt;b&gt;&amp;&quot;q&#39;"), std::string::npos);
+  const std::string csv = read_text(dir / "summary.csv");
+  for (const char* cell : {"'=cmd|' -C calc'!A0", "'@SUM(1+1)", "'+1-2", "'-2+3", "'\tx"})
+    EXPECT_NE(csv.find(std::string("\n") + cell + ","), std::string::npos) << cell << "\n" << csv;
+  EXPECT_EQ(csv.find("\n=cmd"), std::string::npos);
+  EXPECT_EQ(csv.find(",=cmd"), std::string::npos) << "the error column is neutralised too";
+  EXPECT_NE(csv.find(",-2.5,"), std::string::npos) << "a negative number stays a number";
+}
+
 TEST(BatchShard, PartsPartitionTheRecordingsExactly) {
   std::vector<ecgpipe::BatchItem> items;
   for (int i = 0; i < 7; ++i) items.push_back({"r" + std::to_string(i) + ".csv", "", "", "n" + std::to_string(i), ""});

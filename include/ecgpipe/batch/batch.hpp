@@ -54,9 +54,19 @@ std::vector<BatchItem> select_shard(const std::vector<BatchItem>& items, const S
 // Whether a command line means "many recordings": more than one argument, a directory or a manifest.
 bool is_batch(const std::vector<std::string>& args, const std::string& manifest);
 
+// --jobs' bound: far more recordings at a time than cores or GPUs serve well, and what the output
+// sets' signal table holds at once (src/common/output_set.cpp).
+inline constexpr int kMaxJobs = 256;
+
+// What a batch writes into --out beside the recordings' folders (the summary: batch_summary.hpp;
+// the cohort model: cohort.hpp). No folder is given one of these names.
+inline constexpr const char* kBatchOwnFiles[] = {"index.html", "summary.csv", "summary.json", "model.pt",
+                                                 "model.safetensors"};
+
 // The output folder name of each path: the file name without its extension ("100" for 100.csv,
 // 100.hea and 100.edf). Repeated names get "-2", "-3", ... in input order ("100", "100-2"), skipping
-// any name already taken, so the result is deterministic and unique.
+// any name already taken, any other path's own name (100-2.csv keeps "100-2") and the batch's own
+// files (kBatchOwnFiles), so the result is deterministic and unique.
 std::vector<std::string> output_names(const std::vector<std::string>& paths);
 
 struct BatchOutcome {

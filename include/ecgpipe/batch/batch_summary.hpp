@@ -50,6 +50,11 @@ std::vector<std::string> output_folders(const std::string& dir);
 // from a recording that now succeeded), then reads every folder's row. Rows sorted by name.
 std::vector<SummaryRow> collect_batch_rows(const std::string& out_dir, const std::vector<BatchOutcome>& outcomes);
 
+// Removes summary.csv, summary.json and index.html from `out_dir`: a batch starting there makes them
+// stale (issue 25: an interrupted batch kept the earlier run's summary beside folders of the new
+// run). The batch writes them anew when it ends; a job array's parts leave that to `summarize`.
+void remove_summary(const std::string& out_dir);
+
 // summary.csv, summary.json and index.html in `out_dir` (links relative to it), each atomically.
 void write_summary(const std::string& out_dir, const std::vector<SummaryRow>& rows);
 

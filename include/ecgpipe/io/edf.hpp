@@ -71,6 +71,7 @@ class EdfSignalReader {
   std::string path_;
   EdfSignalInfo info_;
   int handle_ = -1;
+  int fd_ = -1;  // held while edflib has the file open (src/io/edf.cpp, OpenEdf: why)
   long long done_ = 0;
   std::vector<double> piece_;
 };
