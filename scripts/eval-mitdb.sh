@@ -40,7 +40,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 # Per record: with wfdb/NNN.atr, the EC57 comparison (no beat-by-beat comparison inside the
-# reference's VF episodes; see README "Detection accuracy") and, beside it, the raw comparison
+# reference's VF episodes; see docs/accuracy.md "Detection accuracy") and, beside it, the raw comparison
 # against NNN_beats.csv (every beat, no rhythm information); without the .atr, the raw one only.
 printf '%-8s %8s %6s %6s %6s %8s %8s  %6s %6s  %8s %8s\n' record beats TP FN FP 'Se%' '+P%' 'xref' 'xdet' 'rawSe%' 'raw+P%'
 declare -A all=()

@@ -1,4 +1,4 @@
-// `ecgpipe run FILE.csv`: the whole pipeline; see README.md for options and outputs.
+// `ecgpipe run FILE.csv`: the whole pipeline; see docs/cli.md for options, docs/formats.md for outputs.
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 #include <unistd.h>

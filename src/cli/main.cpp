@@ -1,6 +1,6 @@
 // ecgpipe: ECG recording -> heartbeats -> VAE -> outlier scores.
 // The only place that catches: every failure becomes one line on stderr and a documented exit
-// code (README.md, "Exit codes").
+// code (docs/cli.md, "Exit codes").
 #include <CLI/CLI.hpp>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>

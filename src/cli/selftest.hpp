@@ -16,7 +16,7 @@
 
 namespace ecgpipe {
 
-// The sample's PVCs and PACs score far above its normal beats (README: AUROC 0.9999 after 30
+// The sample's PVCs and PACs score far above its normal beats (docs/accuracy.md: AUROC 0.9999 after 30
 // epochs). A short training (kSelftestEpochs) on another LibTorch build still ranks them on top;
 // 0.98 leaves room for that and still fails a broken scorer (a random one gives 0.5).
 inline constexpr double kMinAuroc = 0.98;

@@ -1,7 +1,7 @@
 // Stage 2 on the CPU: the seed's Ricker band-pass (circular convolution in double), by overlap-save
 // blocks on a fixed grid (see include/ecgpipe/signal/bandpass.hpp for why a grid).
 // The FFT is LibTorch's (pocketfft): already a dependency, fast on any size, and MIT-licensed
-// (FFTW would be GPL; Debian's KISS FFT CMake config breaks under CMake 4, see README).
+// (FFTW would be GPL; Debian's KISS FFT CMake config breaks under CMake 4: ../shared/GPU.md).
 #include "ecgpipe/signal/bandpass.hpp"
 
 #include <torch/torch.h>

@@ -260,7 +260,7 @@ TEST(Classify, FeaturesAndClassesAreTheSameOnAnyNumberOfThreads) {
 
 // DS1 record 119 (ventricular bigeminy) through detection and classification. The shipped model was
 // trained on DS1, so this checks the shipped path, not generalisation (the cross-validated figures
-// are in the README).
+// are in docs/accuracy.md).
 TEST(Classify, Ds1BigeminyRecord) {
   const std::string dir = ECGPIPE_SOURCE_DIR "/../shared/data/mitdb-ds1/";
   if (!std::ifstream(dir + "119.csv")) GTEST_SKIP() << "no MIT-BIH DS1 at " << dir;
@@ -333,7 +333,7 @@ TEST(ClassifyScenario, EachKindOfEctopyGetsItsTruthClass) {
     EXPECT_GE(m[kN][kN] * 100, row_sum(m, kN) * 99);
   }
   {  // APCs in most cycles of a bradycardia with pauses: S 128/284 (45 %), no sinus beat S. The
-     // weak spot (README "Beat classes"): half of these APCs sit at the local median RR with
+     // weak spot (docs/accuracy.md "Beat classes"): half of these APCs sit at the local median RR with
      // pre = post, where only their P wave tells them; the classifier finds less than half.
     const Confusion m = classify_scenario(SynthScenario::apc_bradycardia, kApcBradycardiaHeartRate);
     EXPECT_GE(m[kS][kS] * 100, row_sum(m, kS) * 40);

@@ -16,25 +16,39 @@ import re
 import sys
 import tempfile
 from pathlib import Path
+from urllib.parse import unquote
 
 MAX_README_LINES = 250
 LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
-FENCE = re.compile(r"^\s*(```|~~~)")
+FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+
+
+def outside_fences(page):
+    """(line number, line) of the lines of `page` outside fenced code blocks: a fence is closed by
+    a line of the same character, at least as long (CommonMark)."""
+    fence = None
+    for number, line in enumerate(page.read_text(errors="replace").splitlines(), 1):
+        match = FENCE.match(line)
+        if fence is None:
+            if match:
+                fence = match.group(1)
+                continue
+            yield number, line
+        elif match and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence) \
+                and not line.strip().lstrip(fence[0]):
+            fence = None
 
 
 def anchors_of(page):
     """The anchors GitHub gives the headings of `page`."""
     seen = {}
     out = set()
-    in_fence = False
-    for line in page.read_text(errors="replace").splitlines():
-        if FENCE.match(line):
-            in_fence = not in_fence
+    for _, line in outside_fences(page):
+        match = re.match(r"^ {0,3}#{1,6}\s+(.*?)(?:\s+#+)?\s*$", line)
+        if not match:
             continue
-        match = re.match(r"^#{1,6}\s+(.*?)\s*#*\s*$", line)
-        if in_fence or not match:
-            continue
-        text = re.sub(r"`([^`]*)`", r"\1", match.group(1)).strip().lower()
+        text = re.sub(r"!?\[([^\]]*)\]\([^)]*\)", r"\1", match.group(1))  # a link's text only
+        text = re.sub(r"`([^`]*)`", r"\1", text).strip().lower()
         slug = re.sub(r"[^\w\- ]", "", text).replace(" ", "-")
         count = seen.get(slug, 0)
         seen[slug] = count + 1
@@ -44,13 +58,7 @@ def anchors_of(page):
 
 def links_of(page):
     """(line number, target) of every link outside fenced code blocks."""
-    in_fence = False
-    for number, line in enumerate(page.read_text(errors="replace").splitlines(), 1):
-        if FENCE.match(line):
-            in_fence = not in_fence
-            continue
-        if in_fence:
-            continue
+    for number, line in outside_fences(page):
         line = re.sub(r"`[^`]*`", "", line)  # inline code is not a link
         for match in LINK.finditer(line):
             yield number, match.group(1)
@@ -68,6 +76,7 @@ def check(root):
             if re.match(r"^(https?:|mailto:)", target):
                 continue
             path, _, anchor = target.partition("#")
+            path, anchor = unquote(path), unquote(anchor)
             dest = (page.parent / path).resolve() if path else page
             where = f"{page.relative_to(root)}:{number}"
             if not dest.exists():
@@ -88,8 +97,13 @@ def self_test():
         (root / "docs").mkdir()
         (root / "README.md").write_text(
             "# T\n\nSee [cli](docs/cli.md#exit-codes), [gone](docs/gone.md) and [bad](docs/cli.md#nowhere).\n"
-            "```\n[in code](docs/also-gone.md)\n```\n[web](https://example.org/x)\n")
-        (root / "docs" / "cli.md").write_text("# CLI\n\n## Exit codes\n\nBack to [README](../README.md#t).\n")
+            "```\n[in code](docs/also-gone.md)\n```\n[web](https://example.org/x)\n"
+            "~~~~\n```\n[in a longer fence](docs/gone-too.md)\n~~~~\n"
+            "`[inline code](docs/not-a-link.md)`, [again](docs/cli.md#exit-codes-1), "
+            "[option](docs/cli.md#outputs-in---out), [here](#t)\n")
+        (root / "docs" / "cli.md").write_text(
+            "# CLI\n\n## Exit codes\n\nBack to [README](../README.md#t).\n\n## Exit codes\n\n"
+            "## Outputs (in `--out`)\n")
         found = check(root)
         assert len(found) == 2, found
         assert "docs/gone.md: no such file" in found[0], found
