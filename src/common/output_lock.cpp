@@ -14,6 +14,8 @@
 #include <sstream>
 #include <string>
 
+#include <spdlog/spdlog.h>
+
 #include "common/output_set.hpp"
 #include "ecgpipe/common/error.hpp"
 
@@ -60,6 +62,13 @@ OutputLock::OutputLock(const std::string& dir, Mode mode) {
     }
     if (rc != 0) {
       const int err = errno;
+      if (err == ENOLCK || err == EOPNOTSUPP || err == ENOSYS) {
+        // A file system without locks (some network and FUSE mounts): refusing to write there at
+        // all would be worse than the race the lock prevents; say so and go on without it.
+        spdlog::warn("{}: this file system takes no locks ({}); do not run two ecgpipe into it at once", d,
+                     std::strerror(err));
+        return;
+      }
       if (err != EWOULDBLOCK) throw OutputError("cannot lock output directory " + d + ": " + std::strerror(err));
       struct stat st {};
       const std::string pid = ::fstat(fd_, &st) == 0 ? lock_holder(st) : "";
