@@ -16,6 +16,8 @@ import re
 import sys
 import tempfile
 from pathlib import Path
+
+import lint_cli  # beside this file
 from urllib.parse import unquote
 
 MAX_README_LINES = 250
@@ -115,18 +117,5 @@ def self_test():
     return 0
 
 
-def main(argv):
-    if argv[1:] == ["--self-test"]:
-        return self_test()
-    if len(argv) != 2:
-        print(__doc__, file=sys.stderr)
-        return 2
-    findings = check(argv[1])
-    for finding in findings:
-        print(finding, file=sys.stderr)
-    print(f"{len(findings)} broken doc link(s)" if findings else "every link between README.md and docs/ resolves")
-    return 1 if findings else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(lint_cli.run(sys.argv, __doc__, check, self_test, "every link between README.md and docs/ resolves", "{n} broken doc link(s)"))

@@ -29,6 +29,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+import lint_cli  # beside this file
+
 # The order, lowest first. A domain may include the domains listed for it (and itself).
 ALLOWED = {
     "common": [],
@@ -214,18 +216,5 @@ def self_test():
     return 0
 
 
-def main(argv):
-    if argv[1:] == ["--self-test"]:
-        return self_test()
-    if len(argv) != 2:
-        print(__doc__, file=sys.stderr)
-        return 2
-    findings = check(argv[1])
-    for finding in findings:
-        print(finding, file=sys.stderr)
-    print(f"{len(findings)} include finding(s)" if findings else "every include points down the domain order; no loops")
-    return 1 if findings else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(lint_cli.run(sys.argv, __doc__, check, self_test, "every include points down the domain order; no loops", "{n} include finding(s)"))

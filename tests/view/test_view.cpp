@@ -122,6 +122,32 @@ struct RawClient {
   }
 };
 
+// A client that sends its request's headers one byte every 100 ms and never ends them, from its own
+// thread, until destroyed (what keeps a connection busy longest under per-read timeouts).
+class Trickler {
+ public:
+  explicit Trickler(int port) : client_(port), thread_([this] {
+    client_.send("GET /api/meta HTTP/1.1\r\nX: ");
+    while (running_) {
+      client_.send("a");
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  }) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the server has the connection
+  }
+  ~Trickler() {
+    running_ = false;
+    thread_.join();
+  }
+  Trickler(const Trickler&) = delete;
+  Trickler& operator=(const Trickler&) = delete;
+
+ private:
+  RawClient client_;
+  std::atomic<bool> running_{true};
+  std::thread thread_;
+};
+
 int status_with_host(int port, const std::string& host) {
   httplib::Client c("127.0.0.1", port);
   const auto res = c.Get("/api/meta", httplib::Headers{{"Host", host}});
@@ -444,21 +470,10 @@ TEST(View, SlowClientsAndBigBodiesHoldNobodyUp) {
   big.send("POST /api/meta HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 300000000\r\n\r\n" + std::string(4096, 'x'));
   EXPECT_EQ(big.status(5), 413);
   // A client that keeps sending one header byte at a time: stop() does not wait for it.
-  std::atomic<bool> trickle{true};
-  RawClient slowest(s->port);
-  std::thread trickler([&] {
-    slowest.send("GET /api/meta HTTP/1.1\r\nX: ");
-    while (trickle) {
-      slowest.send("a");
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-  });
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  const Trickler trickler(s->port);
   const auto t1 = std::chrono::steady_clock::now();
   s.reset();  // stop() and join the serving thread
   EXPECT_LT(std::chrono::steady_clock::now() - t1, std::chrono::seconds(3));
-  trickle = false;
-  trickler.join();
 }
 
 TEST(View, CliBindIsCheckedAndWarnsWhenReachableFromTheNetwork) {
@@ -515,22 +530,11 @@ TEST(View, CliCtrlCStopsItPromptlyWhatEverTheClientsDo) {
   ASSERT_EQ(::mkfifo((out / "outliers.csv").c_str(), 0600), 0);
   httplib::Client c("127.0.0.1", port);
   EXPECT_EQ(status_of(c, "/files/outliers.csv"), 404);
-  std::atomic<bool> trickle{true};
-  RawClient slow(port);
-  std::thread trickler([&] {
-    slow.send("GET /api/meta HTTP/1.1\r\nX: ");
-    while (trickle) {
-      slow.send("a");
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-  });
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  const Trickler trickler(port);
   const auto t0 = std::chrono::steady_clock::now();
   ::kill(pid, SIGINT);
   int status = 0;
   EXPECT_EQ(::waitpid(pid, &status, 0), pid);
   EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(2500));
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-  trickle = false;
-  trickler.join();
 }
