@@ -49,6 +49,11 @@ std::string dir_name(const std::string& path) {
 
 }  // namespace
 
+namespace {
+// Two paths (PATH_MAX each) and a column name fit many times over.
+constexpr std::size_t kMaxManifestLine = 64 * 1024;
+}  // namespace
+
 std::vector<BatchItem> parse_manifest(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw InputError("cannot open manifest " + path);
@@ -57,6 +62,15 @@ std::vector<BatchItem> parse_manifest(const std::string& path) {
   std::string line;
   for (int number = 1; std::getline(in, line); ++number) {
     const std::string where = path + ":" + std::to_string(number);
+    // Text, one path per line: a NUL byte (a binary file, or a path no file system takes) and a
+    // line longer than any path are refused with the line's number, quoting none of it; a UTF-8
+    // BOM, which some editors write first, is not part of the first path (issue 25).
+    if (number == 1 && line.compare(0, 3, "\xEF\xBB\xBF") == 0) line.erase(0, 3);
+    if (const auto nul = line.find('\0'); nul != std::string::npos)
+      throw InputError(where + ": a NUL byte at column " + std::to_string(nul + 1) + " (a manifest is text)");
+    if (line.size() > kMaxManifestLine)
+      throw InputError(where + ": a line of " + std::to_string(line.size()) + " bytes (at most " +
+                       std::to_string(kMaxManifestLine) + ": path[,reference[,column]])");
     const std::string text = trim(line);  // also drops a CRLF file's '\r'
     if (text.empty() || text[0] == '#') continue;
     std::vector<std::string> fields;
@@ -229,7 +243,15 @@ std::vector<BatchOutcome> run_batch(const std::vector<BatchItem>& items, const B
         o.error = std::string("internal error: ") + e.what();
       }
       o.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      if (!o.ok) spdlog::error("{}: {} (exit code {}); going on with the others", item.origin, o.error, static_cast<int>(o.code));
+      if (!o.ok) {
+        // The file once: errors name it already (a directory's argument before it read "S: S/b.csv:
+        // ...", issue 25); a manifest's FILE:LINE goes first, the recording when the error lacks it.
+        const bool from_manifest = !item.origin.empty() && item.origin != item.path && item.origin.find(':') != std::string::npos &&
+                                   std::isdigit(static_cast<unsigned char>(item.origin.back())) != 0;
+        const bool names_file = o.error.compare(0, item.path.size(), item.path) == 0;
+        spdlog::error("{}{}{} (exit code {}); going on with the others", from_manifest ? item.origin + ": " : "",
+                      names_file ? "" : item.path + ": ", o.error, static_cast<int>(o.code));
+      }
       report_progress(o.ok);
     }
   };

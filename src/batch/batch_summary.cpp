@@ -18,6 +18,7 @@
 #include "common/paths.hpp"
 #include "ecgpipe/batch/batch.hpp"
 #include "common/output_set.hpp"
+#include "common/json_file.hpp"
 #include "common/json_number.hpp"
 #include "common/text.hpp"
 #include "common/xml_escape.hpp"
@@ -30,16 +31,6 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 using detail::is_directory;
 using detail::path_exists;
 using detail::path_join;
-
-nlohmann::json read_json(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError("cannot open " + path);
-  try {
-    return nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception& e) {
-    throw InputError(path + ": not valid JSON: " + e.what());
-  }
-}
 
 double number(const nlohmann::json& j, const char* key) {
   const auto it = j.find(key);
@@ -154,17 +145,31 @@ SummaryRow read_output_folder(const std::string& folder, const std::string& name
   row.folder = folder;
   const std::string error_path = path_join(folder, "error.json"), report_path = path_join(folder, "report.json");
   if (path_exists(error_path)) {
-    const auto j = read_json(error_path);
-    row.input = j.value("input", "");
-    row.exit_code = j.value("exit_code", 1);
-    row.error = j.value("error", "");
+    const auto j = read_json_file(error_path);
+    // Written by ecgpipe, but a file like any other when read back: every type is checked, and
+    // exit_code must be a whole number 1..255 (1e300 was cast to int: UB, -2147483648 shown).
+    const auto text = [&](const char* key) {
+      const auto it = j.find(key);
+      if (it == j.end() || it->is_null()) return std::string();
+      if (!it->is_string()) throw InputError(error_path + ": \"" + key + "\" is not a string");
+      return it->get<std::string>();
+    };
+    if (!j.is_object()) throw InputError(error_path + ": not a JSON object");
+    row.input = text("input");
+    row.error = text("error");
+    const auto code = j.find("exit_code");
+    if (code == j.end() || !code->is_number() || !(code->get<double>() >= 1 && code->get<double>() <= 255) ||
+        code->get<double>() != static_cast<double>(static_cast<int>(code->get<double>())))
+      throw InputError(error_path + ": \"exit_code\" is not a whole number in 1..255");
+    row.exit_code = static_cast<int>(code->get<double>());
     row.seconds = number(j, "seconds");
     return row;
   }
   if (!path_exists(report_path)) throw InputError(folder + ": neither report.json nor error.json (not an ecgpipe output folder)");
-  const auto j = read_json(report_path);
+  const auto j = read_json_file(report_path);
   row.ok = true;
   try {
+    if (!j.is_object()) throw InputError(report_path + ": not a JSON object");
     row.input = j.at("input").value("path", "");
     row.samples = j.at("input").value("samples", -1LL);
     row.fs = number(j.at("parameters"), "fs");

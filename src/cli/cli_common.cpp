@@ -1,4 +1,5 @@
 // Options that several subcommands share, defined once so their names, checks and help agree.
+#include <charconv>
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -126,6 +127,19 @@ void check_finite(CLI::Option* option, double lo, double hi, bool lo_open) {
         return {};
       },
       "FINITE in " + bounds));
+}
+
+void add_seed_option(CLI::App& cmd, std::uint64_t& seed, const std::string& help) {
+  cmd.add_option("--seed", seed, help)
+      ->check(CLI::Validator(
+          [](const std::string& text) -> std::string {
+            std::uint64_t v = 0;
+            const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+            const bool ok = !text.empty() && ec == std::errc() && end == text.data() + text.size();
+            return ok ? std::string() : std::string("must be a whole number in 0..18446744073709551615");
+          },
+          "0..2^64-1", "SEED"))
+      ->capture_default_str();
 }
 
 int max_cpu_threads() {

@@ -63,7 +63,9 @@ void add_run_command(CLI::App& app) {
   args->max_length = cmd->add_option("--max-length", o.limits.max_length,
                                      "Longest beat kept, samples (1.024 s; the VAE input length; multiple of 8)")
       ->capture_default_str();
-  cmd->add_option("--epochs", o.train.epochs, "Training epochs")->capture_default_str();
+  cmd->add_option("--epochs", o.train.epochs, "Training epochs (1.." + std::to_string(kMaxEpochs) + ")")
+      ->check(CLI::Range(1, kMaxEpochs))
+      ->capture_default_str();
   cmd->add_option("--batch-size", o.train.batch_size,
                   "Training batch size; 0 = automatic: the seed's 1024 with --model seed, else about 32 steps an "
                   "epoch (64..1024)")
@@ -72,7 +74,7 @@ void add_run_command(CLI::App& app) {
   constexpr double kMaxLearningRate = 10.0;
   check_finite(cmd->add_option("--learning-rate", o.train.learning_rate, "Adam learning rate")->capture_default_str(), 0.0,
                kMaxLearningRate, /*lo_open=*/true);
-  cmd->add_option("--seed", o.train.seed, "Seed for the shuffle, split, initialisation and sampling")->capture_default_str();
+  add_seed_option(*cmd, o.train.seed, "Seed for the shuffle, split, initialisation and sampling");
   add_device_option(*cmd, o.device);
   cmd->add_option("--out", o.out_dir, "Output directory (created if missing)")->capture_default_str();
   cmd->add_option("--outlier-quantile", o.outlier_quantile,

@@ -2,6 +2,7 @@
 // Subcommand callbacks throw ecgpipe::Error; only main() catches.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -55,6 +56,14 @@ void add_selftest_command(CLI::App& app);
 void check_finite(CLI::Option* option, double lo, double hi, bool lo_open = false);
 // The most --threads accepted: 4 per hardware thread.
 int max_cpu_threads();
+
+// --seed: a whole number in 0..2^64-1, digits only (CLI11 read "-1" as 2^64-1 and a 23-digit
+// seed as some other number, with exit 0: issue 25).
+void add_seed_option(CLI::App& cmd, std::uint64_t& seed, const std::string& help);
+
+// --epochs' bound: a million epochs of a day's beats would run for weeks (issue 25: 10^9 was
+// accepted); far beyond any use.
+inline constexpr int kMaxEpochs = 100000;
 // The sample windows (--ricker-width, --nms-window, --min-length, --max-length) within bounds
 // that are durations at `fs` (UsageError naming the option otherwise); fs itself by validate_fs.
 void check_windows(const SampleWindows& w, double fs);

@@ -10,6 +10,7 @@
 #include <exception>
 
 #include "cli/commands.hpp"
+#include "common/text.hpp"
 #include "ecgpipe/model/torch_runtime.hpp"
 #include "cli/crash_report.hpp"
 #include "ecgpipe/config.hpp"
@@ -91,10 +92,28 @@ int run_main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "ecgpipe: usage error: %s (see ecgpipe --help)\n", e.what());
+    // "A subcommand is required" for `ecgpipe frobnicate`: say which word is unknown and what
+    // there is instead (issue 25).
+    if (app.get_subcommands().empty()) {
+      for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (arg == "--threads") {
+          ++i;
+          continue;
+        }
+        if (arg.empty() || arg[0] == '-') continue;
+        std::string names;
+        for (const CLI::App* sub : app.get_subcommands({})) names += (names.empty() ? "" : ", ") + sub->get_name();
+        std::fprintf(stderr, "ecgpipe: usage error: unknown subcommand '%s'; the subcommands are %s (see ecgpipe --help)\n",
+                     ecgpipe::text::shorten(arg).c_str(), names.c_str());
+        return static_cast<int>(ExitCode::usage);
+      }
+    }
+    std::fprintf(stderr, "ecgpipe: usage error: %s (see ecgpipe --help)\n", ecgpipe::text::shorten(e.what()).c_str());
     return static_cast<int>(ExitCode::usage);
   } catch (const ecgpipe::Error& e) {
-    std::fprintf(stderr, "ecgpipe: error: %s\n", e.what());
+    // Cut: a message may quote input (a path, a line), which can be megabytes long.
+    std::fprintf(stderr, "ecgpipe: error: %s\n", ecgpipe::text::shorten(e.what(), 2000).c_str());
     return static_cast<int>(e.code());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ecgpipe: internal error: %s\n", e.what());

@@ -23,6 +23,13 @@ inline std::string lower(std::string s) {
   return s;
 }
 
+// `s` cut for a message: at most `max` bytes of it and "... (N bytes)" after, so that input quoted in
+// an error stays one readable line (issue 25: a 20 MB manifest line was echoed twice).
+inline std::string shorten(std::string_view s, std::size_t max = 200) {
+  if (s.size() <= max) return std::string(s);
+  return std::string(s.substr(0, max)) + "... (" + std::to_string(s.size()) + " bytes)";
+}
+
 // `path` (generic form, '/' between segments) as the path of a relative URL: every byte but the
 // unreserved ones (RFC 3986: A-Z a-z 0-9 - . _ ~) and '/' percent-encoded, so that no file name
 // can become a scheme (the ':' of "javascript:" is %3A), a query or a fragment.

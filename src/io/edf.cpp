@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cctype>
 #include <cmath>
 #include <mutex>
@@ -151,10 +152,13 @@ EdfHeader read_edf_header(const std::string& path) {
 const EdfSignalInfo& edf_select_signal(const EdfHeader& header, const std::string& channel) {
   if (channel.empty()) return header.signals.front();
   if (std::all_of(channel.begin(), channel.end(), [](unsigned char c) { return std::isdigit(c) != 0; })) {
-    const unsigned long i = std::stoul(channel);
-    if (i < header.signals.size()) return header.signals[i];
-    throw InputError(header.path + ": no signal " + channel + " (the file has " + std::to_string(header.signals.size()) +
-                     ", numbered from 0)");
+    // from_chars, not stoul: a 23-digit index is just a signal the file does not have (stoul threw
+    // out_of_range: "internal error: stoul", issue 25).
+    unsigned long i = 0;
+    const auto [end, ec] = std::from_chars(channel.data(), channel.data() + channel.size(), i);
+    if (ec == std::errc() && end == channel.data() + channel.size() && i < header.signals.size()) return header.signals[i];
+    throw InputError(header.path + ": no signal " + text::shorten(channel, 40) + " (the file has " +
+                     std::to_string(header.signals.size()) + ", numbered from 0)");
   }
   for (const auto& s : header.signals)
     if (s.label == channel) return s;
@@ -163,7 +167,7 @@ const EdfSignalInfo& edf_select_signal(const EdfHeader& header, const std::strin
     if (lower(s.label) == want) return s;
   std::string labels;
   for (const auto& s : header.signals) labels += (labels.empty() ? "" : ", ") + ("'" + s.label + "'");
-  throw InputError(header.path + ": no signal labelled '" + channel + "' (signals: " + labels + ")");
+  throw InputError(header.path + ": no signal labelled '" + text::shorten(channel, 80) + "' (signals: " + labels + ")");
 }
 
 EdfSignalReader::EdfSignalReader(const std::string& path, const std::string& channel) : path_(path) {

@@ -7,6 +7,7 @@
 
 #include "ecgpipe/io/edf.hpp"
 #include "ecgpipe/common/error.hpp"
+#include "ecgpipe/common/sample_rate.hpp"
 #include "ecgpipe/io/wfdb.hpp"
 
 namespace ecgpipe {
@@ -33,7 +34,17 @@ void check_edf_fs(const std::string& path, const EdfSignalInfo& info, double fs)
 
 std::optional<double> signal_file_fs(const std::string& path, const std::string& channel) {
   if (is_wfdb_record_path(path)) return read_wfdb_header(wfdb_header_path(path)).fs;
-  if (is_edf_path(path)) return edf_select_signal(read_edf_header(path), channel).fs;
+  if (is_edf_path(path)) {
+    // The header's rate is input, not an option: outside the bounds it is the file's error (exit
+    // 3 naming it), not "--fs must be between ..." when no --fs was given (issue 25).
+    const EdfSignalInfo s = edf_select_signal(read_edf_header(path), channel);
+    if (!(s.fs >= kMinFs && s.fs <= kMaxFs)) {
+      char buf[160];
+      std::snprintf(buf, sizeof buf, "sampling rate %g Hz is outside %g..%g Hz", s.fs, kMinFs, kMaxFs);
+      throw InputError(path + " (signal '" + s.label + "'): " + buf);
+    }
+    return s.fs;
+  }
   return std::nullopt;
 }
 

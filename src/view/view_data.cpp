@@ -20,6 +20,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "common/json_file.hpp"
 #include "common/paths.hpp"
 #include "ecgpipe/common/error.hpp"
 #include "ecgpipe/view/view.hpp"
@@ -42,15 +43,19 @@ std::string beside_out_dir(const std::string& path, const std::string& out_dir) 
   return path_exists(candidate) ? candidate : path;
 }
 
+// The viewer reads only regular files: a directory read as beats.csv gave 200 with an empty body,
+// a FIFO blocked (issue 25). InputError naming the file otherwise.
+void require_regular_file(const std::string& path, const char* what) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0)
+    throw InputError(path + ": missing; OUT_DIR must be the folder of a finished `ecgpipe run` or `score` (" + what + ")");
+  if (!S_ISREG(st.st_mode)) throw InputError(path + ": not a regular file (" + what + ")");
+}
+
 nlohmann::json read_report(const std::string& dir) {
   const std::string path = path_join(dir, "report.json");
-  std::ifstream in(path);
-  if (!in) throw InputError(path + ": missing; OUT_DIR must be the folder of a finished `ecgpipe run` or `score`");
-  try {
-    return nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception& e) {
-    throw InputError(path + ": not valid JSON: " + e.what());
-  }
+  require_regular_file(path, "the run's report");
+  return read_json_file(path);
 }
 
 // fast-cpp-csv-parser's reader for the named columns of an ecgpipe CSV (unquoted, comma
@@ -66,6 +71,7 @@ void require_columns(const Reader& reader, const std::string& path, std::initial
 
 void read_beats(const std::string& dir, ViewData& d) {
   const std::string path = path_join(dir, "beats.csv");
+  require_regular_file(path, "the beats");
   try {
     CsvReader<4> in(path);
     in.read_header(io::ignore_extra_column | io::ignore_missing_column, "r_peak", "score", "outlier", "class");
@@ -91,6 +97,7 @@ void read_beats(const std::string& dir, ViewData& d) {
 
 void read_outliers(const std::string& dir, ViewData& d) {
   const std::string path = path_join(dir, "outliers.csv");
+  require_regular_file(path, "the ranked outliers");
   try {
     CsvReader<4> in(path);
     in.read_header(io::ignore_extra_column, "rank", "index", "r_peak", "score");

@@ -23,6 +23,7 @@
 #include "ecgpipe/eval/synth.hpp"
 #include "ecgpipe/io/wfdb.hpp"
 #include "ecgpipe/io/signal_input.hpp"
+#include "test_util.hpp"
 
 namespace ecgpipe {
 namespace {
@@ -262,8 +263,9 @@ TEST(Classify, FeaturesAndClassesAreTheSameOnAnyNumberOfThreads) {
 // trained on DS1, so this checks the shipped path, not generalisation (the cross-validated figures
 // are in docs/accuracy.md).
 TEST(Classify, Ds1BigeminyRecord) {
-  const std::string dir = ECGPIPE_SOURCE_DIR "/../shared/data/mitdb-ds1/";
-  if (!std::ifstream(dir + "119.csv")) GTEST_SKIP() << "no MIT-BIH DS1 at " << dir;
+  const std::string found = testutil::ds1_folder({"119.csv"});
+  SKIP_WITHOUT_DS1(found);
+  const std::string dir = found + "/";
   const double fs = 360.0;
   const std::vector<float> x = read_signal(dir + "119.csv", CsvOptions{}, fs);
   const int width = samples_for(0.12, fs);  // the robust preset's band-pass at this rate

@@ -172,7 +172,16 @@ INSTANTIATE_TEST_SUITE_P(
         BadOption{"chunk_seconds_tiny", "run IN --device cpu --epochs 1 --out OUT", "--chunk-seconds 0.5"},
         BadOption{"chunk_seconds_negative", "detect IN --device cpu --out OUT/b.csv", "--chunk-seconds -1"},
         BadOption{"chunk_seconds_nan", "detect IN --device cpu --out OUT/b.csv", "--chunk-seconds nan"},
-        BadOption{"chunk_seconds_huge", "run IN --device cpu --epochs 1 --out OUT", "--chunk-seconds 1e12"}),
+        BadOption{"chunk_seconds_huge", "run IN --device cpu --epochs 1 --out OUT", "--chunk-seconds 1e12"},
+        // Issue 25: wrapped seeds, 50-day trainings, --jobs messages with a 309-digit bound.
+        BadOption{"seed_negative", "run IN --device cpu --epochs 1 --out OUT", "--seed -1"},
+        BadOption{"seed_huge", "run IN --device cpu --epochs 1 --out OUT", "--seed 99999999999999999999999"},
+        BadOption{"seed_text", "synth OUT/s.csv --duration 10", "--seed 12x"},
+        BadOption{"epochs_huge", "run IN --device cpu --out OUT", "--epochs 1000000000"},
+        BadOption{"epochs_zero_batch", "run IN IN --device cpu --out OUT", "--epochs 0"},
+        BadOption{"jobs_zero", "detect IN IN --device cpu --out OUT", "--jobs 0"},
+        BadOption{"jobs_text", "detect IN IN --device cpu --out OUT", "--jobs 2x"},
+        BadOption{"jobs_huge", "detect IN IN --device cpu --out OUT", "--jobs 100000"}),
     [](const auto& info) { return std::string(info.param.name); });
 
 // The bounds leave every sensible value alone: the defaults' extremes at the lowest and the

@@ -48,4 +48,18 @@ TEST(Paths, ListsEntriesWithoutDotsAndRemovesTrees) {
 }
 
 }  // namespace
+// The tests' DS1 check (tests/test_util.hpp) skips on an empty folder, a partial one, and one whose
+// "file" is a directory; it finds a complete one.
+TEST(Paths, TestsFindDs1OnlyWhenEveryFileTheyNeedIsThere) {
+  const std::filesystem::path dir = testutil::fresh_dir();
+  EXPECT_EQ(testutil::ds1_folder({"101.csv"}, dir.string()), "");
+  EXPECT_EQ(testutil::ds1_folder({"101.csv"}, (dir / "missing").string()), "");
+  testutil::write_text(dir / "101.csv", "x\n");
+  EXPECT_EQ(testutil::ds1_folder({"101.csv"}, dir.string()), dir.string());
+  EXPECT_EQ(testutil::ds1_folder({"101.csv", "wfdb/101.hea"}, dir.string()), "") << "a partial copy";
+  ASSERT_EQ(::mkdir((dir / "wfdb").c_str(), 0700), 0);
+  ASSERT_EQ(::mkdir((dir / "wfdb" / "101.hea").c_str(), 0700), 0);
+  EXPECT_EQ(testutil::ds1_folder({"101.csv", "wfdb/101.hea"}, dir.string()), "") << "a directory is no file";
+}
+
 }  // namespace ecgpipe::detail

@@ -287,3 +287,28 @@ TEST(Edf, OneFileReadByTwoReadersAtOnce) {
   EXPECT_EQ(got_b, whole.values);
   EXPECT_EQ(again.values, whole.values);
 }
+
+// Issue 25: a 23-digit --column was "internal error: stoul" (exit 1); a header rate outside
+// 50..100000 Hz with no --fs given said "--fs must be between ..." (exit 2). Both are the file's
+// input errors, one line naming it.
+TEST(Edf, CliHugeColumnAndAnOutOfRangeHeaderRateNameTheFile) {
+  const auto dir = testutil::fresh_dir();
+  const auto x = testutil::synthetic_ecg(12, 200);
+  std::vector<double> uv(x.size() - x.size() % 250);
+  for (std::size_t i = 0; i < uv.size(); ++i) uv[i] = std::round(1000.0 * x[i]);
+  write_with_edflib(dir / "rec.edf", EDFLIB_FILETYPE_EDFPLUS, {{"ECG", "uV", 250, -32768, 32767, -32768, 32767, uv}});
+  const auto a = testutil::run_ecgpipe("-q detect '" + (dir / "rec.edf").string() + "' --column 99999999999999999999999 --out '" +
+                                           (dir / "a.csv").string() + "'", dir);
+  EXPECT_EQ(a.code, 3) << a.err;
+  EXPECT_EQ(testutil::count_lines(a.err), 1u) << a.err;
+  EXPECT_NE(a.err.find("rec.edf: no signal 99999999999999999999999"), std::string::npos) << a.err;
+  std::vector<double> slow(30 * 20, 0.0);  // 20 samples per 1-s record: 20 Hz
+  write_with_edflib(dir / "slow.edf", EDFLIB_FILETYPE_EDFPLUS, {{"ECG", "uV", 20, -32768, 32767, -32768, 32767, slow}});
+  for (const char* command : {"detect", "run"}) {
+    const auto b = testutil::run_ecgpipe(std::string("-q ") + command + " '" + (dir / "slow.edf").string() + "' --out '" +
+                                             (dir / "b").string() + "'", dir);
+    EXPECT_EQ(b.code, 3) << command << ": " << b.err;
+    EXPECT_EQ(testutil::count_lines(b.err), 1u) << b.err;
+    EXPECT_NE(b.err.find("slow.edf (signal 'ECG'): sampling rate 20 Hz is outside 50..100000 Hz"), std::string::npos) << b.err;
+  }
+}

@@ -21,7 +21,12 @@ namespace {
 namespace fs = std::filesystem;
 using Bytes = std::vector<unsigned char>;
 
-const fs::path kMitdb = fs::path(ECGPIPE_SOURCE_DIR "/../shared/data/mitdb-ds1");
+// DS1's folder when every file the tests below read is there (testutil::ds1_folder), else "".
+fs::path mitdb() {
+  static const std::string dir = testutil::ds1_folder({"101.csv", "101_beats.csv", "wfdb/101.hea", "wfdb/101.dat",
+                                                        "wfdb/101.atr", "wfdb/207.atr"});
+  return dir;
+}
 const char* const kDs1[] = {"101", "106", "108", "109", "112", "114", "115", "116", "118", "119", "122",
                             "124", "201", "203", "205", "207", "208", "209", "215", "220", "223", "230"};
 
@@ -178,7 +183,10 @@ TEST_F(Wfdb, AnnotationsGoingBackInTimeAreRefused) {
 
 // NNN.atr's beat annotations are NNN_beats.csv, exactly, for all of DS1.
 TEST(WfdbMitdb, AtrBeatsEqualBeatsCsvForAllDs1Records) {
-  if (!fs::exists(kMitdb / "wfdb")) GTEST_SKIP() << "no ../shared/data/mitdb-ds1/wfdb beside the checkout";
+  std::vector<std::string> needs;
+  for (const char* rec : kDs1) needs.insert(needs.end(), {std::string(rec) + "_beats.csv", "wfdb/" + std::string(rec) + ".atr"});
+  const fs::path kMitdb = testutil::ds1_folder(needs);
+  SKIP_WITHOUT_DS1(kMitdb.string());
   for (const char* rec : kDs1) {
     SCOPED_TRACE(rec);
     const auto ann = ecgpipe::read_wfdb_annotations((kMitdb / "wfdb" / (std::string(rec) + ".atr")).string());
@@ -198,7 +206,8 @@ TEST(WfdbMitdb, AtrBeatsEqualBeatsCsvForAllDs1Records) {
 
 // Record 207's VF episodes: '[' ... ']' (each followed by a "(VFL" / "(N" rhythm change).
 TEST(WfdbMitdb, Record207HasSixVfEpisodes) {
-  if (!fs::exists(kMitdb / "wfdb")) GTEST_SKIP() << "no ../shared/data/mitdb-ds1/wfdb beside the checkout";
+  const fs::path kMitdb = mitdb();
+  SKIP_WITHOUT_DS1(kMitdb.string());
   const auto ref = ecgpipe::read_reference((kMitdb / "wfdb" / "207.atr").string());
   EXPECT_TRUE(ref.has_rhythm);
   const std::vector<std::pair<std::int64_t, std::int64_t>> expected{
@@ -215,7 +224,8 @@ TEST(WfdbMitdb, Record207HasSixVfEpisodes) {
 // printed with %.4f: they differ by at most half of the last printed digit (0.5e-4), plus
 // float32's rounding of values below 10 mV (< 1e-6).
 TEST(WfdbMitdb, Record101MliiEqualsTheCsv) {
-  if (!fs::exists(kMitdb / "wfdb")) GTEST_SKIP() << "no ../shared/data/mitdb-ds1/wfdb beside the checkout";
+  const fs::path kMitdb = mitdb();
+  SKIP_WITHOUT_DS1(kMitdb.string());
   constexpr double kPrintedHalfDigit = 0.5e-4, kFloatSlack = 1e-6;
   const auto csv = ecgpipe::read_csv_column((kMitdb / "101.csv").string(), ecgpipe::CsvOptions{});
   const auto sig = ecgpipe::read_wfdb_signal((kMitdb / "wfdb" / "101.hea").string(), "MLII");
@@ -403,7 +413,8 @@ TEST_F(Wfdb, ReadSignalDispatchesOnTheExtensionAndChecksFs) {
 
 // `ecgpipe detect` on a record's .hea takes the header's rate when --fs is left out.
 TEST(WfdbCli, DetectReadsAHeaWithItsRate) {
-  if (!fs::exists(kMitdb / "wfdb")) GTEST_SKIP() << "no ../shared/data/mitdb-ds1/wfdb beside the checkout";
+  const fs::path kMitdb = mitdb();
+  SKIP_WITHOUT_DS1(kMitdb.string());
   const fs::path dir = testutil::fresh_dir();
   const std::string hea = (kMitdb / "wfdb" / "101.hea").string();
   auto r = testutil::run_ecgpipe("detect '" + hea + "' --out '" + (dir / "b.csv").string() + "'", dir);

@@ -184,8 +184,9 @@ INSTANTIATE_TEST_SUITE_P(Snr, DetectSynth,
 
 // One real record (MIT-BIH 101, 30 min at 360 Hz) when the shared data is beside the checkout.
 TEST(DetectMitdb, Record101) {
-  const fs::path dir = fs::path(ECGPIPE_SOURCE_DIR "/../shared/data/mitdb-ds1");
-  if (!fs::exists(dir / "101.csv") || !fs::exists(dir / "101_beats.csv")) GTEST_SKIP() << "no " << dir.string();
+  const std::string found = testutil::ds1_folder({"101.csv", "101_beats.csv"});
+  SKIP_WITHOUT_DS1(found);
+  const fs::path dir = found;
   constexpr double kMitFs = 360.0;
   const std::vector<float> x = read_csv_column((dir / "101.csv").string(), CsvOptions{});
   const ReferenceBeats ref = read_reference_csv((dir / "101_beats.csv").string());

@@ -130,8 +130,9 @@ TEST(DetectStream, PushAfterFinishIsAnInternalError) {
 
 // The real thing: a whole MIT-BIH record (30 min, 360 Hz) in 3-second chunks.
 TEST(DetectStream, MitdbRecordInThreeSecondChunks) {
-  const fs::path file = fs::path(ECGPIPE_SOURCE_DIR "/../shared/data/mitdb-ds1/208.csv");
-  if (!fs::exists(file)) GTEST_SKIP() << "no " << file.string();
+  const std::string found = testutil::ds1_folder({"208.csv"});
+  SKIP_WITHOUT_DS1(found);
+  const fs::path file = fs::path(found) / "208.csv";
   expect_same_as_whole(read_csv_column(file.string(), CsvOptions{}), 360.0, {1080, 1 << 20});
 }
 
