@@ -16,6 +16,7 @@
 #include "cli/commands.hpp"
 #include "ecgpipe/config.hpp"
 #include "ecgpipe/common/error.hpp"
+#include "ecgpipe/io/signal_input.hpp"
 #include "ecgpipe/pipeline/pipeline.hpp"
 #include "ecgpipe/pipeline/segment.hpp"
 #ifdef ECGPIPE_WITH_CUDA
@@ -29,6 +30,7 @@ struct BenchArgs {
   RunOptions options;
   int repeat = 5;
   bool json = false;
+  CLI::Option* fs_option = nullptr;
 };
 
 double median(std::vector<double> v) {
@@ -112,11 +114,16 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--repeat", args->repeat, "Timed runs after one warm-up")->capture_default_str()->check(CLI::Range(1, 1000));
   add_preset_option(*cmd, o.preset, "robust or seed, as for run");
   add_model_option(*cmd, o.model);  // the rows stage 4 lays out (rr: R-centred windows)
-  check_finite(cmd->add_option("--fs", o.fs, "Sampling rate, Hz (the windows scale with it, as for run)")->capture_default_str(),
-               kMinFs, kMaxFs);
+  args->fs_option = cmd->add_option("--fs", o.fs, "Sampling rate, Hz (the windows scale with it, as for run) [default: a WFDB or "
+                                                 "EDF header's, else 250]");
+  check_finite(args->fs_option, kMinFs, kMaxFs);
   add_device_option(*cmd, o.device);
   cmd->add_flag("--json", args->json, "Print the numbers as JSON");
   cmd->callback([args] {
+    // As run and detect: a WFDB or EDF header's rate unless --fs is given (issue 25: a record
+    // without --fs was refused as "--fs 250 does not match the 360 Hz", no --fs having been given).
+    if (args->fs_option->count() == 0)
+      if (const auto header_fs = signal_file_fs(args->options.input, args->options.csv.column)) args->options.fs = *header_fs;
     const SampleWindows w = seed_windows(args->options.fs);
     args->options.ricker_width = w.ricker_width;
     args->options.nms_window = w.nms_window;

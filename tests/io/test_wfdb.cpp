@@ -423,6 +423,10 @@ TEST(WfdbCli, DetectReadsAHeaWithItsRate) {
   r = testutil::run_ecgpipe("detect '" + hea + "' --fs 250 --out '" + (dir / "c.csv").string() + "'", dir);
   EXPECT_EQ(r.code, 2) << r.err;
   EXPECT_NE(r.err.find("does not match the 360 Hz"), std::string::npos) << r.err;
+  // bench too (issue 25: without --fs it said "--fs 250 does not match the 360 Hz", exit 2).
+  r = testutil::run_ecgpipe("bench '" + hea + "' --repeat 1 --device cpu", dir);
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("samples"), std::string::npos) << r.out;
 }
 
 }  // namespace
