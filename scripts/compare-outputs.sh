@@ -74,8 +74,8 @@ capture() {  # EXE DIR
   step run_rr "$exe" run "$sample" --reference "$ref" --seed 7 --device cpu --out run_rr
   step run_rr_json "$exe" run "$sample" --seed 7 --epochs 3 --device cpu --out run_rr_json --json
   step run_seed "$exe" run "$sample" --preset seed --model seed --reference "$ref" --seed 7 --device cpu --out run_seed
-  step score_rr "$exe" score copy.csv --model run_rr/model.pt --device cpu --reference "$ref" --out score_rr
-  step score_seed "$exe" score copy.csv --model run_seed/model.pt --device cpu --out score_seed --json
+  step score_rr "$exe" score copy.csv --model run_rr/model.safetensors --device cpu --reference "$ref" --out score_rr
+  step score_seed "$exe" score copy.csv --model run_seed/model.safetensors --device cpu --out score_seed --json
   step detect_robust "$exe" detect "$sample" --device cpu --out detect_robust.csv
   step detect_seed "$exe" detect "$sample" --preset seed --device cpu --out detect_seed.csv
   step eval_detect "$exe" eval --reference "$ref" detect_robust.csv

@@ -15,7 +15,7 @@ SECONDS_EACH=${1:-60}
 BUILD_DIR=${FUZZ_BUILD_DIR:-build-fuzz}
 OUT=${FUZZ_OUT:-$BUILD_DIR/fuzz-out}
 CXX_FUZZ=${CXX_FUZZ:-clang++}
-ALL="fuzz_csv_column fuzz_csv_cell fuzz_wfdb_header fuzz_wfdb_signal fuzz_wfdb_annotations fuzz_reference_csv fuzz_edf fuzz_model_meta"
+ALL="fuzz_csv_column fuzz_csv_cell fuzz_wfdb_header fuzz_wfdb_signal fuzz_wfdb_annotations fuzz_reference_csv fuzz_edf fuzz_model_meta fuzz_model_file fuzz_beat_classifier"
 read -r -a HARNESSES <<< "${FUZZ_HARNESSES:-$ALL}"
 
 if ! echo 'extern "C" int LLVMFuzzerTestOneInput(const char*, unsigned long) { return 0; }' |
@@ -47,13 +47,16 @@ export LSAN_OPTIONS="suppressions=$PWD/tests/fuzz/lsan.supp:print_suppressions=0
 # 4 KiB (several 212 frames and annotation runs, EDF's 256-byte header plus a signal header and
 # records). The line parsers get about four times their largest real file or a few dozen lines:
 # a WFDB header of 12 signals with comments is under 1 KiB, the model's meta record under 300
-# bytes, and a reference CSV's rows repeat one shape. Longer inputs only repeat what shorter ones
+# bytes, and a reference CSV's rows repeat one shape. The model file gets 8 KiB: a header of a few
+# tensors and the meta record, and their floats; the beat classifier 8 KiB: a few small trees
+# (the real one, 116 kB, is the seed; longer inputs repeat trees). Longer inputs only repeat what shorter ones
 # cover and cost libFuzzer's instrumented comparisons per byte: at 4 KiB these harnesses ran at
 # 9-16 k/s, at these limits 19-22 k/s over a whole 600 s run (this machine, one core each).
 max_len_of() {
   case $1 in
     fuzz_wfdb_header) echo 2048 ;;
     fuzz_reference_csv | fuzz_model_meta) echo 1024 ;;
+    fuzz_model_file | fuzz_beat_classifier) echo 8192 ;;
     *) echo 4096 ;;
   esac
 }

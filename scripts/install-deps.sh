@@ -13,6 +13,7 @@ PACKAGES=(
   libfast-float-dev       # fast_float: exact decimal -> float
   libfccp-dev             # fast-cpp-csv-parser: the viewer's CSV reader (beats.csv, outliers.csv)
   libedf-dev              # edflib: EDF/EDF+/BDF input
+  zlib1g-dev              # zlib: the CRC-32 that guards a model file's tensors
   libgtest-dev            # GoogleTest
   libcpp-httplib-dev      # cpp-httplib: the HTTP server of `ecgpipe view`
   chromium chromium-driver python3-selenium  # the viewer's browser test (headless)

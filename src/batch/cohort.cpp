@@ -57,7 +57,7 @@ CohortTraining train_cohort_model(const std::vector<BatchItem>& items, int jobs,
   result.beats = static_cast<std::size_t>(matrix.rows());
   spdlog::info("cohort model: training on {} beats of {} recordings", result.beats, result.recordings);
   TrainResult t = train_and_score(std::move(matrix), o.train, "", model_meta_json(o));
-  result.model_path = out_dir + "/model.pt";
+  result.model_path = out_dir + "/model.safetensors";
   OutputSet model(/*create_dirs=*/true);  // whole or not at all (output.hpp)
   model.bytes(result.model_path, std::move(t.model_file));
   model.commit();

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 
+#include "common/json_file.hpp"
 #include "common/parallel.hpp"
 #include "ecgpipe/classify/beat_features.hpp"
 #include "ecgpipe/common/error.hpp"
@@ -17,6 +18,19 @@ extern const char* const kBuiltinBeatClassifierJson;
 
 namespace {
 constexpr int kModelVersion = 2;  // 2: the premature-beat density (dprem) and the P-wave context (pctx) added
+
+int model_int(const nlohmann::json& v, const std::string& where) {
+  if (!is_json_int(v)) throw InputError(where + ": " + v.dump().substr(0, 40) + " is not an integer");
+  return v.get<int>();
+}
+
+std::vector<int> model_ints(const nlohmann::json& v, const std::string& where) {
+  if (!v.is_array()) throw InputError(where + ": not an array of integers");
+  std::vector<int> out;
+  out.reserve(v.size());
+  for (const auto& x : v) out.push_back(model_int(x, where));
+  return out;
+}
 
 BeatClass class_from_name(const std::string& s, const std::string& where) {
   for (int c = 0; c < kBeatClassCount; ++c)
@@ -75,8 +89,8 @@ BeatClass BeatClassifier::predict(const float* x) const {
 BeatClassifier parse_beat_classifier(const std::string& text, const std::string& where) {
   BeatClassifier m;
   try {
-    const nlohmann::json j = nlohmann::json::parse(text);
-    if (j.at("format").get<std::string>() != "ecgpipe-beat-classifier" || j.at("version").get<int>() != kModelVersion)
+    const nlohmann::json j = parse_json_bounded(text, where);
+    if (!j.is_object() || j.at("format") != "ecgpipe-beat-classifier" || j.at("version") != kModelVersion)
       throw InputError(where + ": not an ecgpipe beat classifier of version " + std::to_string(kModelVersion));
     m.version = kModelVersion;
     m.features = j.at("features").get<std::vector<std::string>>();
@@ -93,10 +107,11 @@ BeatClassifier parse_beat_classifier(const std::string& text, const std::string&
       throw InputError(where + ": classes and baseline differ in length");
     for (const auto& jt : j.at("trees")) {
       BeatClassifier::Tree t;
-      t.target = jt.at("target").get<int>();
-      t.feature = jt.at("feature").get<std::vector<int>>();
-      t.left = jt.at("left").get<std::vector<int>>();
-      t.right = jt.at("right").get<std::vector<int>>();
+      const std::string at = where + ": tree " + std::to_string(m.trees.size());
+      t.target = model_int(jt.at("target"), at + " target");
+      t.feature = model_ints(jt.at("feature"), at + " feature");
+      t.left = model_ints(jt.at("left"), at + " left");
+      t.right = model_ints(jt.at("right"), at + " right");
       t.threshold = jt.at("threshold").get<std::vector<float>>();
       t.value = jt.at("value").get<std::vector<float>>();
       const std::size_t nodes = t.feature.size();

@@ -38,7 +38,7 @@ void print_summary(const RunOptions& o, const RunResult& r) {
                r.beats.size(), r.device, r.model.epoch_loss.front(), r.model.epoch_loss.back(), r.model.test_loss);
   spdlog::info("seconds: csv {:.3f}, band-pass {:.3f}, peaks {:.3f}, beats {:.3f}, train {:.3f}, score {:.3f}, total {:.3f}",
                s.csv, s.bandpass, s.peaks, s.beats, s.train, s.score, s.total);
-  spdlog::info("wrote {}/beats.csv, outliers.csv, model.pt, report.json, report.html", o.out_dir);
+  spdlog::info("wrote {}/beats.csv, outliers.csv, model.safetensors, report.json, report.html", o.out_dir);
 }
 
 }  // namespace
@@ -88,7 +88,7 @@ void add_run_command(CLI::App& app) {
   cmd->add_flag("--view", args->view, "Then serve the results in a browser until Ctrl-C, as `ecgpipe view OUT_DIR`");
   add_view_server_options(*cmd, args->view_options, "--view-");
   cmd->add_flag("--cohort-model", args->cohort,
-                "With several recordings: train one model on all their beats (OUT/model.pt), then score each with it");
+                "With several recordings: train one model on all their beats (OUT/model.safetensors), then score each with it");
   cmd->callback([args, cmd] {
     require_inputs(args->in);
     auto& opts = args->options;

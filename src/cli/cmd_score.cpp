@@ -1,4 +1,4 @@
-// `ecgpipe score NEW.csv --model DIR/model.pt`: scores a recording with a saved model (train on
+// `ecgpipe score NEW.csv --model DIR/model.safetensors`: scores a recording with a saved model (train on
 // one night, score the next). The beats are made exactly as for the model's training data: the
 // preset, sampling rate, windows and beat length come from the model file, not the command line.
 #include <CLI/CLI.hpp>
@@ -51,7 +51,7 @@ void add_score_command(CLI::App& app) {
   o.out_dir = "ecgpipe-score";
   auto* cmd = app.add_subcommand("score", "Score every beat of a recording with a saved model (no training)");
   add_inputs_options(*cmd, args->in, o.csv);
-  cmd->add_option("--model", args->model, "model.pt written by `ecgpipe run`")->required();
+  cmd->add_option("--model", args->model, "model.safetensors written by `ecgpipe run`")->required();
   add_device_option(*cmd, o.device);
   cmd->add_option("--outlier-quantile", o.outlier_quantile, "Flag beats scoring above this quantile")->capture_default_str();
   cmd->add_option("--top", o.top_outliers, "Beats listed in outliers.csv")->capture_default_str();

@@ -155,7 +155,7 @@ std::vector<TestCaseResult> run_selftest(const SelftestOptions& opt) {
   out.push_back(timed("cuda", "the CPU's model scores as on the CPU", [&] {
     if (!cpu_ok) throw InternalError("no CPU run to compare with");
     RunOptions o = sample_options(dir, Device::cuda, opt.epochs, "cuda-score");
-    const std::string model = (fs::path(cpu_opts.out_dir) / "model.pt").string();
+    const std::string model = (fs::path(cpu_opts.out_dir) / "model.safetensors").string();
     apply_model_meta(read_model_meta(model), model, o);
     const RunResult scored = run_pipeline(o);
     const auto& a = cpu.model.score;

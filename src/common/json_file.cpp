@@ -1,13 +1,10 @@
 // Bounded JSON reading: see src/common/json_file.hpp.
 #include "common/json_file.hpp"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
+#include <cstdint>
+#include <limits>
 
-#include <cerrno>
-#include <cstring>
-
+#include "common/file_read.hpp"
 #include "ecgpipe/common/error.hpp"
 
 namespace ecgpipe {
@@ -38,30 +35,14 @@ nlohmann::json parse_json_bounded(std::string_view text, const std::string& wher
   }
 }
 
+bool is_json_int(const nlohmann::json& v) {
+  if (!v.is_number_integer()) return false;
+  if (v.is_number_unsigned()) return v.get<std::uint64_t>() <= std::numeric_limits<int>::max();
+  return v.get<std::int64_t>() >= std::numeric_limits<int>::min() && v.get<std::int64_t>() <= std::numeric_limits<int>::max();
+}
+
 nlohmann::json read_json_file(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) throw InputError("cannot open " + path + ": " + std::strerror(errno));
-  struct stat st {};
-  std::string text;
-  try {
-    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) throw InputError(path + ": not a regular file");
-    if (static_cast<std::size_t>(st.st_size) > kMaxJsonFileBytes)
-      throw InputError(path + ": " + std::to_string(st.st_size) + " bytes, more than a JSON file of ecgpipe's can be");
-    char buf[1 << 16];
-    for (;;) {
-      const ssize_t n = ::read(fd, buf, sizeof buf);
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) throw InputError("cannot read " + path + ": " + std::strerror(errno));
-      if (n == 0) break;
-      text.append(buf, static_cast<std::size_t>(n));
-      if (text.size() > kMaxJsonFileBytes) throw InputError(path + ": grew past the bound while being read");
-    }
-  } catch (...) {
-    ::close(fd);
-    throw;
-  }
-  ::close(fd);
-  return parse_json_bounded(text, path);
+  return parse_json_bounded(read_regular_file(path, kMaxJsonFileBytes, "JSON file"), path);
 }
 
 }  // namespace ecgpipe

@@ -19,6 +19,10 @@ inline constexpr std::size_t kMaxJsonFileBytes = std::size_t{64} << 20;  // a re
 // The parsed text; InputError naming `where` (and the byte) for bad JSON or nesting past the bound.
 nlohmann::json parse_json_bounded(std::string_view text, const std::string& where);
 
+// Whether `v` is a JSON integer within int's range. get<int>() would convert a float such as 1e300
+// with static_cast (undefined behaviour) and wrap 2^32 + 1; found by tests/fuzz/fuzz_model_meta.
+bool is_json_int(const nlohmann::json& v);
+
 // The parsed file; InputError naming it if it is missing, not a regular file, too large or bad JSON.
 nlohmann::json read_json_file(const std::string& path);
 

@@ -1,6 +1,6 @@
 // Output files that appear whole or not at all, as a set.
 //
-// A command's outputs (run: beats.csv, outliers.csv, model.pt, report.json, report.html; synth:
+// A command's outputs (run: beats.csv, outliers.csv, model.safetensors, report.json, report.html; synth:
 // the signal and its truth) are built in memory, then OutputSet::commit() writes each under a
 // temporary name beside its target and only when every one is complete renames them into place.
 // A failure at any point (disk full, a rename refused) removes the temporaries, puts back the

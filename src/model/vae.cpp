@@ -16,7 +16,7 @@
 #include "common/clock.hpp"
 #include "model/graph_adam.hpp"
 #include "model/light_vae.hpp"
-#include "model/model_archive.hpp"
+#include "model/model_weights.hpp"
 #include "model/torch_error.hpp"
 #include "model/vae_scoring.hpp"
 #include "ecgpipe/config.hpp"
@@ -270,7 +270,7 @@ TrainResult train_and_score_here(BeatMatrix beats, const TrainOptions& options, 
   }
   result.score_seconds = seconds_since(t0);
 
-  // The model file: parameters and buffers (torch::save archive) plus what is needed to use it.
+  // The model file: parameters and buffers (safetensors) plus what is needed to use it.
   result.model_file = serialise_model(model, meta_json);
   if (!model_path.empty()) {
     OutputSet file;
@@ -285,13 +285,13 @@ TrainResult score_with_model_here(BeatMatrix beats, const std::string& model_pat
   if (beats.rows() < 1) {
     throw InputError("no beats to score (check the recording and the model's sampling rate)");
   }
-  auto archive = open_model(model_path);
+  const SafetensorsContent content = open_model(model_path);
   const bool on_cuda = beats.on_cuda();
   const std::int64_t cols = beats.cols();
   BeatTensor in(std::move(beats));
   require_deterministic_kernels();
   LightVae model(cols);
-  load_model(model, archive, model_path, cols);
+  load_model(model, content, model_path, cols);
   model->to(in.device);
   const auto t0 = Clock::now();
   TrainResult result;

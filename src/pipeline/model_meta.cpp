@@ -1,9 +1,7 @@
-// The meta record of model.pt (include/ecgpipe/model/model_file.hpp): how the model's beats are made.
+// The meta record of model.safetensors (include/ecgpipe/model/model_file.hpp): how the model's beats are made.
 #include <nlohmann/json.hpp>
 
-#include <cstdint>
-#include <limits>
-
+#include "common/json_file.hpp"
 #include "ecgpipe/config.hpp"
 #include "ecgpipe/common/error.hpp"
 #include "ecgpipe/model/model_file.hpp"
@@ -12,7 +10,7 @@
 namespace ecgpipe {
 namespace {
 
-// Format of the meta record in model.pt; bump when its meaning changes.
+// Format of the meta record in model.safetensors; bump when its meaning changes.
 constexpr int kModelFormat = 1;
 
 }  // namespace
@@ -36,13 +34,10 @@ std::string model_meta_json(const RunOptions& o) {
   return j.dump();
 }
 
-// An int field of the meta record: a JSON integer within int's range. get<int>() would convert a
-// float such as 1e300 with static_cast (undefined behaviour) and wrap a huge integer; found by
-// tests/fuzz/fuzz_model_meta.
+// An int field of the meta record (is_json_int: no float, no wrap).
 static int meta_int(const nlohmann::json& j, const char* key, const std::string& model_path) {
   const auto& v = j.at(key);
-  if (!v.is_number_integer() || (v.is_number_unsigned() && v.get<std::uint64_t>() > std::numeric_limits<int>::max()) ||
-      v.get<std::int64_t>() < std::numeric_limits<int>::min() || v.get<std::int64_t>() > std::numeric_limits<int>::max()) {
+  if (!is_json_int(v)) {
     throw InputError("model " + model_path + " has a damaged ecgpipe record: \"" + key + "\" is " + v.dump() +
                      ", not an integer");
   }
@@ -60,7 +55,7 @@ static E meta_name(const std::string& name, const char* key, const EnumNames<E>&
 
 void apply_model_meta(const std::string& meta_json, const std::string& model_path, RunOptions& o) {
   try {
-    const auto j = nlohmann::json::parse(meta_json);
+    const auto j = parse_json_bounded(meta_json, "model " + model_path + " (its ecgpipe.meta record)");
     const int format = meta_int(j, "format", model_path);
     if (format != kModelFormat) {
       throw InputError("model " + model_path + " has format " + std::to_string(format) + " (made by ecgpipe " +

@@ -175,7 +175,7 @@ void write_run_outputs(const RunOptions& o, RunResult& r, std::vector<float> sig
   // One set, committed whole (output.hpp): the model first, the largest file last.
   OutputSet files(/*create_dirs=*/true);
   const auto path = [&o](const char* name) { return (std::filesystem::path(o.out_dir) / name).string(); };
-  if (o.model_in.empty()) files.bytes(path("model.pt"), std::move(r.model.model_file));
+  if (o.model_in.empty()) files.bytes(path("model.safetensors"), std::move(r.model.model_file));
   files.bytes(path("beats.csv"), beats_csv(o, r, cpu_threads()));
   write_outliers_csv(files.text(path("outliers.csv")), o, r);
   std::ostream& report = files.text(path("report.json"));

@@ -19,7 +19,7 @@ namespace ecgpipe {
 void evaluate_run(const RunOptions& options, const ReferenceBeats& reference, const std::vector<std::int64_t>& r_peaks,
                   const std::vector<char>& predicted, RunResult& result);
 
-// src/pipeline/run_outputs.cpp: flags the outliers (score.hpp) and writes model.pt (when trained: the
+// src/pipeline/run_outputs.cpp: flags the outliers (score.hpp) and writes model.safetensors (when trained: the
 // bytes in result.model.model_file), beats.csv, outliers.csv, report.json and report.html as one
 // OutputSet (src/common/output_set.hpp): all or none, --out created only then. Sets result.seconds.write
 // and .total (from `run_start`).

@@ -246,7 +246,7 @@ TEST(BatchCli, RunManyEqualsSeparateCallsAndSummarizeReproducesTheSummary) {
               without_timings(nlohmann::json::parse(read_text(dir / n / "report.json"))))
         << n;
     EXPECT_TRUE(fs::exists(dir / "many" / n / "report.html"));
-    EXPECT_TRUE(fs::exists(dir / "many" / n / "model.pt"));
+    EXPECT_TRUE(fs::exists(dir / "many" / n / "model.safetensors"));
   }
   const auto summary = nlohmann::json::parse(read_text(dir / "many" / "summary.json"));
   EXPECT_EQ(summary["rows"][2]["status"], "failed");
@@ -305,8 +305,8 @@ TEST(BatchCliGpu, ManyRecordingsAtOnceOnOneGpuEqualOneAtATime) {
 }
 #endif  // ECGPIPE_WITH_CUDA
 
-// --cohort-model: one model (OUT/model.pt) on both recordings' beats, each recording scored with
-// it exactly as `ecgpipe score REC --model OUT/model.pt` scores it.
+// --cohort-model: one model (OUT/model.safetensors) on both recordings' beats, each recording scored with
+// it exactly as `ecgpipe score REC --model OUT/model.safetensors` scores it.
 TEST(BatchCli, CohortModelTrainsOnceAndScoresEachRecording) {
   const auto dir = fresh_dir();
   testutil::write_signal_csv(dir / "p1.csv", testutil::synthetic_ecg(40, 200));
@@ -316,13 +316,13 @@ TEST(BatchCli, CohortModelTrainsOnceAndScoresEachRecording) {
                                  "--fs 250 --epochs 2 --cohort-model --jobs 2 --out " + q(dir / "out"),
                              dir);
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_TRUE(fs::exists(dir / "out" / "model.pt"));
+  EXPECT_TRUE(fs::exists(dir / "out" / "model.safetensors"));
   for (const char* n : {"p1", "p2"}) {
-    EXPECT_FALSE(fs::exists(dir / "out" / n / "model.pt")) << "one model for the cohort";
+    EXPECT_FALSE(fs::exists(dir / "out" / n / "model.safetensors")) << "one model for the cohort";
     const auto report = nlohmann::json::parse(read_text(dir / "out" / n / "report.json"));
     EXPECT_EQ(report["mode"], "score");
     const auto s = run_ecgpipe("-q score " + q(dir / (std::string(n) + ".csv")) + common + "--model " +
-                                   q(dir / "out" / "model.pt") + " --out " + q(dir / n),
+                                   q(dir / "out" / "model.safetensors") + " --out " + q(dir / n),
                                dir);
     ASSERT_EQ(s.code, 0) << s.err;
     EXPECT_EQ(read_text(dir / "out" / n / "beats.csv"), read_text(dir / n / "beats.csv")) << n;

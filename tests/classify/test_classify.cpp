@@ -201,6 +201,21 @@ TEST(Classify, RefusesModelsItCannotUse) {
   std::string cycle = tree_model(feature_names_json());
   cycle.replace(cycle.find("\"left\":[1"), 9, "\"left\":[0");  // a node that points to itself
   EXPECT_THROW(parse_beat_classifier(cycle, "m"), InputError);
+  // Issue 25: the classifier's JSON gets the model file's treatment. Ints that are not ints of
+  // int's range (get<int>() cast 1e300 with undefined behaviour and wrapped 2^32+1), nesting past
+  // the bound, and a document that is not an object: one InputError naming the model.
+  const std::string good = tree_model(feature_names_json());
+  for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{
+           {"\"target\":1", "\"target\":1e300"}, {"\"target\":1", "\"target\":4294967297"},
+           {"\"left\":[1", "\"left\":[1.5"}, {"\"feature\":[8", "\"feature\":[-99999999999"},
+           {"\"left\":[1,", "\"left\":{\"a\":1},\"x\":["}}) {
+    std::string bad = good;
+    bad.replace(bad.find(from), from.size(), to);
+    EXPECT_NE(testutil::input_error_of([&] { parse_beat_classifier(bad, "m.json"); }).find("m.json"), std::string::npos) << to;
+  }
+  EXPECT_NE(testutil::input_error_of([&] { parse_beat_classifier(std::string(100, '['), "m.json"); }).find("nested deeper"),
+            std::string::npos);
+  EXPECT_THROW(parse_beat_classifier("[1]", "m"), InputError);
 }
 
 TEST(Classify, BuiltInModelMatchesTheFeatures) {

@@ -22,7 +22,7 @@ using testutil::fresh_dir;
 using testutil::run_ecgpipe;
 
 constexpr int kUsage = 2, kInput = 3, kOutput = 4;
-const char* const kOutputs[] = {"beats.csv", "outliers.csv", "model.pt", "report.json", "report.html"};
+const char* const kOutputs[] = {"beats.csv", "outliers.csv", "model.safetensors", "report.json", "report.html"};
 
 // No output file, and no temporary left behind.
 void expect_no_outputs(const fs::path& out) {
@@ -330,10 +330,10 @@ TEST(Cli, ScoreWithSavedModel) {
                                      (dir / "t").string() + "'",
                                  dir);
   ASSERT_EQ(train.code, 0) << train.err;
-  const auto model = (dir / "t" / "model.pt").string();
+  const auto model = (dir / "t" / "model.safetensors").string();
   const auto score = run_ecgpipe("-q score '" + sample + "' --model '" + model + "' --device cpu --out '" + (dir / "s").string() + "'", dir);
   ASSERT_EQ(score.code, 0) << score.err;
-  EXPECT_FALSE(fs::exists(dir / "s" / "model.pt")) << "score writes no model";
+  EXPECT_FALSE(fs::exists(dir / "s" / "model.safetensors")) << "score writes no model";
   // Same rows except the split column (train/test vs scored).
   const auto drop_split = [](const std::string& csv) {
     std::istringstream in(csv);
@@ -357,7 +357,7 @@ TEST(Cli, ScoreRefusesWhatIsNotAModel) {
   const auto dir = fresh_dir();
   const auto sample = (fs::path(ECGPIPE_SOURCE_DIR) / "data" / "sample.csv").string();
   testutil::write_text(dir / "fake.pt", "heartbeats\n1\n");
-  for (const auto& [model, message] : {std::pair<std::string, std::string>{(dir / "fake.pt").string(), "not an ecgpipe model"},
+  for (const auto& [model, message] : {std::pair<std::string, std::string>{(dir / "fake.pt").string(), "fake.pt: not a safetensors file"},
                                        {(dir / "missing.pt").string(), "cannot open model"}}) {
     const auto r = run_ecgpipe("-q score '" + sample + "' --model '" + model + "' --out '" + (dir / "s").string() + "'", dir);
     EXPECT_EQ(r.code, kInput) << r.err;

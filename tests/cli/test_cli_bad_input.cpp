@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "model/safetensors.hpp"
 #include "test_util.hpp"
 
 namespace {
@@ -31,7 +32,7 @@ using testutil::read_text;
 using testutil::write_text;
 
 constexpr int kUsage = 2, kInput = 3, kOutput = 4;
-const char* const kOutputs[] = {"beats.csv", "outliers.csv", "model.pt", "report.json", "report.html"};
+const char* const kOutputs[] = {"beats.csv", "outliers.csv", "model.safetensors", "report.json", "report.html"};
 
 std::string exe() {
   const char* other = std::getenv("ECGPIPE_EXE_UNDER_TEST");
@@ -112,7 +113,7 @@ class Tmpfs {
 fs::path train_small_model(const fs::path& dir, const std::string& options = "") {
   const auto t = run("-q run " + q(small_csv(dir)) + " " + options + " --device cpu --epochs 1 --threads 1 --out " + q(dir / "t"), dir);
   EXPECT_EQ(t.code, 0) << t.err;
-  return dir / "t" / "model.pt";
+  return dir / "t" / "model.safetensors";
 }
 
 std::string sample_csv() { return (fs::path(ECGPIPE_SOURCE_DIR) / "data" / "sample.csv").string(); }
@@ -295,20 +296,59 @@ TEST(CliBadInputFiles, ScoreWfdbRecordAtItsHeaderRate) {
   expect_empty(dir / "s2");
 }
 
-// Row 15: a model whose meta record holds a rate out of range: exit 3 naming the model.
+// Row 15: a model whose meta record holds a rate out of range (rewritten with a valid CRC, as a
+// hostile author would): exit 3 naming the model.
 TEST(CliBadInputFiles, ModelWithDamagedMetaRecord) {
   const auto dir = fresh_dir();
-  std::string model = read_text(train_small_model(dir));
+  auto content = ecgpipe::detail::decode_safetensors(read_text(train_small_model(dir)), "model");
   const auto in = small_csv(dir);
-  // Same length, so the archive's record sizes stay valid.
+  std::string& meta = content.metadata.at("ecgpipe.meta");
   const std::string good = "\"fs\":250.0", bad = "\"fs\":1e300";
-  const auto at = model.find(good);
-  ASSERT_NE(at, std::string::npos) << "meta record not found in model.pt";
-  model.replace(at, good.size(), bad);
-  write_text(dir / "bad.pt", model);
-  const auto r = run("-q score " + q(in) + " --model " + q(dir / "bad.pt") + " --device cpu --out " + q(dir / "s"), dir);
-  expect_one_line(r, kInput, "bad.pt");
+  const auto at = meta.find(good);
+  ASSERT_NE(at, std::string::npos) << "fs not found in the meta record: " << meta;
+  meta.replace(at, good.size(), bad);
+  write_text(dir / "bad.safetensors", ecgpipe::detail::encode_safetensors(content));
+  const auto r = run("-q score " + q(in) + " --model " + q(dir / "bad.safetensors") + " --device cpu --out " + q(dir / "s"), dir);
+  expect_one_line(r, kInput, "bad.safetensors");
   EXPECT_EQ(r.err.find("--fs"), std::string::npos) << r.err;
+  expect_empty(dir / "s");
+}
+
+// Issue 25, model files that crashed, hung or were silently used: each is one line, exit 3,
+// naming the file, nothing written. (The LibTorch archives that crashed its loader, a storage
+// past its record, a million nested tuples, 100 000 nested parentheses, are all refused by their
+// zip signature before any byte of them is parsed.)
+TEST(CliBadInputFiles, HostileModelFiles) {
+  const auto dir = fresh_dir();
+  const auto in = small_csv(dir);
+  const std::string good = read_text(train_small_model(dir));
+  auto score = [&](const fs::path& model) {
+    return run("-q score " + q(in) + " --model " + q(model) + " --device cpu --out " + q(dir / "s"), dir);
+  };
+  // A truncated tensor: scored with NaN before, now refused (every cut: tests/model).
+  write_text(dir / "cut.safetensors", good.substr(0, good.size() - 1));
+  expect_one_line(score(dir / "cut.safetensors"), kInput, "cut.safetensors");
+  // An altered weight.
+  std::string flipped = good;
+  flipped[flipped.size() - 100] = static_cast<char>(flipped[flipped.size() - 100] ^ 0x40);
+  write_text(dir / "flipped.safetensors", flipped);
+  expect_one_line(score(dir / "flipped.safetensors"), kInput, "flipped.safetensors: damaged");
+  // An old model.pt, and a zip bomb of nesting named like one.
+  std::string zip("PK\x03\x04", 4);
+  zip += std::string(26, '\0') + "archive/data.pkl" + std::string(1000000, '(');
+  write_text(dir / "model.pt", zip);
+  expect_one_line(score(dir / "model.pt"), kInput, "model.pt is a LibTorch archive");
+  // A FIFO: refused at once (it blocked forever).
+  ASSERT_EQ(::mkfifo((dir / "fifo").c_str(), 0600), 0);
+  expect_one_line(score(dir / "fifo"), kInput, "fifo: not a regular file");
+  // A header length past the end, a header of a million '['.
+  write_text(dir / "len.safetensors", std::string("\xff\xff\xff\xff\xff\xff\xff\x7f{}", 10));
+  expect_one_line(score(dir / "len.safetensors"), kInput, "len.safetensors: not a safetensors file (its header length");
+  const std::string deep = "{\"a\":" + std::string(999995, '[');
+  std::string nested(8, '\0');
+  for (int i = 0; i < 8; ++i) nested[static_cast<std::size_t>(i)] = static_cast<char>((deep.size() >> (8 * i)) & 0xff);
+  write_text(dir / "deep.safetensors", nested + deep);
+  expect_one_line(score(dir / "deep.safetensors"), kInput, "deep.safetensors (header): JSON nested deeper than 64");
   expect_empty(dir / "s");
 }
 
@@ -410,10 +450,10 @@ TEST(CliOutputs, DetectOnFullDiskKeepsEarlierFile) {
   EXPECT_TRUE(hidden_entries(dir / "disk").empty());
 }
 
-// --- Row 2: the disk fills while model.pt is written: exit 4, not an abort; nothing left.
+// --- Row 2: the disk fills while model.safetensors is written: exit 4, not an abort; nothing left.
 TEST(CliOutputs, DiskFullWhileModelIsWritten) {
   const auto dir = fresh_dir();
-  Tmpfs disk(dir / "disk", 8);  // model.pt of the small model is ~16 KiB
+  Tmpfs disk(dir / "disk", 8);  // model.safetensors of the small model is ~16 KiB
   SKIP_WITHOUT_TMPFS(disk);
   const auto in = small_csv(dir);
   const auto r = run("-q run " + q(in) + " --device cpu --epochs 1 --threads 1 --out " + q(dir / "disk" / "o"), dir);
@@ -455,7 +495,7 @@ TEST(CliOutputs, DiskFullDuringCommitKeepsEarlierSet) {
 
 // Row 3, the commit failing half-way: a target that cannot be replaced (here report.json is a
 // directory, so rename(2) fails) after others were renamed used to leave new beats.csv,
-// outliers.csv and model.pt beside the old report.html. (A static tmpfs cannot show that half-way
+// outliers.csv and model.safetensors beside the old report.html. (A static tmpfs cannot show that half-way
 // failure on the old code: it freed each old file as it renamed the new one.)
 TEST(CliOutputs, CommitFailureHalfWayKeepsEarlierSet) {
   const auto dir = fresh_dir();
@@ -465,11 +505,11 @@ TEST(CliOutputs, CommitFailureHalfWayKeepsEarlierSet) {
   fs::remove(out / "report.json");
   fs::create_directories(out / "report.json" / "keep");
   std::vector<std::string> before;
-  for (const char* f : {"beats.csv", "outliers.csv", "model.pt", "report.html"}) before.push_back(read_text(out / f));
+  for (const char* f : {"beats.csv", "outliers.csv", "model.safetensors", "report.html"}) before.push_back(read_text(out / f));
   const auto r = run("-q run " + q(sample_csv()) + " --seed 7 --device cpu --epochs 1 --threads 1 --out " + q(out), dir);
   expect_one_line(r, kOutput, "report.json");
   std::size_t i = 0;
-  for (const char* f : {"beats.csv", "outliers.csv", "model.pt", "report.html"})
+  for (const char* f : {"beats.csv", "outliers.csv", "model.safetensors", "report.html"})
     EXPECT_TRUE(read_text(out / f) == before[i++]) << f << " changed: a partial set";
   EXPECT_TRUE(hidden_entries(out).empty()) << hidden_entries(out).front();
 }
@@ -529,7 +569,7 @@ TEST(CliSignals, StaleTemporariesOfDeadProcessesAreRemoved) {
   if (dead == 0) ::_exit(0);
   ASSERT_EQ(::waitpid(dead, nullptr, 0), dead);
   const std::string d = std::to_string(dead), live = std::to_string(::getpid());
-  for (const std::string& name : {".beats.csv.tmp." + d, ".report.html.tmp." + d, ".model.pt.tmp." + d,
+  for (const std::string& name : {".beats.csv.tmp." + d, ".report.html.tmp." + d, ".model.safetensors.tmp." + d,
                                   ".beats.csv.ecgpipe-tmp." + d, ".beats.csv.tmp." + live})
     write_text(out / name, "partial");
   const auto r = run("-q run " + q(in) + " --device cpu --epochs 1 --threads 1 --out " + q(out), dir);

@@ -1,4 +1,4 @@
-// libFuzzer harness: the model meta record (apply_model_meta: the JSON that model.pt carries, read
+// libFuzzer harness: the model meta record (apply_model_meta: the JSON that model.safetensors carries, read
 // by `score`; linked without the core and LibTorch: tests/fuzz/CMakeLists.txt). Invariant: an
 // ecgpipe::Error, or options with the record's model path set.
 //
@@ -16,7 +16,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string json(reinterpret_cast<const char*>(data), size);
   ecgpipe::RunOptions options;
   options.input = "in.csv";
-  if (fuzz::rejects([&] { ecgpipe::apply_model_meta(json, "model.pt", options); })) return 0;
-  FUZZ_CHECK(options.model_in == "model.pt");
+  if (fuzz::rejects([&] { ecgpipe::apply_model_meta(json, "model.safetensors", options); })) return 0;
+  FUZZ_CHECK(options.model_in == "model.safetensors");
   return 0;
 }

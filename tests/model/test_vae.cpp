@@ -50,7 +50,7 @@ TrainOptions small_options(int epochs) {
 TEST(Vae, TrainsScoresAndSaves) {
   const auto dir = testutil::fresh_dir();
   auto m = beat_matrix(200, 4);
-  const auto model = (dir / "model.pt").string();
+  const auto model = (dir / "model.safetensors").string();
   std::vector<double> seen;
   auto opts = small_options(20);
   opts.on_epoch = [&](int epoch, double loss, double beats_per_second) {
@@ -75,7 +75,7 @@ TEST(Vae, TrainsScoresAndSaves) {
 TEST(Vae, SavedModelScoresLikeTheTrainedOne) {
   const auto dir = testutil::fresh_dir();
   auto m = beat_matrix(100, 3), copy = m;
-  const auto model = (dir / "model.pt").string();
+  const auto model = (dir / "model.safetensors").string();
   const auto trained = train_and_score(BeatMatrix::view(m.data(), 100, kDims), small_options(5), model, kMeta);
   EXPECT_EQ(ecgpipe::read_model_meta(model), kMeta);
   const auto scored = ecgpipe::score_with_model(BeatMatrix::view(copy.data(), 100, kDims), model);

@@ -292,7 +292,7 @@ TEST(View, BadRequestsAreRefused) {
   }
   // Paths outside the routes, and the folder's other files: 404, never a file's content.
   for (const char* path : {"/../report.json", "/files/../report.json", "/files/..%2freport.json", "/files/%2e%2e%2f%2e%2e%2fetc%2fpasswd",
-                           "/%2e%2e/%2e%2e/etc/passwd", "/files/model.pt", "/files/", "/files/report.json/..",
+                           "/%2e%2e/%2e%2e/etc/passwd", "/files/model.safetensors", "/files/", "/files/report.json/..",
                            "/etc/passwd", "/view.js/../../etc/passwd", "/api/tiles", "/index.html"}) {
     auto r = c.Get(path);
     ASSERT_TRUE(r) << path;

@@ -14,7 +14,7 @@
 namespace ecgpipe {
 
 // Shuffles (seeded), splits, trains with Adam, then scores every beat in eval mode. The trained
-// model, a LibTorch archive of the parameters and buffers plus `meta_json` (the caller's
+// model, a safetensors file of the parameters and buffers plus `meta_json` (the caller's
 // description of how its beats were made, read back by read_model_meta, model_file.hpp), is
 // serialised in memory into TrainResult::model_file, and also written to `model_path` unless it
 // is empty (whole or not at all; OutputError on a full disk). Throws InputError if the split

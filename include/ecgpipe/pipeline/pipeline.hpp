@@ -9,7 +9,7 @@
 
 namespace ecgpipe {
 
-// Runs every stage and writes beats.csv, model.pt and report.json into options.out_dir, each
+// Runs every stage and writes beats.csv, model.safetensors and report.json into options.out_dir, each
 // through a temporary file renamed into place, so a failure leaves no partial output.
 RunResult run_pipeline(const RunOptions& options);
 
