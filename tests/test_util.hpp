@@ -7,6 +7,7 @@
 #include "ecgpipe/common/error.hpp"
 
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -142,6 +143,27 @@ std::string input_error_of(F&& f) {
   }
   ADD_FAILURE() << "no InputError";
   return {};
+}
+
+// MIT-format annotation files by hand (WFDB's annot(5)): one word is a code in the top 6 bits and
+// a value (a time difference, or a count) in the low 10, little-endian.
+using Bytes = std::vector<unsigned char>;
+inline void put_word(Bytes& b, int code, unsigned value) {
+  const unsigned w = (static_cast<unsigned>(code) << 10) | (value & 0x3FFu);
+  b.push_back(static_cast<unsigned char>(w & 0xFF));
+  b.push_back(static_cast<unsigned char>(w >> 8));
+}
+// SKIP (code 59): a 32-bit time difference in two words, high word first.
+inline void put_skip(Bytes& b, std::uint32_t interval) {
+  put_word(b, 59, 0);
+  put_word(b, static_cast<int>(interval >> 26), (interval >> 16) & 0x3FFu);
+  put_word(b, static_cast<int>((interval & 0xFFFFu) >> 10), interval & 0x3FFu);
+}
+// AUX (code 63): a string of the given length, padded to an even size.
+inline void put_aux(Bytes& b, const std::string& s) {
+  put_word(b, 63, static_cast<unsigned>(s.size()));
+  b.insert(b.end(), s.begin(), s.end());
+  if (s.size() % 2) b.push_back(0);
 }
 
 inline std::size_t count_lines(const std::string& s) {

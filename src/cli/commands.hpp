@@ -29,6 +29,7 @@ void add_synth_command(CLI::App& app);
 void add_eval_command(CLI::App& app);
 void add_bench_command(CLI::App& app);
 void add_score_command(CLI::App& app);
+void add_rhythm_command(CLI::App& app);
 
 // The input file, --column and --no-header (written into `input` and `csv`, which must outlive
 // the command's parsing).

@@ -77,6 +77,7 @@ int run_main(int argc, char** argv) {
   ecgpipe::cli::add_score_command(app);
   ecgpipe::cli::add_synth_command(app);
   ecgpipe::cli::add_eval_command(app);
+  ecgpipe::cli::add_rhythm_command(app);
   ecgpipe::cli::add_bench_command(app);
   ecgpipe::cli::add_detect_command(app);
   ecgpipe::cli::add_view_command(app);

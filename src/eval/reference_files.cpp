@@ -11,6 +11,7 @@
 
 #include "ecgpipe/common/error.hpp"
 #include "ecgpipe/eval/evaluate.hpp"
+#include "ecgpipe/eval/rhythm_eval.hpp"
 #include "common/text.hpp"
 
 namespace ecgpipe {
@@ -210,6 +211,43 @@ std::vector<std::int64_t> parse_detections_csv(std::string_view text, const std:
   } reader{path, {}};
   parse_csv(text, path, reader);
   return std::move(reader.out);
+}
+
+std::vector<RhythmChange> parse_rhythm_csv(std::string_view text, const std::string& path) {
+  struct Reader {
+    const std::string& path;
+    std::vector<RhythmChange> out;
+    std::size_t rhythm_index = 0;
+    std::size_t header(const std::vector<std::string>& h) {
+      const auto y = std::find(h.begin(), h.end(), "rhythm");
+      auto s = std::find(h.begin(), h.end(), "sample");
+      if (s == h.end()) s = std::find(h.begin(), h.end(), "start_sample");
+      if (s == h.end() || y == h.end())
+        throw InputError(path + ": a rhythm reference needs columns 'sample' (or 'start_sample') and 'rhythm'");
+      rhythm_index = static_cast<std::size_t>(y - h.begin());
+      return static_cast<std::size_t>(s - h.begin());
+    }
+    void row(const std::vector<std::string>& f, std::size_t line, std::size_t sample_index) {
+      if (f.size() <= std::max(sample_index, rhythm_index)) throw InputError(cell_error(path, line, "too few fields"));
+      RhythmChange c;
+      if (!parse_sample(f[sample_index], c.sample))
+        throw InputError(cell_error(path, line, "'" + text::shorten(f[sample_index], 40) + "' is not a sample index"));
+      if (!out.empty() && c.sample < out.back().sample)
+        throw InputError(cell_error(path, line, "rhythm changes go back in time"));
+      c.rhythm = f[rhythm_index];
+      if (!c.rhythm.empty() && c.rhythm.front() == '(') c.rhythm.erase(0, 1);
+      out.push_back(std::move(c));
+    }
+  } reader{path, {}};
+  parse_csv(text, path, reader);
+  return std::move(reader.out);
+}
+
+std::vector<RhythmChange> read_rhythm_reference(const std::string& path) {
+  if (lower(std::filesystem::path(path).extension().string()) == ".csv") return parse_rhythm_csv(read_file(path), path);
+  auto changes = rhythm_changes(read_wfdb_annotations(path));
+  std::stable_sort(changes.begin(), changes.end(), [](const auto& a, const auto& b) { return a.sample < b.sample; });
+  return changes;
 }
 
 std::vector<Episode> vf_episodes(const std::vector<Annotation>& annotations) {

@@ -30,22 +30,9 @@ fs::path mitdb() {
 const char* const kDs1[] = {"101", "106", "108", "109", "112", "114", "115", "116", "118", "119", "122",
                             "124", "201", "203", "205", "207", "208", "209", "215", "220", "223", "230"};
 
-// One MIT-format word: code in the top 6 bits, value in the low 10, little-endian.
-void put_word(Bytes& b, int code, unsigned value) {
-  const unsigned w = (static_cast<unsigned>(code) << 10) | (value & 0x3FFu);
-  b.push_back(static_cast<unsigned char>(w & 0xFF));
-  b.push_back(static_cast<unsigned char>(w >> 8));
-}
-void put_skip(Bytes& b, std::uint32_t interval) {
-  put_word(b, 59, 0);
-  put_word(b, static_cast<int>(interval >> 26), (interval >> 16) & 0x3FFu);  // high word first
-  put_word(b, static_cast<int>((interval & 0xFFFFu) >> 10), interval & 0x3FFu);
-}
-void put_aux(Bytes& b, const std::string& s) {
-  put_word(b, 63, static_cast<unsigned>(s.size()));
-  b.insert(b.end(), s.begin(), s.end());
-  if (s.size() % 2) b.push_back(0);
-}
+using testutil::put_aux;
+using testutil::put_skip;
+using testutil::put_word;
 
 class Wfdb : public ::testing::Test {
  protected:

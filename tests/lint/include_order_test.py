@@ -37,13 +37,14 @@ ALLOWED = {
     "io": ["common"],
     "signal": ["common"],
     "classify": ["common", "signal"],
+    "rhythm": ["common", "signal", "classify"],
     "model": ["common", "signal", "classify"],
-    "eval": ["common", "io", "signal", "classify"],
-    "report": ["common", "io", "signal", "classify", "model", "eval"],
-    "view": ["common", "io", "signal", "classify", "model", "eval"],
-    "pipeline": ["common", "io", "signal", "classify", "model", "eval", "report"],
-    "batch": ["common", "io", "signal", "classify", "model", "eval", "report", "pipeline"],
-    "cli": ["common", "io", "signal", "classify", "model", "eval", "report", "view", "pipeline", "batch"],
+    "eval": ["common", "io", "signal", "classify", "rhythm"],
+    "report": ["common", "io", "signal", "classify", "rhythm", "model", "eval"],
+    "view": ["common", "io", "signal", "classify", "rhythm", "model", "eval"],
+    "pipeline": ["common", "io", "signal", "classify", "rhythm", "model", "eval", "report"],
+    "batch": ["common", "io", "signal", "classify", "rhythm", "model", "eval", "report", "pipeline"],
+    "cli": ["common", "io", "signal", "classify", "rhythm", "model", "eval", "report", "view", "pipeline", "batch"],
 }
 
 # Files outside the model code that may include LibTorch, and why.

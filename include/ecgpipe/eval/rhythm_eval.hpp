@@ -1,0 +1,54 @@
+// EC57's atrial fibrillation statistics (ANSI/AAMI EC57, as WFDB's `epicmp -a` computes them)
+// and the reference rhythm they compare with: docs/accuracy.md, "Rhythm".
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ecgpipe/eval/evaluate.hpp"
+#include "ecgpipe/io/wfdb.hpp"
+
+namespace ecgpipe {
+
+// A rhythm that starts at `sample` and lasts until the next change (or the record's end), named
+// as MIT-BIH names it without the parenthesis: "N", "AFIB", "AFL", "SVTA", ...
+struct RhythmChange {
+  std::int64_t sample = 0;
+  std::string rhythm;
+};
+
+// The rhythm changes of an annotation file: its '+' annotations' aux strings ("(AFIB").
+std::vector<RhythmChange> rhythm_changes(const std::vector<Annotation>& annotations);
+// A CSV of rhythm changes: columns `sample` and `rhythm` (the AF database's NNNNN_rhythm.csv), or
+// ecgpipe's rhythm.csv (`start_sample` and `rhythm`: each episode a change). InputError naming
+// the line for a bad sample or a missing column.
+std::vector<RhythmChange> parse_rhythm_csv(std::string_view text, const std::string& path);
+// By the name: a .csv file is parse_rhythm_csv, anything else a WFDB annotation file.
+std::vector<RhythmChange> read_rhythm_reference(const std::string& path);
+
+// The episodes of `rhythm` in `changes` (sorted by sample), each until the next change to another
+// rhythm; one still open at the end runs to `end`.
+std::vector<Episode> episodes_of(const std::vector<RhythmChange>& changes, const std::string& rhythm, std::int64_t end);
+
+// EC57's AF episode and duration statistics, as `epicmp -a`: a reference AF episode is detected
+// when any detected AF overlaps it (episode Se), a detected episode is true when it overlaps any
+// reference AF (episode +P); duration Se is the overlap over the reference AF time, duration +P
+// the overlap over the detected AF time, from which reference atrial flutter is left out (AF
+// called during flutter is not counted against the detector). Durations in samples.
+struct AfStats {
+  std::int64_t reference_episodes = 0, detected_reference_episodes = 0;
+  std::int64_t test_episodes = 0, true_test_episodes = 0;
+  std::int64_t reference_duration = 0, overlap_of_reference = 0;
+  std::int64_t test_duration = 0, overlap_of_test = 0;
+  double episode_se() const;   // NaN without reference episodes
+  double episode_ppv() const;  // NaN without detected episodes
+  double duration_se() const;
+  double duration_ppv() const;
+  AfStats& operator+=(const AfStats& o);  // gross statistics: sums over records
+};
+AfStats compare_af(const std::vector<Episode>& reference_af, const std::vector<Episode>& reference_afl,
+                   const std::vector<Episode>& test_af);
+
+}  // namespace ecgpipe

@@ -1,0 +1,55 @@
+// Atrial fibrillation from beat times: the RR part of rhythm analysis (docs/accuracy.md, "Rhythm").
+//
+// AF's ventricular response is irregularly irregular: no interval predicts the next. What else
+// makes RR intervals irregular is ectopy, and it is regular in its own way: an isolated premature
+// beat is a short interval followed by a long one, bigeminy and trigeminy repeat every 2 or 3
+// intervals. So the irregularity of a beat is measured on the intervals left after removing
+// premature beats (an interval under `premature` x the local median RR followed by one over
+// `compensatory` x it: both intervals go), as the smallest over lags 1, 2 and 3 of the median
+// |RR(i) - RR(i-lag)| over `window` intervals, over their median RR. A beat is AF when that is
+// above `threshold`. Runs of AF shorter than `min_run` beats inside other rhythm are dropped, then
+// runs of other rhythm shorter than it inside AF (a median flickering at its threshold is not an
+// episode). The numbers were chosen by leave-one-record-out cross-validation on the MIT-BIH AF
+// database's beat times (docs/accuracy.md, "Rhythm"; every fold chose these, min_run in 24 of 25):
+// one set for every recording. Beats known to be ventricular (`ventricular`, from a classifier or
+// an annotation file's labels) are left out with both their intervals, like premature beats.
+//
+// What beat times cannot tell: atrial flutter with fixed conduction is regular (it needs the
+// flutter waves of the signal), and AF with a regularised response (complete heart block) is
+// not irregular. Both read as not-AF here.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ecgpipe {
+
+enum class Rhythm : std::uint8_t {
+  N = 0,     // not AF (sinus or any other rhythm beat times do not tell apart)
+  AFIB = 1,  // atrial fibrillation
+};
+// "N", "AFIB": as MIT-BIH names rhythms, without the parenthesis.
+const char* rhythm_name(Rhythm r);
+
+struct AfOptions {
+  int window = 64;             // intervals in the median of successive differences (centred)
+  double premature = 0.9;      // an interval below this x the local median RR ...
+  double compensatory = 1.0;   // ... followed by one above this x it: a premature beat
+  double threshold = 0.05;     // AF above this irregularity (median |dRR| / median RR)
+  int local_median = 15;       // intervals in the local median RR of the premature-beat test
+  int min_run = 32;            // beats: shorter runs of AF, then of other rhythm, are absorbed
+};
+
+// The irregularity of each beat (see above); one value per beat of `r_peaks` (sorted sample
+// numbers). `ventricular`: empty, or one flag per beat. Fewer than 3 beats: all 0 (nothing to
+// measure). InputError if `r_peaks` is not strictly increasing.
+std::vector<float> rr_irregularity(const std::vector<std::int64_t>& r_peaks, const AfOptions& options = {},
+                                   const std::vector<char>& ventricular = {});
+
+// Each beat's rhythm: AFIB where its irregularity is above options.threshold, runs shorter than
+// options.min_run absorbed.
+std::vector<Rhythm> af_rhythm(const std::vector<std::int64_t>& r_peaks, const AfOptions& options = {},
+                              const std::vector<char>& ventricular = {});
+
+}  // namespace ecgpipe

@@ -1,0 +1,41 @@
+// Rhythm episodes: runs of beats of one rhythm, as rhythm.csv lists them (docs/formats.md).
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <vector>
+
+#include "ecgpipe/rhythm/af_detect.hpp"
+
+namespace ecgpipe {
+
+struct RhythmEpisode {
+  std::int64_t start_sample = 0;  // the first beat's R peak
+  std::int64_t end_sample = 0;    // the next episode's first R peak, or the record's end
+  Rhythm rhythm = Rhythm::N;
+  std::int64_t beats = 0;
+  double mean_hr = 0.0;  // beats per minute over the episode's intervals (NaN for one beat)
+};
+
+// Consecutive beats of one rhythm as episodes that tile the record from the first beat to
+// `end_sample` (the record's length in samples; at least the last R peak + 1). Empty without beats.
+std::vector<RhythmEpisode> rhythm_episodes(const std::vector<std::int64_t>& r_peaks, const std::vector<Rhythm>& rhythm,
+                                           double fs, std::int64_t end_sample);
+
+// rhythm.csv: a header and one row per episode,
+// start_sample,end_sample,start_s,end_s,rhythm,beats,mean_hr (seconds to the ms, the rate to 0.1
+// bpm, empty for a one-beat episode).
+void write_rhythm_csv(std::ostream& out, const std::vector<RhythmEpisode>& episodes, double fs);
+
+// Time in each rhythm's episodes, for the Holter summary.
+struct RhythmBurden {
+  double analysed_s = 0.0;     // from the first beat to the end
+  double afib_s = 0.0;
+  int afib_episodes = 0;
+  double longest_afib_s = 0.0;
+  double afib_mean_hr = 0.0;   // NaN without AF
+  double afib_percent() const { return analysed_s > 0 ? 100.0 * afib_s / analysed_s : 0.0; }
+};
+RhythmBurden rhythm_burden(const std::vector<RhythmEpisode>& episodes, double fs);
+
+}  // namespace ecgpipe

@@ -1,0 +1,167 @@
+// `ecgpipe rhythm BEATS --fs HZ --out DIR`: atrial fibrillation from beat times alone (another
+// detector's beats, a device's beat times, or a database's .qrs files), written as
+// DIR/rhythm.csv; with --reference, EC57's AF episode and duration statistics (epicmp -a).
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include "cli/commands.hpp"
+#include "common/json_number.hpp"
+#include "common/output_lock.hpp"
+#include "common/output_set.hpp"
+#include "common/text.hpp"
+#include "ecgpipe/classify/aami_class.hpp"
+#include "ecgpipe/common/error.hpp"
+#include "ecgpipe/common/sample_rate.hpp"
+#include "ecgpipe/eval/evaluate.hpp"
+#include "ecgpipe/eval/rhythm_eval.hpp"
+#include "ecgpipe/io/wfdb.hpp"
+#include "ecgpipe/rhythm/af_detect.hpp"
+#include "ecgpipe/rhythm/rhythm_episodes.hpp"
+
+namespace ecgpipe::cli {
+namespace {
+
+struct RhythmArgs {
+  std::string beats, out = "ecgpipe-rhythm", reference;
+  double fs = 0;
+  bool json = false;
+  CLI::Option* fs_option = nullptr;
+};
+
+bool is_csv(const std::string& path) { return text::lower(std::filesystem::path(path).extension().string()) == ".csv"; }
+
+struct Beats {
+  std::vector<std::int64_t> samples;
+  std::vector<char> ventricular;  // per beat where the file labels beats (a .atr), else empty
+};
+
+// The beats of `path`: a CSV's r_peak / sample / first column, or a WFDB annotation file's beat
+// annotations (any annotator: .atr, .qrs, ...) with their AAMI class V, sorted, each sample once.
+Beats read_beats(const std::string& path) {
+  std::vector<std::pair<std::int64_t, char>> found;
+  bool labelled = false;
+  if (is_csv(path)) {
+    for (const auto s : read_detections_csv(path)) found.push_back({s, 0});
+  } else {
+    for (const auto& a : read_wfdb_annotations(path))
+      if (is_beat_symbol(a.symbol)) {
+        found.push_back({a.sample, aami_class(a.symbol) == 'V'});
+        labelled = labelled || a.symbol != 'N';  // a .qrs labels every beat N: no classes
+      }
+  }
+  std::sort(found.begin(), found.end());
+  Beats out;
+  for (const auto& [s, v] : found) {
+    if (!out.samples.empty() && out.samples.back() == s) continue;
+    out.samples.push_back(s);
+    out.ventricular.push_back(v);
+  }
+  if (!labelled) out.ventricular.clear();
+  return out;
+}
+
+nlohmann::json af_stats_json(const AfStats& s, double fs) {
+  return {{"reference_episodes", s.reference_episodes},
+          {"detected_reference_episodes", s.detected_reference_episodes},
+          {"test_episodes", s.test_episodes},
+          {"true_test_episodes", s.true_test_episodes},
+          {"reference_af_s", static_cast<double>(s.reference_duration) / fs},
+          {"test_af_s", static_cast<double>(s.test_duration) / fs},
+          {"overlap_of_reference_s", static_cast<double>(s.overlap_of_reference) / fs},
+          {"overlap_of_test_s", static_cast<double>(s.overlap_of_test) / fs},
+          {"episode_se", json_number(s.episode_se())},
+          {"episode_ppv", json_number(s.episode_ppv())},
+          {"duration_se", json_number(s.duration_se())},
+          {"duration_ppv", json_number(s.duration_ppv())}};
+}
+
+}  // namespace
+
+void add_rhythm_command(CLI::App& app) {
+  auto a = std::make_shared<RhythmArgs>();
+  auto* cmd = app.add_subcommand(
+      "rhythm", "Atrial fibrillation episodes from beat times alone (no signal): DIR/rhythm.csv; with --reference, "
+                "EC57's AF episode and duration Se / +P (as WFDB epicmp -a)");
+  cmd->add_option("BEATS", a->beats,
+                  "beat times: a WFDB annotation file of any annotator (.atr, .qrs, ...: its beat annotations) or a "
+                  "CSV (column r_peak, else sample, else the first)")
+      ->required();
+  a->fs_option = cmd->add_option("--fs", a->fs, "sampling rate of the beat times, Hz [default: REC.hea beside a WFDB "
+                                                "annotation file REC.EXT; a CSV needs it]");
+  check_finite(a->fs_option, kMinFs, kMaxFs);
+  cmd->add_option("--out", a->out, "output directory (rhythm.csv)")->capture_default_str();
+  cmd->add_option("--reference", a->reference,
+                  "reference rhythm: a WFDB annotation file with rhythm changes (.atr: '+' (AFIB, (AFL, ...) or a CSV "
+                  "with columns sample,rhythm (or ecgpipe's rhythm.csv)");
+  cmd->add_flag("--json", a->json, "print a JSON object instead of text");
+  cmd->callback([a] {
+    double fs = a->fs;
+    std::string fs_source = "--fs";
+    if (a->fs_option->count() == 0) {
+      const auto header = std::filesystem::path(a->beats).replace_extension(".hea");
+      if (is_csv(a->beats) || !std::filesystem::exists(header))
+        throw UsageError("rhythm: give --fs (no WFDB header beside " + a->beats + " gives the rate)");
+      fs = read_wfdb_header(header.string()).fs;
+      fs_source = header.string();
+    }
+    const Beats read = read_beats(a->beats);
+    const std::vector<std::int64_t>& beats = read.samples;
+    if (beats.empty()) throw InputError(a->beats + ": no beats");
+    std::vector<RhythmChange> reference;
+    if (!a->reference.empty()) reference = read_rhythm_reference(a->reference);
+    // The record ends after the last beat, or at the reference's last change if that is later.
+    std::int64_t end = beats.back() + 1;
+    if (!reference.empty()) end = std::max(end, reference.back().sample + 1);
+    const auto episodes = rhythm_episodes(beats, af_rhythm(beats, AfOptions{}, read.ventricular), fs, end);
+    const RhythmBurden burden = rhythm_burden(episodes, fs);
+
+    const std::string path = (std::filesystem::path(a->out) / "rhythm.csv").string();
+    {
+      const OutputLock lock(a->out, OutputLock::Mode::exclusive);
+      OutputSet files(true);
+      write_rhythm_csv(files.text(path), episodes, fs);
+      files.commit();
+    }
+    spdlog::info("{}: {} beats at {} Hz (from {}){}: {} AF episodes, AF burden {:.1f} % -> {}", a->beats, beats.size(), fs,
+                 fs_source, read.ventricular.empty() ? "" : ", its V beats left out", burden.afib_episodes,
+                 burden.afib_percent(), path);
+
+    nlohmann::json j = {{"beats", a->beats},
+                        {"fs", fs},
+                        {"analysed_s", burden.analysed_s},
+                        {"afib_s", burden.afib_s},
+                        {"afib_percent", burden.afib_percent()},
+                        {"afib_episodes", burden.afib_episodes},
+                        {"longest_afib_s", burden.longest_afib_s},
+                        {"afib_mean_hr", json_number(burden.afib_mean_hr)}};
+    AfStats stats;
+    if (!a->reference.empty()) {
+      std::vector<Episode> test;
+      for (const auto& e : episodes)
+        if (e.rhythm == Rhythm::AFIB) test.push_back({e.start_sample, e.end_sample});
+      stats = compare_af(episodes_of(reference, "AFIB", end), episodes_of(reference, "AFL", end), test);
+      j["reference"] = a->reference;
+      j["af"] = af_stats_json(stats, fs);
+    }
+    if (a->json) {
+      std::cout << j.dump(2) << '\n';
+      return;
+    }
+    std::cout << fmt::format("AF: {} episodes, {:.1f} % of {:.0f} s, longest {:.0f} s\n", burden.afib_episodes,
+                             burden.afib_percent(), burden.analysed_s, burden.longest_afib_s);
+    if (!a->reference.empty())
+      std::cout << fmt::format(
+          "EC57 AF (epicmp -a): episode Se {:.1f} % ({}/{}) +P {:.1f} % ({}/{}); duration Se {:.1f} % +P {:.1f} %\n",
+          100 * stats.episode_se(), stats.detected_reference_episodes, stats.reference_episodes, 100 * stats.episode_ppv(),
+          stats.true_test_episodes, stats.test_episodes, 100 * stats.duration_se(), 100 * stats.duration_ppv());
+  });
+}
+
+}  // namespace ecgpipe::cli

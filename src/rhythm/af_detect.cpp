@@ -1,0 +1,116 @@
+// AF from beat times: see include/ecgpipe/rhythm/af_detect.hpp.
+#include "ecgpipe/rhythm/af_detect.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <utility>
+
+#include "ecgpipe/common/error.hpp"
+
+namespace ecgpipe {
+namespace {
+
+constexpr int kMaxLag = 3;  // bigeminy repeats every 2 intervals, trigeminy every 3
+const double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// The median of each centred window of `w` values of x (w/2 before, w - w/2 - 1 after; the ends
+// repeat the first and last value), NaNs left out; NaN where a window holds none. The median of
+// an even count is the mean of the middle two.
+std::vector<double> rolling_median(const std::vector<double>& x, int w) {
+  const auto n = static_cast<std::ptrdiff_t>(x.size());
+  std::vector<double> out(x.size(), kNaN), buf;
+  buf.reserve(static_cast<std::size_t>(w));
+  for (std::ptrdiff_t i = 0; i < n; ++i) {
+    buf.clear();
+    for (std::ptrdiff_t j = i - w / 2; j < i - w / 2 + w; ++j) {
+      const double v = x[static_cast<std::size_t>(std::clamp<std::ptrdiff_t>(j, 0, n - 1))];
+      if (!std::isnan(v)) buf.push_back(v);
+    }
+    if (buf.empty()) continue;
+    const auto mid = buf.begin() + static_cast<std::ptrdiff_t>(buf.size() / 2);
+    std::nth_element(buf.begin(), mid, buf.end());
+    double m = *mid;
+    if (buf.size() % 2 == 0) m = (m + *std::max_element(buf.begin(), mid)) / 2.0;
+    out[static_cast<std::size_t>(i)] = m;
+  }
+  return out;
+}
+
+}  // namespace
+
+const char* rhythm_name(Rhythm r) { return r == Rhythm::AFIB ? "AFIB" : "N"; }
+
+std::vector<float> rr_irregularity(const std::vector<std::int64_t>& r_peaks, const AfOptions& o,
+                                   const std::vector<char>& ventricular) {
+  const std::size_t beats = r_peaks.size();
+  if (!ventricular.empty() && ventricular.size() != beats) throw InternalError("rr_irregularity: one flag per beat");
+  std::vector<float> out(beats, 0.0f);
+  if (beats < 3) return out;
+  std::vector<double> rr(beats - 1);
+  for (std::size_t i = 0; i + 1 < beats; ++i) {
+    if (r_peaks[i + 1] <= r_peaks[i])
+      throw InputError("beat times are not increasing: beat " + std::to_string(i + 1) + " at sample " +
+                       std::to_string(r_peaks[i + 1]) + " after " + std::to_string(r_peaks[i]));
+    rr[i] = static_cast<double>(r_peaks[i + 1] - r_peaks[i]);  // in samples: the ratios need no rate
+  }
+  // Premature beats: a short interval then a long one, against the local median; both go.
+  const std::vector<double> local = rolling_median(rr, o.local_median);
+  std::vector<char> ectopic(rr.size(), 0);
+  for (std::size_t i = 0; i + 1 < rr.size(); ++i)
+    ectopic[i] = rr[i] < o.premature * local[i] && rr[i + 1] > o.compensatory * local[i + 1];
+  // A known ventricular beat i + 1 ends interval i: it goes like a premature beat.
+  if (!ventricular.empty())
+    for (std::size_t i = 0; i < rr.size(); ++i) ectopic[i] = ectopic[i] || ventricular[i + 1];
+  std::vector<std::size_t> kept;
+  for (std::size_t i = 0; i < rr.size(); ++i)
+    if (!ectopic[i] && !(i > 0 && ectopic[i - 1])) kept.push_back(i);
+  if (kept.empty()) return out;
+  std::vector<double> rk(kept.size());
+  for (std::size_t j = 0; j < kept.size(); ++j) rk[j] = rr[kept[j]];
+  const std::vector<double> median_rr = rolling_median(rk, o.window);
+  std::vector<double> irr(rk.size(), std::numeric_limits<double>::infinity());
+  for (int lag = 1; lag <= kMaxLag; ++lag) {
+    std::vector<double> d(rk.size(), kNaN);
+    for (std::size_t j = static_cast<std::size_t>(lag); j < rk.size(); ++j) d[j] = std::fabs(rk[j] - rk[j - static_cast<std::size_t>(lag)]);
+    const std::vector<double> m = rolling_median(d, o.window);
+    // The smallest over the lags; a NaN (a window without differences) stays NaN.
+    for (std::size_t j = 0; j < rk.size(); ++j) {
+      const double v = m[j] / median_rr[j];
+      irr[j] = std::isnan(v) || std::isnan(irr[j]) ? kNaN : std::min(irr[j], v);
+    }
+  }
+  // Back to beats: interval i ends at beat i + 1; a removed interval takes the value of the last
+  // kept one before it (none yet: 0), and beat 0 that of beat 1.
+  double last = kNaN;
+  std::size_t j = 0;
+  for (std::size_t i = 0; i < rr.size(); ++i) {
+    if (j < kept.size() && kept[j] == i) last = irr[j++];
+    out[i + 1] = std::isnan(last) ? 0.0f : static_cast<float>(last);
+  }
+  out[0] = out[1];
+  return out;
+}
+
+std::vector<Rhythm> af_rhythm(const std::vector<std::int64_t>& r_peaks, const AfOptions& o,
+                              const std::vector<char>& ventricular) {
+  const std::vector<float> irr = rr_irregularity(r_peaks, o, ventricular);
+  std::vector<Rhythm> out(irr.size(), Rhythm::N);
+  for (std::size_t i = 0; i < irr.size(); ++i)
+    if (irr[i] > o.threshold) out[i] = Rhythm::AFIB;
+  // Short runs inside others: first of AF, then of the rest; a run at either end of the record
+  // stays (it may be the part of an episode that the record cut).
+  for (const Rhythm run_of : {Rhythm::AFIB, Rhythm::N}) {
+    std::vector<std::pair<std::size_t, std::size_t>> runs;
+    for (std::size_t s = 0, i = 1; i <= out.size(); ++i)
+      if (i == out.size() || out[i] != out[s]) {
+        if (out[s] == run_of && s > 0 && i < out.size() && i - s < static_cast<std::size_t>(o.min_run)) runs.push_back({s, i});
+        s = i;
+      }
+    const Rhythm other = run_of == Rhythm::AFIB ? Rhythm::N : Rhythm::AFIB;
+    for (const auto& [s, e] : runs) std::fill(out.begin() + static_cast<std::ptrdiff_t>(s), out.begin() + static_cast<std::ptrdiff_t>(e), other);
+  }
+  return out;
+}
+
+}  // namespace ecgpipe

@@ -1,0 +1,72 @@
+// Rhythm episodes and burden: see include/ecgpipe/rhythm/rhythm_episodes.hpp.
+#include "ecgpipe/rhythm/rhythm_episodes.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include "ecgpipe/common/error.hpp"
+
+namespace ecgpipe {
+
+std::vector<RhythmEpisode> rhythm_episodes(const std::vector<std::int64_t>& r_peaks, const std::vector<Rhythm>& rhythm,
+                                           double fs, std::int64_t end_sample) {
+  if (r_peaks.size() != rhythm.size()) throw InternalError("rhythm_episodes: one rhythm per beat");
+  std::vector<RhythmEpisode> out;
+  if (r_peaks.empty()) return out;
+  end_sample = std::max(end_sample, r_peaks.back() + 1);
+  std::size_t first = 0;
+  for (std::size_t i = 1; i <= r_peaks.size(); ++i) {
+    if (i < r_peaks.size() && rhythm[i] == rhythm[first]) continue;
+    RhythmEpisode e;
+    e.start_sample = r_peaks[first];
+    e.end_sample = i < r_peaks.size() ? r_peaks[i] : end_sample;
+    e.rhythm = rhythm[first];
+    e.beats = static_cast<std::int64_t>(i - first);
+    // The intervals between the episode's beats (the last beat's own interval belongs to the
+    // next episode's first beat).
+    e.mean_hr = i - first >= 2 ? 60.0 * fs * static_cast<double>(i - first - 1) / static_cast<double>(r_peaks[i - 1] - r_peaks[first])
+                               : std::numeric_limits<double>::quiet_NaN();
+    out.push_back(e);
+    first = i;
+  }
+  return out;
+}
+
+void write_rhythm_csv(std::ostream& out, const std::vector<RhythmEpisode>& episodes, double fs) {
+  out << "start_sample,end_sample,start_s,end_s,rhythm,beats,mean_hr\n";
+  char buf[160];
+  for (const auto& e : episodes) {
+    std::snprintf(buf, sizeof buf, "%lld,%lld,%.3f,%.3f,%s,%lld,", static_cast<long long>(e.start_sample),
+                  static_cast<long long>(e.end_sample), static_cast<double>(e.start_sample) / fs,
+                  static_cast<double>(e.end_sample) / fs, rhythm_name(e.rhythm), static_cast<long long>(e.beats));
+    out << buf;
+    if (std::isfinite(e.mean_hr)) {
+      std::snprintf(buf, sizeof buf, "%.1f", e.mean_hr);
+      out << buf;
+    }
+    out << '\n';
+  }
+}
+
+RhythmBurden rhythm_burden(const std::vector<RhythmEpisode>& episodes, double fs) {
+  RhythmBurden b;
+  double af_beats = 0, af_time = 0;
+  for (const auto& e : episodes) {
+    const double s = static_cast<double>(e.end_sample - e.start_sample) / fs;
+    b.analysed_s += s;
+    if (e.rhythm != Rhythm::AFIB) continue;
+    b.afib_s += s;
+    ++b.afib_episodes;
+    b.longest_afib_s = std::max(b.longest_afib_s, s);
+    if (e.beats >= 2 && std::isfinite(e.mean_hr)) {
+      af_beats += static_cast<double>(e.beats - 1);
+      af_time += static_cast<double>(e.beats - 1) * 60.0 / e.mean_hr;
+    }
+  }
+  b.afib_mean_hr = af_time > 0 ? 60.0 * af_beats / af_time : std::numeric_limits<double>::quiet_NaN();
+  return b;
+}
+
+}  // namespace ecgpipe

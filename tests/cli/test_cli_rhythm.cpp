@@ -1,0 +1,108 @@
+// `ecgpipe rhythm` through the real binary: beat times from a CSV and from a WFDB annotation file
+// give the same episodes, rhythm.csv is whole, EC57's AF statistics against a reference, errors
+// with their exit codes; on DS1 (skips without ../shared/data) the AF records' episodes.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "test_util.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using testutil::read_text;
+using testutil::run_ecgpipe;
+using testutil::write_text;
+
+std::string q(const fs::path& p) { return "'" + p.string() + "'"; }
+
+// 400 sinus beats (0.8 s +- 4 %), 400 in AF (0.4..1.0 s), 400 sinus, at 250 Hz from sample 100.
+std::vector<std::int64_t> paroxysmal_af() {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> af(0.4, 1.0);
+  std::vector<std::int64_t> b{100};
+  for (int i = 0; i < 1200; ++i) {
+    const double rr = i >= 400 && i < 800 ? af(rng) : 0.8 * (1 + 0.04 * std::sin(i * 1.2566));
+    b.push_back(b.back() + std::lround(rr * 250));
+  }
+  return b;
+}
+
+TEST(RhythmCli, CsvAndAnnotationFileGiveTheSameEpisodes) {
+  const auto dir = testutil::fresh_dir();
+  const auto beats = paroxysmal_af();
+  std::string csv = "sample\n";
+  testutil::Bytes atr;
+  std::int64_t last = 0;
+  for (const auto s : beats) {
+    csv += std::to_string(s) + "\n";
+    testutil::put_word(atr, 1, static_cast<unsigned>(s - last));  // N: a .qrs labels every beat N
+    last = s;
+  }
+  testutil::put_word(atr, 0, 0);
+  write_text(dir / "beats.csv", csv);
+  write_text(dir / "rec.qrs", std::string(atr.begin(), atr.end()));
+  write_text(dir / "ref.csv", "sample,rhythm\n0,(N\n" + std::to_string(beats[400]) + ",(AFIB\n" + std::to_string(beats[800]) + ",(N\n");
+  const auto a = run_ecgpipe("-q rhythm " + q(dir / "beats.csv") + " --fs 250 --out " + q(dir / "a") + " --reference " +
+                                 q(dir / "ref.csv") + " --json",
+                             dir);
+  ASSERT_EQ(a.code, 0) << a.err;
+  const auto b = run_ecgpipe("-q rhythm " + q(dir / "rec.qrs") + " --fs 250 --out " + q(dir / "b"), dir);
+  ASSERT_EQ(b.code, 0) << b.err;
+  const std::string rhythm = read_text(dir / "a" / "rhythm.csv");
+  EXPECT_EQ(rhythm, read_text(dir / "b" / "rhythm.csv"));
+  EXPECT_EQ(testutil::count_lines(rhythm), 4u) << rhythm;  // header, N, AFIB, N
+  EXPECT_NE(rhythm.find(",AFIB,"), std::string::npos);
+  const auto j = nlohmann::json::parse(a.out);
+  EXPECT_EQ(j["afib_episodes"], 1);
+  EXPECT_EQ(j["af"]["reference_episodes"], 1);
+  EXPECT_EQ(j["af"]["detected_reference_episodes"], 1);
+  EXPECT_EQ(j["af"]["true_test_episodes"], 1);
+  EXPECT_GT(j["af"]["duration_se"].get<double>(), 0.9);
+  EXPECT_GT(j["af"]["duration_ppv"].get<double>(), 0.9);
+  EXPECT_EQ(testutil::list_dir(dir / "a"), std::vector<std::string>{"rhythm.csv"}) << "no temporaries left";
+}
+
+TEST(RhythmCli, ErrorsHaveTheirExitCodes) {
+  const auto dir = testutil::fresh_dir();
+  write_text(dir / "beats.csv", "sample\n100\n300\n");
+  auto r = run_ecgpipe("-q rhythm " + q(dir / "beats.csv") + " --out " + q(dir / "o"), dir);
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("give --fs"), std::string::npos) << r.err;
+  write_text(dir / "empty.csv", "sample\n");
+  r = run_ecgpipe("-q rhythm " + q(dir / "empty.csv") + " --fs 250 --out " + q(dir / "o"), dir);
+  EXPECT_EQ(r.code, 3) << r.err;
+  write_text(dir / "bad.csv", "sample\n100\nx\n");
+  r = run_ecgpipe("-q rhythm " + q(dir / "bad.csv") + " --fs 250 --out " + q(dir / "o"), dir);
+  EXPECT_EQ(r.code, 3) << r.err;
+  EXPECT_NE(r.err.find("bad.csv:3"), std::string::npos) << r.err;
+  r = run_ecgpipe("-q rhythm " + q(dir / "beats.csv") + " --fs 250 --out " + q(dir / "o") + " --reference " +
+                      q(dir / "beats.csv"),
+                  dir);
+  EXPECT_EQ(r.code, 3) << r.err;
+  EXPECT_NE(r.err.find("needs columns"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir / "o")) << "nothing written on an error";
+}
+
+// DS1's two AF records from their reference beats (the .atr's rate from 2xx.hea): AF found where
+// the experts marked it. Bounds, not exact figures: docs/accuracy.md has the measured table.
+TEST(RhythmCli, Ds1AfRecords) {
+  const std::string ds1 = testutil::ds1_folder({"wfdb/201.atr", "wfdb/201.hea", "wfdb/203.atr", "wfdb/203.hea"});
+  SKIP_WITHOUT_DS1(ds1);
+  const auto dir = testutil::fresh_dir();
+  for (const char* rec : {"201", "203"}) {
+    const std::string atr = ds1 + "/wfdb/" + rec + ".atr";
+    const auto r = run_ecgpipe("-q rhythm " + q(atr) + " --reference " + q(atr) + " --json --out " + q(dir / rec), dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["fs"], 360.0);
+    EXPECT_EQ(j["af"]["detected_reference_episodes"], j["af"]["reference_episodes"]) << rec;
+    EXPECT_GT(j["af"]["duration_se"].get<double>(), 0.95) << rec;
+  }
+}
+
+}  // namespace

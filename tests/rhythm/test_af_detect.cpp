@@ -1,0 +1,195 @@
+// AF from beat times (src/rhythm), its episodes and rhythm.csv, and EC57's AF statistics
+// (src/eval/rhythm_eval.cpp) on hand-made cases whose answers are exact.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <sstream>
+#include <vector>
+
+#include "ecgpipe/common/error.hpp"
+#include "ecgpipe/eval/rhythm_eval.hpp"
+#include "ecgpipe/rhythm/af_detect.hpp"
+#include "ecgpipe/rhythm/rhythm_episodes.hpp"
+
+namespace {
+
+using ecgpipe::Rhythm;
+constexpr double kFs = 250.0;
+
+// Beat times from RR intervals in seconds, starting at sample 100.
+std::vector<std::int64_t> beats_of(const std::vector<double>& rr_s) {
+  std::vector<std::int64_t> b{100};
+  for (double r : rr_s) b.push_back(b.back() + static_cast<std::int64_t>(std::lround(r * kFs)));
+  return b;
+}
+
+// Sinus: 0.8 s with a slow breathing swing of +-4 % and 1 % noise.
+std::vector<double> sinus(int n, std::mt19937& rng) {
+  std::normal_distribution<double> noise(0.0, 0.008);
+  std::vector<double> rr;
+  for (int i = 0; i < n; ++i) rr.push_back(0.8 * (1 + 0.04 * std::sin(i * 2 * M_PI / 5)) + noise(rng));
+  return rr;
+}
+
+// AF: independent intervals, uniform in 0.4..1.0 s.
+std::vector<double> af(int n, std::mt19937& rng) {
+  std::uniform_real_distribution<double> u(0.4, 1.0);
+  std::vector<double> rr;
+  for (int i = 0; i < n; ++i) rr.push_back(u(rng));
+  return rr;
+}
+
+int count(const std::vector<Rhythm>& r, Rhythm which, std::size_t from = 0, std::size_t to = SIZE_MAX) {
+  int n = 0;
+  for (std::size_t i = from; i < std::min(to, r.size()); ++i) n += r[i] == which;
+  return n;
+}
+
+TEST(AfDetect, SinusIsNotAfAndAfIs) {
+  std::mt19937 rng(1);
+  const auto s = ecgpipe::af_rhythm(beats_of(sinus(500, rng)));
+  EXPECT_EQ(count(s, Rhythm::AFIB), 0);
+  const auto a = ecgpipe::af_rhythm(beats_of(af(500, rng)));
+  EXPECT_EQ(count(a, Rhythm::N), 0);
+}
+
+// The ectopy that makes RR irregular without AF: isolated premature beats (short-long), and
+// bigeminy and trigeminy, which are regular at lag 2 and 3.
+TEST(AfDetect, EctopyIsNotAf) {
+  std::mt19937 rng(2);
+  std::vector<double> pvc = sinus(600, rng);
+  for (std::size_t i = 5; i + 1 < pvc.size(); i += 7) {  // a premature beat every 7th, full compensation
+    pvc[i] = 0.5;
+    pvc[i + 1] = 1.1;
+  }
+  EXPECT_EQ(count(ecgpipe::af_rhythm(beats_of(pvc)), Rhythm::AFIB), 0);
+  std::vector<double> bigeminy, trigeminy;
+  for (int i = 0; i < 300; ++i) bigeminy.push_back(i % 2 ? 1.05 : 0.55);
+  for (int i = 0; i < 300; ++i) trigeminy.push_back(i % 3 == 2 ? 1.05 : (i % 3 == 1 ? 0.55 : 0.8));
+  EXPECT_EQ(count(ecgpipe::af_rhythm(beats_of(bigeminy)), Rhythm::AFIB), 0);
+  EXPECT_EQ(count(ecgpipe::af_rhythm(beats_of(trigeminy)), Rhythm::AFIB), 0);
+}
+
+// Paroxysmal AF: 400 sinus beats, 400 in AF, 400 sinus. Three episodes, whose edges lie within
+// half the window (32 intervals) of the truth: the median over 64 intervals turns at the middle.
+TEST(AfDetect, ParoxysmalAfOnsetAndOffsetWithinHalfAWindow) {
+  std::mt19937 rng(3);
+  std::vector<double> rr = sinus(400, rng);
+  const auto a = af(400, rng), s = sinus(400, rng);
+  rr.insert(rr.end(), a.begin(), a.end());
+  rr.insert(rr.end(), s.begin(), s.end());
+  const auto beats = beats_of(rr);
+  const auto episodes = ecgpipe::rhythm_episodes(beats, ecgpipe::af_rhythm(beats), kFs, beats.back() + 1);
+  ASSERT_EQ(episodes.size(), 3u);
+  EXPECT_EQ(episodes[1].rhythm, Rhythm::AFIB);
+  EXPECT_NEAR(static_cast<double>(episodes[1].start_sample), static_cast<double>(beats[400]), 32 * 0.8 * kFs);
+  EXPECT_NEAR(static_cast<double>(episodes[1].end_sample), static_cast<double>(beats[800]), 32 * 0.8 * kFs);
+  const auto burden = ecgpipe::rhythm_burden(episodes, kFs);
+  EXPECT_EQ(burden.afib_episodes, 1);
+  EXPECT_NEAR(burden.afib_percent(), 100.0 * (400 * 0.7) / (400 * 0.8 * 2 + 400 * 0.7), 8.0);
+  EXPECT_NEAR(burden.afib_mean_hr, 60.0 / 0.7, 6.0);  // AF's mean interval: 0.7 s
+}
+
+TEST(AfDetect, EdgesAndBadInput) {
+  for (std::size_t n : {0u, 1u, 2u}) {
+    const std::vector<std::int64_t> b(n == 0 ? 0 : n, 0);
+    std::vector<std::int64_t> beats;
+    for (std::size_t i = 0; i < n; ++i) beats.push_back(static_cast<std::int64_t>(100 * i));
+    EXPECT_EQ(ecgpipe::rr_irregularity(beats), std::vector<float>(n, 0.0f));
+  }
+  EXPECT_EQ(ecgpipe::rr_irregularity({0, 100, 200}).size(), 3u);
+  EXPECT_THROW(ecgpipe::rr_irregularity({0, 100, 100, 200}), ecgpipe::InputError);
+  EXPECT_THROW(ecgpipe::rr_irregularity({0, 100, 50}), ecgpipe::InputError);
+  // The rate does not matter: the measure is a ratio of intervals.
+  std::mt19937 rng(4);
+  const auto rr = af(100, rng);
+  std::vector<std::int64_t> b1{0}, b2{0};
+  for (double r : rr) {
+    b1.push_back(b1.back() + std::lround(r * 250));
+    b2.push_back(b2.back() + 2 * std::lround(r * 250));
+  }
+  EXPECT_EQ(ecgpipe::rr_irregularity(b1), ecgpipe::rr_irregularity(b2));
+}
+
+TEST(RhythmEpisodes, TileTheRecordAndWriteRhythmCsv) {
+  const std::vector<std::int64_t> beats{0, 250, 500, 625, 875, 1000};
+  const std::vector<Rhythm> r{Rhythm::N, Rhythm::N, Rhythm::AFIB, Rhythm::AFIB, Rhythm::AFIB, Rhythm::N};
+  const auto e = ecgpipe::rhythm_episodes(beats, r, kFs, 1250);
+  ASSERT_EQ(e.size(), 3u);
+  EXPECT_EQ(e[0].start_sample, 0);
+  EXPECT_EQ(e[0].end_sample, 500);
+  EXPECT_EQ(e[1].start_sample, 500);
+  EXPECT_EQ(e[1].end_sample, 1000);
+  EXPECT_EQ(e[1].beats, 3);
+  EXPECT_DOUBLE_EQ(e[1].mean_hr, 60.0 * 250 * 2 / 375);  // 2 intervals over 375 samples
+  EXPECT_EQ(e[2].end_sample, 1250);
+  EXPECT_TRUE(std::isnan(e[2].mean_hr));
+  std::ostringstream csv;
+  ecgpipe::write_rhythm_csv(csv, e, kFs);
+  EXPECT_EQ(csv.str(),
+            "start_sample,end_sample,start_s,end_s,rhythm,beats,mean_hr\n"
+            "0,500,0.000,2.000,N,2,60.0\n"
+            "500,1000,2.000,4.000,AFIB,3,80.0\n"
+            "1000,1250,4.000,5.000,N,1,\n");
+  const auto b = ecgpipe::rhythm_burden(e, kFs);
+  EXPECT_DOUBLE_EQ(b.analysed_s, 5.0);
+  EXPECT_DOUBLE_EQ(b.afib_s, 2.0);
+  EXPECT_DOUBLE_EQ(b.afib_percent(), 40.0);
+  EXPECT_DOUBLE_EQ(b.afib_mean_hr, 80.0);
+  EXPECT_TRUE(ecgpipe::rhythm_episodes({}, {}, kFs, 10).empty());
+}
+
+// EC57 / epicmp -a on hand-made overlaps (samples).
+TEST(AfStats, Ec57EpisodeAndDurationStatistics) {
+  using ecgpipe::Episode;
+  // Reference AF [100,200) and [400,500); flutter [700,800).
+  const std::vector<Episode> ref{{100, 200}, {400, 500}}, afl{{700, 800}};
+  // The first split in two, a false episode, a partial overlap of the second, AF called in flutter.
+  const std::vector<Episode> test{{100, 140}, {160, 200}, {250, 300}, {450, 550}, {700, 800}};
+  const auto s = ecgpipe::compare_af(ref, afl, test);
+  EXPECT_EQ(s.reference_episodes, 2);
+  EXPECT_EQ(s.detected_reference_episodes, 2);
+  EXPECT_EQ(s.reference_duration, 200);
+  EXPECT_EQ(s.overlap_of_reference, 80 + 50);
+  EXPECT_EQ(s.test_episodes, 4) << "the episode inside flutter is left out";
+  EXPECT_EQ(s.true_test_episodes, 3);
+  EXPECT_EQ(s.test_duration, 40 + 40 + 50 + 100);
+  EXPECT_EQ(s.overlap_of_test, 40 + 40 + 50);
+  EXPECT_DOUBLE_EQ(s.duration_se(), 0.65);
+  EXPECT_DOUBLE_EQ(s.episode_ppv(), 0.75);
+  const auto none = ecgpipe::compare_af({}, {}, {});
+  EXPECT_TRUE(std::isnan(none.episode_se()) && std::isnan(none.duration_ppv()));
+  auto gross = s;
+  gross += s;
+  EXPECT_EQ(gross.overlap_of_test, 2 * s.overlap_of_test);
+}
+
+TEST(AfStats, ReferenceRhythmFromAnnotationsAndCsv) {
+  std::vector<ecgpipe::Annotation> ann(4);
+  ann[0] = {10, 28, '+', 0, 0, 0, "(N"};
+  ann[1] = {20, 1, 'N', 0, 0, 0, ""};
+  ann[2] = {50, 28, '+', 0, 0, 0, std::string("(AFIB\0", 6)};
+  ann[3] = {90, 28, '+', 0, 0, 0, "(AFL"};
+  const auto changes = ecgpipe::rhythm_changes(ann);
+  ASSERT_EQ(changes.size(), 3u);
+  EXPECT_EQ(changes[1].rhythm, "AFIB");
+  const auto af = ecgpipe::episodes_of(changes, "AFIB", 200);
+  ASSERT_EQ(af.size(), 1u);
+  EXPECT_EQ(af[0].start, 50);
+  EXPECT_EQ(af[0].end, 90);
+  const auto afl = ecgpipe::episodes_of(changes, "AFL", 200);
+  ASSERT_EQ(afl.size(), 1u);
+  EXPECT_EQ(afl[0].end, 200) << "open at the end: runs to the record's end";
+  const auto csv = ecgpipe::parse_rhythm_csv("sample,rhythm\n30,(N\n102584,(AFIB\n", "r.csv");
+  ASSERT_EQ(csv.size(), 2u);
+  EXPECT_EQ(csv[1].sample, 102584);
+  EXPECT_EQ(csv[1].rhythm, "AFIB");
+  const auto own = ecgpipe::parse_rhythm_csv("start_sample,end_sample,start_s,end_s,rhythm,beats,mean_hr\n0,5,0,1,AFIB,2,60\n", "o.csv");
+  EXPECT_EQ(own.at(0).rhythm, "AFIB");
+  EXPECT_THROW(ecgpipe::parse_rhythm_csv("sample,x\n1,2\n", "m.csv"), ecgpipe::InputError);
+  EXPECT_THROW(ecgpipe::parse_rhythm_csv("sample,rhythm\n10,(N\n5,(AFIB\n", "m.csv"), ecgpipe::InputError);
+  EXPECT_THROW(ecgpipe::parse_rhythm_csv("sample,rhythm\n-1,(N\n", "m.csv"), ecgpipe::InputError);
+}
+
+}  // namespace
