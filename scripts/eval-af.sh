@@ -3,7 +3,9 @@
 # (EC57 / epicmp -a: episode and duration Se / +P), on
 #   - the MIT-BIH AF database's beat times (../shared/data/afdb-beats: NNNNN_beats.csv, the .qrs
 #     detector's beats, unreviewed; NNNNN_rhythm.csv), and
-#   - MIT-BIH DS1 (../shared/data/mitdb-ds1: the .atr's reference beats and rhythm changes).
+#   - MIT-BIH DS1 (../shared/data/mitdb-ds1: the .atr's reference beats and rhythm changes), and
+#   - MIT-BIH DS1's signals through `ecgpipe run` (ds1-run: detected beats, predicted V beats and
+#     the P-wave context; its report.json evaluation.af against the .atr).
 # The detector's four numbers were chosen by leave-one-record-out cross-validation on the AF
 # database (docs/accuracy.md, "Rhythm"); these figures are of the chosen defaults.
 #
@@ -36,6 +38,16 @@ if [[ -d $DATA/mitdb-ds1 ]]; then
     rec=$(basename "$a" .atr)
     "$EXE" -q rhythm "$a" --reference "$a" --out "$OUT/ds1-$rec" --json > "$OUT/ds1-$rec.json"
     jsons+=("ds1:$rec:$OUT/ds1-$rec.json")
+  done
+fi
+if [[ -d $DATA/mitdb-ds1 ]]; then
+  for a in "$DATA"/mitdb-ds1/wfdb/*.atr; do
+    rec=$(basename "$a" .atr)
+    [[ -f $DATA/mitdb-ds1/$rec.csv ]] || continue
+    "$EXE" -q run "$DATA/mitdb-ds1/$rec.csv" --fs 360 --epochs 1 --reference "$a" --out "$OUT/run-$rec"
+    python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); a=j["holter"]["af"]; a["af"]=j["evaluation"]["af"]; print(json.dumps(a))' \
+      "$OUT/run-$rec/report.json" > "$OUT/run-$rec.json"
+    jsons+=("ds1-run:$rec:$OUT/run-$rec.json")
   done
 fi
 if ((${#jsons[@]} == 0)); then echo "eval-af.sh: no data under $DATA" >&2; exit 3; fi

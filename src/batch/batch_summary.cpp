@@ -137,7 +137,8 @@ std::string relative_link(const std::string& folder, const std::string& out_dir,
 }  // namespace
 
 SummaryRow::SummaryRow()
-    : duration_s(kNaN), fs(kNaN), hr_mean_bpm(kNaN), se(kNaN), ppv(kNaN), auroc_abnormal(kNaN), seconds(kNaN) {}
+    : duration_s(kNaN), fs(kNaN), hr_mean_bpm(kNaN), se(kNaN), ppv(kNaN), auroc_abnormal(kNaN), seconds(kNaN),
+      af_percent(kNaN) {}
 
 SummaryRow read_output_folder(const std::string& folder, const std::string& name) {
   SummaryRow row;
@@ -177,6 +178,12 @@ SummaryRow read_output_folder(const std::string& folder, const std::string& name
     row.seconds = number(j.at("seconds"), "total");
     row.mode = j.value("mode", "train");
     if (row.samples >= 0 && row.fs > 0) row.duration_s = static_cast<double>(row.samples) / row.fs;
+    if (const auto h = j.find("holter"); h != j.end() && h->is_object() && h->contains("af")) {
+      const auto& af = h->at("af");
+      row.af_percent = number(af, "afib_percent");
+      const double episodes = number(af, "afib_episodes");
+      if (std::isfinite(episodes) && episodes >= 0 && episodes <= 1e12) row.af_episodes = static_cast<long long>(episodes);
+    }
     if (const auto e = j.find("evaluation"); e != j.end() && e->is_object()) {
       row.se = number(*e, "se");
       row.ppv = number(*e, "ppv");
@@ -264,6 +271,8 @@ std::string summary_json(const std::vector<SummaryRow>& rows) {
                         {"samples", r.samples >= 0 ? nlohmann::json(r.samples) : nlohmann::json(nullptr)},
                         {"beats", r.beats >= 0 ? nlohmann::json(r.beats) : nlohmann::json(nullptr)},
                         {"hr_mean_bpm", json_number(r.hr_mean_bpm)},
+                        {"af_percent", json_number(r.af_percent)},
+                        {"af_episodes", r.af_episodes >= 0 ? nlohmann::json(r.af_episodes) : nlohmann::json(nullptr)},
                         {"se", json_number(r.se)},
                         {"ppv", json_number(r.ppv)},
                         {"auroc_abnormal", json_number(r.auroc_abnormal)},
@@ -278,11 +287,12 @@ std::string summary_json(const std::vector<SummaryRow>& rows) {
 void write_summary(const std::string& out_dir, const std::vector<SummaryRow>& rows) {
   OutputSet files(/*create_dirs=*/true);  // the three appear together or not at all
   auto& c = files.text(path_join(out_dir, "summary.csv"));
-  c << "record,status,exit_code,duration_s,fs,beats,hr_mean_bpm,se,ppv,auroc_abnormal,classes,top_outliers,seconds,input,error\n";
+  c << "record,status,exit_code,duration_s,fs,beats,hr_mean_bpm,af_percent,af_episodes,se,ppv,auroc_abnormal,classes,"
+       "top_outliers,seconds,input,error\n";
   for (const auto& r : rows) {
     c << csv_field(r.name) << ',' << (r.ok ? "ok" : "failed") << ',' << r.exit_code << ',' << fmt(r.duration_s) << ','
       << fmt(r.fs) << ',' << (r.beats >= 0 ? std::to_string(r.beats) : "") << ',' << fmt(r.hr_mean_bpm) << ','
-      << fmt(r.se) << ',' << fmt(r.ppv) << ',' << fmt(r.auroc_abnormal) << ',' << csv_field(classes_text(r)) << ','
+      << fmt(r.af_percent) << ',' << (r.af_episodes >= 0 ? std::to_string(r.af_episodes) : "") << ',' << fmt(r.se) << ',' << fmt(r.ppv) << ',' << fmt(r.auroc_abnormal) << ',' << csv_field(classes_text(r)) << ','
       << csv_field(top_text(r)) << ',' << fmt(r.seconds) << ',' << csv_field(r.input) << ',' << csv_field(r.error) << '\n';
   }
   files.text(path_join(out_dir, "summary.json")) << summary_json(rows) << '\n';
@@ -295,7 +305,7 @@ void write_summary(const std::string& out_dir, const std::vector<SummaryRow>& ro
        "tr.failed{background:#fde8e8}</style></head><body>\n<h1>ecgpipe: "
     << rows.size() << " recordings, " << failed << " failed</h1>\n<p>summary.csv and summary.json hold the same rows.</p>\n"
     << "<table><tr><th class=l>record</th><th>status</th><th>duration s</th><th>fs</th><th>beats</th><th>HR bpm</th>"
-       "<th>Se</th><th>+P</th><th>AUROC abnormal</th><th class=l>classes</th><th class=l>top outliers (time s: score)</th>"
+       "<th>AF %</th><th>AF episodes</th><th>Se</th><th>+P</th><th>AUROC abnormal</th><th class=l>classes</th><th class=l>top outliers (time s: score)</th>"
        "<th>seconds</th><th class=l>input / error</th></tr>\n";
   for (const auto& r : rows) {
     const std::string target = r.has_report_html ? "report.html" : r.ok ? "beats.csv" : "error.json";
@@ -303,6 +313,7 @@ void write_summary(const std::string& out_dir, const std::vector<SummaryRow>& ro
       << xml_escape(relative_link(r.folder, out_dir, target)) << "\">" << xml_escape(r.name) << "</a></td><td>"
       << (r.ok ? "ok" : "failed (" + std::to_string(r.exit_code) + ")") << "</td><td>" << fmt(r.duration_s) << "</td><td>"
       << fmt(r.fs) << "</td><td>" << (r.beats >= 0 ? std::to_string(r.beats) : "") << "</td><td>" << fmt(r.hr_mean_bpm)
+      << "</td><td>" << fmt(r.af_percent) << "</td><td>" << (r.af_episodes >= 0 ? std::to_string(r.af_episodes) : "")
       << "</td><td>" << fmt(r.se) << "</td><td>" << fmt(r.ppv) << "</td><td>" << fmt(r.auroc_abnormal)
       << "</td><td class=l>" << xml_escape(classes_text(r)) << "</td><td class=l>" << xml_escape(top_text(r))
       << "</td><td>" << fmt(r.seconds) << "</td><td class=l>" << xml_escape(r.ok ? r.input : r.input + ": " + r.error)

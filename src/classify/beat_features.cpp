@@ -137,14 +137,15 @@ std::vector<float> feature_windows(const std::vector<float>& signal, const std::
 }
 
 std::vector<float> beat_features(const std::vector<float>& signal, const std::vector<std::int64_t>& r_peaks, double fs,
-                                 int threads) {
+                                 int threads, AtrialActivity* atrial) {
   if (!(fs > 0.0)) throw InternalError("beat_features: fs must be positive");
   const std::vector<float> windows = feature_windows(signal, r_peaks, fs);
-  return beat_features_from_windows(windows.data(), static_cast<std::size_t>(feature_window(fs).length), r_peaks, fs, threads);
+  return beat_features_from_windows(windows.data(), static_cast<std::size_t>(feature_window(fs).length), r_peaks, fs, threads,
+                                    atrial);
 }
 
 std::vector<float> beat_features_from_windows(const float* windows, std::size_t stride, const std::vector<std::int64_t>& r_peaks,
-                                              double fs, int threads) {
+                                              double fs, int threads, AtrialActivity* atrial) {
   if (!(fs > 0.0)) throw InternalError("beat_features: fs must be positive");
   const std::size_t n = r_peaks.size();
   constexpr auto F = static_cast<std::size_t>(kBeatFeatureCount);
@@ -247,6 +248,30 @@ std::vector<float> beat_features_from_windows(const float* windows, std::size_t 
           kPWavePercentile));
     }
   });
+  if (atrial != nullptr) {
+    // Each P-wave part against the previous beat's (no template: AF leaves none to compare with).
+    std::vector<double> pair(n, 0.0);
+    const int p_hi = before - q;
+    detail::parallel_chunks(n, threads, kMinBeatsPerThread, [&](std::size_t begin, std::size_t end) {
+      std::vector<double> previous(static_cast<std::size_t>(L));
+      for (std::size_t i = std::max<std::size_t>(begin, 1); i < end; ++i) {
+        const CenteredRow a{windows + (i - 1) * stride, medians[i - 1]};
+        for (int k = 0; k < p_hi; ++k) previous[static_cast<std::size_t>(k)] = a[k];
+        pair[i] = correlation(CenteredRow{windows + i * stride, medians[i]}, previous, 0, p_hi);
+      }
+    });
+    if (n >= 2) pair[0] = pair[1];
+    atrial->p_consistency.assign(n, 0.0f);
+    atrial->p_context.resize(n);
+    for (std::size_t i = 0; i < n; ++i) atrial->p_context[i] = at(i, kPWaveContext);
+    detail::parallel_chunks(n, threads, kMinBeatsPerThread, [&](std::size_t begin, std::size_t end) {
+      for (std::size_t i = begin; i < end; ++i) {
+        const auto [lo, hi] = beats_around(i, n, kPWaveContextBeats);
+        atrial->p_consistency[i] = static_cast<float>(
+            median_of(std::vector<double>(pair.begin() + static_cast<std::ptrdiff_t>(lo), pair.begin() + static_cast<std::ptrdiff_t>(hi))));
+      }
+    });
+  }
   std::vector<char> dominant(n);
   const double qrs_corr_median = median_of(qrs_corr);
   for (std::size_t i = 0; i < n; ++i) dominant[i] = qrs_corr[i] >= qrs_corr_median;

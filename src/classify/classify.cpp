@@ -152,13 +152,14 @@ std::vector<BeatClass> predict_classes(const std::vector<float>& x, std::size_t 
 }  // namespace
 
 std::vector<BeatClass> classify_beats(const std::vector<float>& signal, const std::vector<std::int64_t>& r_peaks, double fs,
-                                      int threads) {
-  return predict_classes(beat_features(signal, r_peaks, fs, threads), r_peaks.size(), threads);
+                                      int threads, AtrialActivity* atrial) {
+  return predict_classes(beat_features(signal, r_peaks, fs, threads, atrial), r_peaks.size(), threads);
 }
 
 std::vector<BeatClass> classify_beats_from_windows(const float* windows, std::size_t stride,
-                                                   const std::vector<std::int64_t>& r_peaks, double fs, int threads) {
-  return predict_classes(beat_features_from_windows(windows, stride, r_peaks, fs, threads), r_peaks.size(), threads);
+                                                   const std::vector<std::int64_t>& r_peaks, double fs, int threads,
+                                                   AtrialActivity* atrial) {
+  return predict_classes(beat_features_from_windows(windows, stride, r_peaks, fs, threads, atrial), r_peaks.size(), threads);
 }
 
 std::array<std::int64_t, kBeatClassCount> class_counts(const std::vector<BeatClass>& classes) {

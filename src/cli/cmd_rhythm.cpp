@@ -12,18 +12,19 @@
 #include <string>
 
 #include "cli/commands.hpp"
-#include "common/json_number.hpp"
 #include "common/output_lock.hpp"
 #include "common/output_set.hpp"
 #include "common/text.hpp"
 #include "ecgpipe/classify/aami_class.hpp"
 #include "ecgpipe/common/error.hpp"
 #include "ecgpipe/common/sample_rate.hpp"
+#include "ecgpipe/eval/eval_json.hpp"
 #include "ecgpipe/eval/evaluate.hpp"
 #include "ecgpipe/eval/rhythm_eval.hpp"
 #include "ecgpipe/io/wfdb.hpp"
 #include "ecgpipe/rhythm/af_detect.hpp"
 #include "ecgpipe/rhythm/rhythm_episodes.hpp"
+#include "rhythm/rhythm_json.hpp"
 
 namespace ecgpipe::cli {
 namespace {
@@ -65,21 +66,6 @@ Beats read_beats(const std::string& path) {
   }
   if (!labelled) out.ventricular.clear();
   return out;
-}
-
-nlohmann::json af_stats_json(const AfStats& s, double fs) {
-  return {{"reference_episodes", s.reference_episodes},
-          {"detected_reference_episodes", s.detected_reference_episodes},
-          {"test_episodes", s.test_episodes},
-          {"true_test_episodes", s.true_test_episodes},
-          {"reference_af_s", static_cast<double>(s.reference_duration) / fs},
-          {"test_af_s", static_cast<double>(s.test_duration) / fs},
-          {"overlap_of_reference_s", static_cast<double>(s.overlap_of_reference) / fs},
-          {"overlap_of_test_s", static_cast<double>(s.overlap_of_test) / fs},
-          {"episode_se", json_number(s.episode_se())},
-          {"episode_ppv", json_number(s.episode_ppv())},
-          {"duration_se", json_number(s.duration_se())},
-          {"duration_ppv", json_number(s.duration_ppv())}};
 }
 
 }  // namespace
@@ -133,14 +119,9 @@ void add_rhythm_command(CLI::App& app) {
                  fs_source, read.ventricular.empty() ? "" : ", its V beats left out", burden.afib_episodes,
                  burden.afib_percent(), path);
 
-    nlohmann::json j = {{"beats", a->beats},
-                        {"fs", fs},
-                        {"analysed_s", burden.analysed_s},
-                        {"afib_s", burden.afib_s},
-                        {"afib_percent", burden.afib_percent()},
-                        {"afib_episodes", burden.afib_episodes},
-                        {"longest_afib_s", burden.longest_afib_s},
-                        {"afib_mean_hr", json_number(burden.afib_mean_hr)}};
+    nlohmann::json j = rhythm_burden_json(burden);
+    j["beats"] = a->beats;
+    j["fs"] = fs;
     AfStats stats;
     if (!a->reference.empty()) {
       std::vector<Episode> test;

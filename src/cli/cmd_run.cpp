@@ -38,7 +38,7 @@ void print_summary(const RunOptions& o, const RunResult& r) {
                r.beats.size(), r.device, r.model.epoch_loss.front(), r.model.epoch_loss.back(), r.model.test_loss);
   spdlog::info("seconds: csv {:.3f}, band-pass {:.3f}, peaks {:.3f}, beats {:.3f}, train {:.3f}, score {:.3f}, total {:.3f}",
                s.csv, s.bandpass, s.peaks, s.beats, s.train, s.score, s.total);
-  spdlog::info("wrote {}/beats.csv, outliers.csv, model.safetensors, report.json, report.html", o.out_dir);
+  spdlog::info("wrote {}/beats.csv, outliers.csv, rhythm.csv, model.safetensors, report.json, report.html", o.out_dir);
 }
 
 }  // namespace

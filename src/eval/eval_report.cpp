@@ -113,4 +113,19 @@ nlohmann::json eval_report_json(const EvalReport& r) {
           {"ec57", r.has_classes ? ec57_json(r.ec57) : nlohmann::json(nullptr)}};
 }
 
+nlohmann::json af_stats_json(const AfStats& s, double fs) {
+  return {{"reference_episodes", s.reference_episodes},
+          {"detected_reference_episodes", s.detected_reference_episodes},
+          {"test_episodes", s.test_episodes},
+          {"true_test_episodes", s.true_test_episodes},
+          {"reference_af_s", static_cast<double>(s.reference_duration) / fs},
+          {"test_af_s", static_cast<double>(s.test_duration) / fs},
+          {"overlap_of_reference_s", static_cast<double>(s.overlap_of_reference) / fs},
+          {"overlap_of_test_s", static_cast<double>(s.overlap_of_test) / fs},
+          {"episode_se", json_number(s.episode_se())},
+          {"episode_ppv", json_number(s.episode_ppv())},
+          {"duration_se", json_number(s.duration_se())},
+          {"duration_ppv", json_number(s.duration_ppv())}};
+}
+
 }  // namespace ecgpipe

@@ -280,6 +280,7 @@ ReferenceBeats reference_from_annotations(const std::vector<Annotation>& annotat
     ref.symbols.push_back(a.symbol);
   }
   ref.vf_episodes = vf_episodes(annotations);
+  ref.rhythm = rhythm_changes(annotations);
   return ref;
 }
 

@@ -130,6 +130,18 @@ constexpr double kFusionWeight = 0.5;
 constexpr double kSinusArrestProbability = 0.08;
 constexpr double kJunctionalEscapeS = 1.5;
 constexpr double kEscapeOverSinus = 1.3;
+// paroxysmal-af: sinus stretches of 60-150 beats and AF episodes of 80-250 beats in turn. In AF
+// the ventricles answer at random: each RR independent, uniform in 0.6..1.4 x 0.65 s (~92 bpm);
+// no P wave, fibrillatory waves instead: two sines of 5.3 and 7.1 Hz, 0.05 mV together, from
+// the episode's first beat until just before the sinus P wave that ends it.
+constexpr std::size_t kAfSinusBeats[2] = {60, 150};
+constexpr std::size_t kAfEpisodeBeats[2] = {80, 250};
+constexpr double kAfMeanRrS = 0.65;
+constexpr double kAfRrSpread = 0.4;
+constexpr double kFWaveMv = 0.05;
+constexpr double kFWaveHz[2] = {5.3, 7.1};
+constexpr double kFWaveWeight[2] = {0.6, 0.4};
+constexpr double kFWaveEndBeforeSinusS = 0.25;  // the sinus P wave starts ~0.2 s before its R
 
 // Beat-to-beat variation (standard deviations, relative unless in seconds).
 constexpr double kAmplitudeJitter = 0.05;
@@ -185,7 +197,7 @@ Wave rr_scaled_t(const Wave& t, double rr_s) {
   return Wave{t.offset_s * k, t.amplitude_mv, t.sigma_left_s * k, t.sigma_right_s * k};
 }
 
-enum class Kind { normal, pvc, pac, dropped, fusion, escape };
+enum class Kind { normal, pvc, pac, dropped, fusion, escape, af };
 
 struct Event {
   double time_s;  // R time (for a dropped beat: when its R would have been)
@@ -361,6 +373,17 @@ std::vector<Event> scenario_rhythm(const SynthOptions& o, Rng& rhythm, SinusRr& 
         }
         break;
       }
+      case SynthScenario::paroxysmal_af: {
+        // A sinus stretch, then an AF episode; sinus resumes one sinus cycle after its last beat.
+        const std::size_t normals = uniform_count(rhythm, kAfSinusBeats[0], kAfSinusBeats[1]);
+        for (std::size_t k = 0; k < normals && t < end_s; ++k) t = beats.add(t + sinus.next(t, rr_mean), Kind::normal);
+        const std::size_t af = uniform_count(rhythm, kAfEpisodeBeats[0], kAfEpisodeBeats[1]);
+        double last = t;
+        for (std::size_t k = 0; k < af && last < end_s; ++k)
+          last = beats.add(last + kAfMeanRrS * (1.0 + kAfRrSpread * (2.0 * rhythm.uniform() - 1.0)), Kind::af);
+        t = beats.add(last + sinus.next(last, rr_mean), Kind::normal);
+        break;
+      }
       case SynthScenario::none:
         throw InternalError("scenario_rhythm: no scenario");
     }
@@ -466,7 +489,31 @@ SynthRecord synthesize(const SynthOptions& o) {
       case Kind::escape:
         normal_qrs_t(1.0);  // junctional: narrow QRS, no P wave
         break;
+      case Kind::af:
+        normal_qrs_t(1.0);  // conducted through the AV node: a normal QRS, no P wave
+        break;
     }
+  }
+  // Fibrillatory waves over each AF episode (runs of af events).
+  for (std::size_t i = 0; i < events.size();) {
+    if (events[i].kind != Kind::af) {
+      ++i;
+      continue;
+    }
+    std::size_t j = i;
+    while (j < events.size() && events[j].kind == Kind::af) ++j;
+    const double from = events[i].time_s - events[i].rr_s;
+    const double to = j < events.size() ? events[j].time_s - kFWaveEndBeforeSinusS : duration_s;
+    const double phase[2] = {2.0 * kPi * shape.uniform(), 2.0 * kPi * shape.uniform()};
+    const auto first = static_cast<std::int64_t>(std::max(0.0, std::ceil(from * o.fs)));
+    const auto last = static_cast<std::int64_t>(std::min(static_cast<double>(o.samples), std::ceil(to * o.fs)));
+    for (std::int64_t k = first; k < last; ++k) {
+      const double tk = static_cast<double>(k) / o.fs;
+      double f = 0.0;
+      for (int w = 0; w < 2; ++w) f += kFWaveWeight[w] * std::sin(2.0 * kPi * kFWaveHz[w] * tk + phase[w]);
+      rec.clean[static_cast<std::size_t>(k)] += kFWaveMv * f;
+    }
+    i = j;
   }
 
   // --- Truth: events whose R time rounds into the record; the sample is the max of the clean
@@ -507,6 +554,10 @@ SynthRecord synthesize(const SynthOptions& o) {
         break;
     }
     rec.beats.push_back(SynthBeat{best, symbol});
+    // The rhythm truth: a change where AF starts or ends (AF-conducted beats are N, as MIT-BIH labels them).
+    const std::string now = e.kind == Kind::af ? "AFIB" : "N";
+    if (o.scenario == SynthScenario::paroxysmal_af && (rec.rhythm.empty() || rec.rhythm.back().rhythm != now))
+      rec.rhythm.push_back({rec.rhythm.empty() ? 0 : best, now});
   }
 
   // --- Wander, hum, noise.
@@ -543,7 +594,8 @@ constexpr ScenarioName kScenarioNames[] = {{SynthScenario::none, "none"},
                                            {SynthScenario::bigeminy, "bigeminy"},
                                            {SynthScenario::vt_runs, "vt-runs"},
                                            {SynthScenario::fusion, "fusion"},
-                                           {SynthScenario::junctional_escape, "junctional-escape"}};
+                                           {SynthScenario::junctional_escape, "junctional-escape"},
+                                           {SynthScenario::paroxysmal_af, "paroxysmal-af"}};
 }  // namespace
 
 SynthScenario parse_synth_scenario(const std::string& name) {
@@ -590,6 +642,19 @@ std::string format_signal_csv(const std::vector<double>& signal, int digits) {
   return out;
 }
 
+std::string rhythm_truth_path(const std::string& signal_path) {
+  namespace fs = std::filesystem;
+  const fs::path p(signal_path);
+  const std::string ext = p.has_extension() ? p.extension().string() : std::string(".csv");
+  return (p.parent_path() / (p.stem().string() + "_rhythm" + ext)).string();
+}
+
+std::string format_rhythm_truth_csv(const std::vector<RhythmChange>& rhythm) {
+  std::string out = "sample,rhythm\n";
+  for (const RhythmChange& c : rhythm) out += std::to_string(c.sample) + ",(" + c.rhythm + "\n";
+  return out;
+}
+
 std::string format_truth_csv(const std::vector<SynthBeat>& beats) {
   std::string out = "sample,symbol,class\n";
   for (const SynthBeat& b : beats) {
@@ -617,6 +682,7 @@ void write_synth_files(const SynthRecord& record, const std::string& signal_path
   OutputSet files;
   files.bytes(signal_path, format_signal_csv(record.signal, digits));
   files.bytes(truth_path, format_truth_csv(record.beats));
+  if (!record.rhythm.empty()) files.bytes(rhythm_truth_path(signal_path), format_rhythm_truth_csv(record.rhythm));
   files.commit();
 }
 

@@ -107,6 +107,7 @@ RunResult run_pipeline(const RunOptions& o) {
   r.beat_class = std::move(seg.beat_class);
   r.seconds.classify = seg.seconds.classify;
   const std::vector<char> predicted = class_letters(r.beat_class);
+  analyse_rhythm(o, peaks, seg.atrial, r);
 
   if (reference) evaluate_run(o, *reference, peaks, predicted, r);
   r.holter = holter_summary(peaks, o.fs, predicted, static_cast<double>(r.samples) / o.fs);

@@ -32,6 +32,7 @@ ReportData report_data_from_run(const RunOptions& o, const RunResult& r, std::in
   d.settings.emplace_back("beat classes (predicted)", counts);
   d.samples = r.samples;
   d.holter = r.holter;
+  d.rhythm_episodes = r.rhythm_episodes;
   d.candidates = r.candidates;
   d.beats = r.beats.size();
   for (auto t : m.in_train) d.train_beats += t;

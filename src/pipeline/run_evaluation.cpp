@@ -23,6 +23,19 @@ void evaluate_run(const RunOptions& o, const ReferenceBeats& ref, const std::vec
   const MatchResult& e = r.evaluation.match;
   spdlog::info("against {}: Se {:.2f} %, +P {:.2f} % (TP {}, FN {}, FP {})", o.reference, 100 * e.sensitivity(),
                100 * e.positive_predictivity(), e.tp, e.fn, e.fp);
+  if (ref.has_rhythm) {
+    // The reference's rhythm ends with the record, as the detected episodes do.
+    const auto end = static_cast<std::int64_t>(r.samples);
+    std::vector<Episode> detected;
+    for (const auto& e : r.rhythm_episodes)
+      if (e.rhythm == Rhythm::AFIB) detected.push_back({e.start_sample, e.end_sample});
+    r.af_evaluation = compare_af(episodes_of(ref.rhythm, "AFIB", end), episodes_of(ref.rhythm, "AFL", end), detected);
+    r.af_evaluated = true;
+    const AfStats& af = r.af_evaluation;
+    spdlog::info("AF against {}: episodes Se {}/{} +P {}/{}, duration Se {:.1f} % +P {:.1f} %", o.reference,
+                 af.detected_reference_episodes, af.reference_episodes, af.true_test_episodes, af.test_episodes,
+                 100 * af.duration_se(), 100 * af.duration_ppv());
+  }
   for (const auto& a : r.evaluation.aurocs) {
     spdlog::info("AUROC {} vs N: {:.4f} ({} vs {} beats)", a.positive, a.auroc, a.positives, a.negatives);
   }

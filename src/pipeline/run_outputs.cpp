@@ -17,6 +17,8 @@
 #include "ecgpipe/model/outlier_score.hpp"
 #include "ecgpipe/model/torch_runtime.hpp"
 #include "ecgpipe/classify/holter_json.hpp"
+#include "ecgpipe/common/error.hpp"
+#include "rhythm/rhythm_json.hpp"
 #include "common/parallel.hpp"
 #include "pipeline/report_from_run.hpp"
 #include "pipeline/run_steps.hpp"
@@ -85,12 +87,12 @@ void append_beat_rows(std::string& text, const RunOptions& o, const RunResult& r
     row.num(static_cast<double>(r.model.template_distance[i])).sep().num(static_cast<double>(r.prematurity[i])).sep();
     row.num(static_cast<double>(r.model.score[i])).sep().num(static_cast<std::int64_t>(r.outlier[i]));
     for (int k = 0; k < kLatentDim; ++k) row.sep().num(static_cast<double>(r.model.latent_mean[i * kLatentDim + static_cast<std::size_t>(k)]));
-    row.sep().str(class_name(r.beat_class[i])).str("\n");
+    row.sep().str(class_name(r.beat_class[i])).sep().str(rhythm_name(r.rhythm[i])).str("\n");
   }
 }
 
 void write_outliers_csv(std::ostream& out, const RunOptions& o, const RunResult& r) {
-  out << "rank,index,r_peak,time_s,time,rr_before_s,rr_after_s,recon_error,neg_elbo,template_distance,prematurity,score,outlier,class\n"
+  out << "rank,index,r_peak,time_s,time,rr_before_s,rr_after_s,recon_error,neg_elbo,template_distance,prematurity,score,outlier,class,rhythm\n"
       << std::setprecision(9);
   const auto ranked = top_scores(r.model.score.data(), r.model.score.size(), static_cast<std::size_t>(o.top_outliers));
   for (std::size_t k = 0; k < ranked.size(); ++k) {
@@ -99,7 +101,7 @@ void write_outliers_csv(std::ostream& out, const RunOptions& o, const RunResult&
     out << k + 1 << ',' << i << ',' << r_peak << ',' << seconds_at(r_peak, o.fs) << ',' << detail::recording_time(seconds_at(r_peak, o.fs)) << ','
         << rr_seconds(o, r, i - 1, i) << ',' << rr_seconds(o, r, i, i + 1) << ',' << r.model.recon_error[i] << ','
         << r.model.neg_elbo[i] << ',' << r.model.template_distance[i] << ',' << r.prematurity[i] << ',' << r.model.score[i] << ','
-        << static_cast<int>(r.outlier[i]) << ',' << class_name(r.beat_class[i]) << '\n';
+        << static_cast<int>(r.outlier[i]) << ',' << class_name(r.beat_class[i]) << ',' << rhythm_name(r.rhythm[i]) << '\n';
   }
 }
 
@@ -123,7 +125,8 @@ nlohmann::json report_json(const RunOptions& o, const RunResult& r) {
                  {"train", n_train}, {"test", r.beats.size() - n_train}};
   const auto& s = r.seconds;
   j["seconds"] = {{"csv", s.csv}, {"bandpass", s.bandpass}, {"peaks", s.peaks}, {"beats", s.beats},
-                  {"classify", s.classify}, {"train", s.train}, {"score", s.score}, {"write", s.write}, {"total", s.total}};
+                  {"classify", s.classify}, {"rhythm", s.rhythm}, {"train", s.train}, {"score", s.score}, {"write", s.write},
+                  {"total", s.total}};
   const auto n_class = class_counts(r.beat_class);
   j["classes"] = json::object();
   for (int c = 0; c < kBeatClassCount; ++c) j["classes"][class_name(static_cast<BeatClass>(c))] = n_class[static_cast<std::size_t>(c)];
@@ -136,7 +139,9 @@ nlohmann::json report_json(const RunOptions& o, const RunResult& r) {
   j["outliers"] = {{"score", o.model == Model::rr ? "ln(recon/median) + ln(template/median) + 10 rhythm" : "recon_error"}, {"quantile", o.outlier_quantile}, {"threshold", r.outlier_threshold},
                    {"flagged", flagged}};
   if (r.evaluated) j["evaluation"] = eval_report_json(r.evaluation);
+  if (r.af_evaluated) j["evaluation"]["af"] = af_stats_json(r.af_evaluation, o.fs);
   j["holter"] = holter_json(r.holter);
+  j["holter"]["af"] = rhythm_burden_json(r.rhythm_burden);
   j["versions"] = {{"ecgpipe", ECGPIPE_VERSION}, {"libtorch", torch_version()}};
   return j;
 }
@@ -146,11 +151,13 @@ nlohmann::json report_json(const RunOptions& o, const RunResult& r) {
 // Pieces of rows formatted on threads and joined in order: one thread took 87 ms for 93 k beats
 // (13 MB), the largest part of writing a 20 M-sample run's outputs (2026-11-24).
 std::string beats_csv(const RunOptions& o, const RunResult& r, int threads) {
+  if (r.rhythm.size() != r.beats.size() || r.beat_class.size() != r.beats.size())
+    throw InternalError("beats_csv: a class and a rhythm per beat");
   std::string text =
       "index,start,r_peak,time_s,length,rr_before_s,rr_after_s,split,recon_error,neg_elbo,template_distance,"
       "prematurity,score,outlier";
   for (int k = 0; k < kLatentDim; ++k) text += ",latent_mu" + std::to_string(k);
-  text += ",class\n";
+  text += ",class,rhythm\n";
   constexpr std::size_t kRowsPerPiece = 8192;  // ~1 MB of text: a thread's start-up is worth it
   const std::size_t n = r.beats.size(), pieces = (n + kRowsPerPiece - 1) / kRowsPerPiece;
   std::vector<std::string> piece(pieces);
@@ -178,6 +185,7 @@ void write_run_outputs(const RunOptions& o, RunResult& r, std::vector<float> sig
   if (o.model_in.empty()) files.bytes(path("model.safetensors"), std::move(r.model.model_file));
   files.bytes(path("beats.csv"), beats_csv(o, r, cpu_threads()));
   write_outliers_csv(files.text(path("outliers.csv")), o, r);
+  write_rhythm_csv(files.text(path("rhythm.csv")), r.rhythm_episodes, o.fs);
   std::ostream& report = files.text(path("report.json"));
   r.seconds.write = detail::seconds_since(t_write);
   r.seconds.total = detail::seconds_since(run_start);

@@ -19,6 +19,12 @@ namespace ecgpipe {
 void evaluate_run(const RunOptions& options, const ReferenceBeats& reference, const std::vector<std::int64_t>& r_peaks,
                   const std::vector<char>& predicted, RunResult& result);
 
+// src/pipeline/run_rhythm.cpp: each beat's rhythm (AF from RR with the predicted V beats left out
+// and the P-wave consistency; af_detect.hpp), the episodes and the AF burden into `result`. Logs the
+// burden.
+void analyse_rhythm(const RunOptions& options, const std::vector<std::int64_t>& r_peaks,
+                    const AtrialActivity& atrial, RunResult& result);
+
 // src/pipeline/run_outputs.cpp: flags the outliers (score.hpp) and writes model.safetensors (when trained: the
 // bytes in result.model.model_file), beats.csv, outliers.csv, report.json and report.html as one
 // OutputSet (src/common/output_set.hpp): all or none, --out created only then. Sets result.seconds.write

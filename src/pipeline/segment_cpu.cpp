@@ -49,7 +49,7 @@ Segmentation segment_cpu_whole(const RunOptions& o) {
   seg.matrix = BeatMatrix(pad_beats_cpu(signal, seg.beats, row_length(o.rows())), static_cast<std::int64_t>(seg.beats.size()), row_length(o.rows()));
   seg.seconds.beats = detail::seconds_since(t0);
   t0 = detail::Clock::now();
-  seg.beat_class = classify_beats(signal, kept_r_peaks(o, seg.beats), o.fs, cpu_threads());
+  seg.beat_class = classify_beats(signal, kept_r_peaks(o, seg.beats), o.fs, cpu_threads(), &seg.atrial);
   seg.seconds.classify = detail::seconds_since(t0);
   return seg;
 }

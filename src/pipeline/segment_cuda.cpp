@@ -233,7 +233,7 @@ Segmentation segment_cuda(const RunOptions& o, CudaContext& ctx) {
     ECGPIPE_CUDA_CHECK(cudaStreamSynchronize(*own));
     device.reset();
     Segmentation::Classes c;
-    c.classes = classify_beats(host, peaks, fs, threads);
+    c.classes = classify_beats(host, peaks, fs, threads, &c.atrial);
     c.seconds = detail::seconds_since(t_classify);
     return c;
   });

@@ -156,8 +156,10 @@ Segmentation segment_cpu_chunked(const RunOptions& o, const ChunkOptions& chunks
   seg.seconds.beats = detail::seconds_since(t0) - read_seconds;
   t0 = detail::Clock::now();
   seg.beat_class = rows_hold_windows
-                       ? classify_beats_from_windows(rows.data(), static_cast<std::size_t>(width), peaks, o.fs, cpu_threads())
-                       : classify_beats_from_windows(windows.data(), static_cast<std::size_t>(fw.length), peaks, o.fs, cpu_threads());
+                       ? classify_beats_from_windows(rows.data(), static_cast<std::size_t>(width), peaks, o.fs, cpu_threads(),
+                                                     &seg.atrial)
+                       : classify_beats_from_windows(windows.data(), static_cast<std::size_t>(fw.length), peaks, o.fs,
+                                                     cpu_threads(), &seg.atrial);
   seg.seconds.classify = detail::seconds_since(t0);
   seg.matrix = BeatMatrix(std::move(rows), static_cast<std::int64_t>(seg.beats.size()), width);
   return seg;

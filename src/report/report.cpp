@@ -516,7 +516,7 @@ void write_report_html(std::ostream& out, const ReportData& d) {
       << "recording, a 2-D variational autoencoder trained on them, every beat scored (" << xml_escape(d.score_name)
       << "; higher = more unusual).</p>\n";
   if (d.holter)
-    out << holter_section_html(*d.holter);
+    out << holter_section_html(*d.holter, d.rhythm_episodes ? &*d.rhythm_episodes : nullptr, sample_rate(d));
   else
     figure(out, no_data(kTitleHeartRate, kFullWidth, "no Holter summary"), false);
   out << summary_tables(d);

@@ -22,7 +22,9 @@ constexpr double kYPad = 0.1;
 std::string bpm(double v) { return std::isfinite(v) ? fixed(v, 0) + " bpm" : "n/a"; }
 std::string at_time(double t_s) { return " at " + detail::recording_time(t_s); }
 
-std::string trend_svg(const HolterSummary& h) {
+constexpr const char* kAfColour = "#d95f02";
+
+std::string trend_svg(const HolterSummary& h, const std::vector<RhythmEpisode>* episodes, double fs) {
   std::vector<double> x, y;
   Extent ys;
   for (const HolterMinute& m : h.trend) {
@@ -34,6 +36,17 @@ std::string trend_svg(const HolterSummary& h) {
   const double minutes = std::max<double>(1.0, static_cast<double>(h.trend.size()));
   Plot p(kTrendWidth, kTrendHeight, {0.0, minutes}, ys.empty() ? Range{0.0, 1.0} : ys.range(kYPad));
   p.labels("minute of the recording", "bpm");
+  std::vector<double> af0, af1;
+  if (episodes != nullptr && fs > 0)
+    for (const auto& e : *episodes)
+      if (e.rhythm == Rhythm::AFIB) {
+        af0.push_back(static_cast<double>(e.start_sample) / fs / 60.0);
+        af1.push_back(static_cast<double>(e.end_sample) / fs / 60.0);
+      }
+  if (!af0.empty()) {
+    p.spans(af0, af1, kAfColour, 0.18);
+    p.legend({{"atrial fibrillation", kAfColour, LegendEntry::dot}});
+  }
   if (ys.empty()) {
     p.note("no RR interval");
   } else {
@@ -46,7 +59,7 @@ std::string trend_svg(const HolterSummary& h) {
 
 }  // namespace
 
-std::string holter_section_html(const HolterSummary& h) {
+std::string holter_section_html(const HolterSummary& h, const std::vector<RhythmEpisode>* episodes, double fs) {
   std::ostringstream s;
   auto row = [&](const std::string& k, const std::string& v) { s << "<tr><th>" << xml_escape(k) << "</th><td>" << v << "</td></tr>\n"; };
   const std::string na = "n/a (no beat classes)";
@@ -55,9 +68,9 @@ std::string holter_section_html(const HolterSummary& h) {
   const auto per_hour = [&](std::int64_t v) {
     return h.has_classes && hours > 0 ? fixed(static_cast<double>(v) / hours, 1) : std::string("n/a");
   };
-  s << "<section class=\"holter\">\n<figure>\n" << trend_svg(h)
+  s << "<section class=\"holter\">\n<figure>\n" << trend_svg(h, episodes, fs)
     << "<figcaption>Mean heart rate per minute: 60 x RR intervals ending in the minute / their sum; "
-       "gaps: minutes without one.</figcaption>\n</figure>\n";
+       "gaps: minutes without one" << (episodes != nullptr ? "; shaded: atrial fibrillation" : "") << ".</figcaption>\n</figure>\n";
   s << "<div class=\"tables\"><table><caption>Heart rate</caption>\n";
   row("beats", thousands(static_cast<std::uint64_t>(h.beats)) + " in " + detail::clock_duration(h.duration_s));
   row("mean", bpm(h.hr_mean));
@@ -66,6 +79,18 @@ std::string holter_section_html(const HolterSummary& h) {
   row("max (" + window + ")", bpm(h.hr_max) + (std::isfinite(h.hr_max) ? at_time(h.hr_max_time_s) : ""));
   row("longest pause", std::isfinite(h.longest_pause_s) ? fixed(h.longest_pause_s, 2) + " s" + at_time(h.longest_pause_start_s) : "n/a");
   row("pauses ≥ " + fixed(h.options.pause_threshold_s, 1) + " s", thousands(static_cast<std::uint64_t>(h.pauses)));
+  if (episodes != nullptr && fs > 0) {
+    const RhythmBurden b = rhythm_burden(*episodes, fs);
+    s << "</table>\n<table><caption>Rhythm</caption>\n";
+    row("atrial fibrillation", b.afib_episodes == 0 ? std::string("none found")
+                                                    : fixed(b.afib_percent(), 1) + " % of the time (" +
+                                                          detail::clock_duration(b.afib_s) + ")");
+    row("AF episodes", thousands(static_cast<std::uint64_t>(b.afib_episodes)));
+    if (b.afib_episodes > 0) {
+      row("longest AF episode", detail::clock_duration(b.longest_afib_s));
+      row("heart rate in AF", bpm(b.afib_mean_hr));
+    }
+  }
   s << "</table>\n<table><caption>Ectopy</caption>\n"
     << "<tr><th></th><th>ventricular (V)</th><th>supraventricular (S)</th></tr>\n";
   auto pair_row = [&](const std::string& k, const std::string& v, const std::string& sv) {

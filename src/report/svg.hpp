@@ -199,6 +199,16 @@ class Plot {
     }
   }
 
+  // Shaded bands from x0[i] to x1[i] over the frame's height (episodes on a time axis), at least a
+  // pixel wide; draw them before the marks they sit under.
+  void spans(const std::vector<double>& x0, const std::vector<double>& x1, const std::string& fill, double opacity) {
+    for (std::size_t i = 0; i < x0.size() && i < x1.size(); ++i) {
+      const double a = sx(std::clamp(x0[i], x_.lo, x_.hi)), b = sx(std::clamp(x1[i], x_.lo, x_.hi));
+      body_ += "<rect x=\"" + px(a) + "\" y=\"" + px(top_) + "\" width=\"" + px(std::max(b - a, 1.0)) + "\" height=\"" +
+               px(inner_h()) + "\" fill=\"" + fill + "\" fill-opacity=\"" + fixed(opacity, 2) + "\"/>\n";
+    }
+  }
+
   void hline(double y, const Stroke& s) {
     if (!std::isfinite(y)) return;
     body_ += "<line x1=\"" + px(left_) + "\" x2=\"" + px(left_ + inner_w()) + "\" y1=\"" + px(sy(y)) + "\" y2=\"" +

@@ -93,11 +93,15 @@ std::vector<float> rr_irregularity(const std::vector<std::int64_t>& r_peaks, con
 }
 
 std::vector<Rhythm> af_rhythm(const std::vector<std::int64_t>& r_peaks, const AfOptions& o,
-                              const std::vector<char>& ventricular) {
+                              const std::vector<char>& ventricular, const AtrialActivity* atrial) {
+  if (atrial != nullptr && (atrial->p_consistency.size() != r_peaks.size() || atrial->p_context.size() != r_peaks.size()))
+    throw InternalError("af_rhythm: P-wave measures for every beat");
   const std::vector<float> irr = rr_irregularity(r_peaks, o, ventricular);
   std::vector<Rhythm> out(irr.size(), Rhythm::N);
   for (std::size_t i = 0; i < irr.size(); ++i)
-    if (irr[i] > o.threshold) out[i] = Rhythm::AFIB;
+    if (irr[i] > o.threshold &&
+        (atrial == nullptr || !(atrial->p_consistency[i] >= o.p_wave_consistent || atrial->p_context[i] >= o.p_wave_typical)))
+      out[i] = Rhythm::AFIB;
   // Short runs inside others: first of AF, then of the rest; a run at either end of the record
   // stays (it may be the part of an episode that the record cut).
   for (const Rhythm run_of : {Rhythm::AFIB, Rhythm::N}) {

@@ -22,7 +22,7 @@ using testutil::fresh_dir;
 using testutil::run_ecgpipe;
 
 constexpr int kUsage = 2, kInput = 3, kOutput = 4;
-const char* const kOutputs[] = {"beats.csv", "outliers.csv", "model.safetensors", "report.json", "report.html"};
+const char* const kOutputs[] = {"beats.csv", "outliers.csv", "rhythm.csv", "model.safetensors", "report.json", "report.html"};
 
 // No output file, and no temporary left behind.
 void expect_no_outputs(const fs::path& out) {
@@ -184,7 +184,7 @@ TEST(Cli, RunWritesConsistentOutputs) {
 
   const auto csv = testutil::read_text(out / "beats.csv");
   EXPECT_EQ(csv.rfind("index,start,r_peak,time_s,length,rr_before_s,rr_after_s,split,recon_error,neg_elbo,"
-                     "template_distance,prematurity,score,outlier,latent_mu0,latent_mu1,class\n",
+                     "template_distance,prematurity,score,outlier,latent_mu0,latent_mu1,class,rhythm\n",
                      0),
             0u)
       << csv.substr(0, 120);
@@ -236,7 +236,7 @@ std::string ranked_symbols(const fs::path& dir, const std::string& options) {
   std::istringstream oin(testutil::read_text(dir / "o" / "outliers.csv"));
   std::getline(oin, line);
   EXPECT_EQ(line, "rank,index,r_peak,time_s,time,rr_before_s,rr_after_s,recon_error,neg_elbo,template_distance,prematurity,"
-                  "score,outlier,class");
+                  "score,outlier,class,rhythm");
   std::string ranked;
   while (std::getline(oin, line)) {
     std::istringstream f(line);

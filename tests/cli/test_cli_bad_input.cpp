@@ -32,7 +32,7 @@ using testutil::read_text;
 using testutil::write_text;
 
 constexpr int kUsage = 2, kInput = 3, kOutput = 4;
-const char* const kOutputs[] = {"beats.csv", "outliers.csv", "model.safetensors", "report.json", "report.html"};
+const char* const kOutputs[] = {"beats.csv", "outliers.csv", "rhythm.csv", "model.safetensors", "report.json", "report.html"};
 
 std::string exe() {
   const char* other = std::getenv("ECGPIPE_EXE_UNDER_TEST");
@@ -490,7 +490,7 @@ TEST(CliOutputs, DiskFullDuringCommitKeepsEarlierSet) {
   for (std::size_t i = 0; i < before.size(); ++i)
     EXPECT_TRUE(read_text(out / kOutputs[i]) == before[i]) << kOutputs[i] << " changed: a partial set";
   EXPECT_TRUE(hidden_entries(out).empty()) << hidden_entries(out).front();
-  EXPECT_EQ(list_dir(out).size(), 5u);
+  EXPECT_EQ(list_dir(out).size(), std::size(kOutputs));
 }
 
 // Row 3, the commit failing half-way: a target that cannot be replaced (here report.json is a

@@ -28,6 +28,7 @@ ecgpipe::RunResult result_with_beats(std::size_t n) {
     r.prematurity.push_back(i % 13 == 0 ? 0.4f : 0.0f);
     r.outlier.push_back(static_cast<std::uint8_t>(i % 97 == 0));
     r.beat_class.push_back(static_cast<ecgpipe::BeatClass>(i % 5));
+    r.rhythm.push_back(i % 7 == 0 ? ecgpipe::Rhythm::AFIB : ecgpipe::Rhythm::N);
   }
   return r;
 }

@@ -2,13 +2,16 @@
 // (src/eval/rhythm_eval.cpp) on hand-made cases whose answers are exact.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <sstream>
 #include <vector>
 
 #include "ecgpipe/common/error.hpp"
+#include "ecgpipe/classify/beat_features.hpp"
 #include "ecgpipe/eval/rhythm_eval.hpp"
+#include "ecgpipe/eval/synth.hpp"
 #include "ecgpipe/rhythm/af_detect.hpp"
 #include "ecgpipe/rhythm/rhythm_episodes.hpp"
 
@@ -190,6 +193,62 @@ TEST(AfStats, ReferenceRhythmFromAnnotationsAndCsv) {
   EXPECT_THROW(ecgpipe::parse_rhythm_csv("sample,x\n1,2\n", "m.csv"), ecgpipe::InputError);
   EXPECT_THROW(ecgpipe::parse_rhythm_csv("sample,rhythm\n10,(N\n5,(AFIB\n", "m.csv"), ecgpipe::InputError);
   EXPECT_THROW(ecgpipe::parse_rhythm_csv("sample,rhythm\n-1,(N\n", "m.csv"), ecgpipe::InputError);
+}
+
+}  // namespace
+
+namespace {
+
+// The signal's P waves: beats whose atria are organised are not AF, whatever their intervals.
+TEST(AfDetect, OrganisedPWavesVetoAf) {
+  std::mt19937 rng(5);
+  const auto beats = beats_of(af(300, rng));
+  ecgpipe::AtrialActivity atrial;
+  atrial.p_consistency.assign(beats.size(), 0.05f);
+  atrial.p_context.assign(beats.size(), 0.5f);
+  EXPECT_GE(count(ecgpipe::af_rhythm(beats, {}, {}, &atrial), Rhythm::AFIB), 290) << "no P waves: AF";
+  atrial.p_consistency.assign(beats.size(), 0.8f);
+  EXPECT_EQ(count(ecgpipe::af_rhythm(beats, {}, {}, &atrial), Rhythm::AFIB), 0) << "repeated P waves: not AF";
+  atrial.p_consistency.assign(beats.size(), 0.05f);
+  atrial.p_context.assign(beats.size(), 0.95f);
+  EXPECT_EQ(count(ecgpipe::af_rhythm(beats, {}, {}, &atrial), Rhythm::AFIB), 0) << "the recording's own P wave: not AF";
+  atrial.p_context.pop_back();
+  EXPECT_THROW(ecgpipe::af_rhythm(beats, {}, {}, &atrial), ecgpipe::InternalError);
+}
+
+// The P-wave consistency of beat_features on synth's paroxysmal AF (truth beats): fibrillatory
+// waves ~0, sinus P waves well above the 0.4 bound.
+TEST(AfDetect, PWaveConsistencyTellsFibrillatoryWavesFromPWaves) {
+  ecgpipe::SynthOptions o;
+  o.scenario = ecgpipe::SynthScenario::paroxysmal_af;
+  o.samples = 250 * 900;
+  o.seed = 11;
+  const auto rec = ecgpipe::synthesize(o);
+  std::vector<float> signal(rec.signal.begin(), rec.signal.end());
+  std::vector<std::int64_t> r;
+  for (const auto& b : rec.beats) r.push_back(b.sample);
+  ecgpipe::AtrialActivity atrial;
+  const auto features = ecgpipe::beat_features(signal, r, o.fs, 1, &atrial);
+  ASSERT_EQ(atrial.p_consistency.size(), r.size());
+  ASSERT_EQ(atrial.p_context.size(), r.size());
+  EXPECT_EQ(atrial.p_context[7], features[7 * ecgpipe::kBeatFeatureCount + ecgpipe::kPWaveContext]);
+  // Each beat's truth rhythm; the 32 beats next to a change see both rhythms in their window.
+  std::vector<int> in_af(r.size(), 0);
+  std::size_t c = 0;
+  for (std::size_t i = 0; i < r.size(); ++i) {
+    while (c + 1 < rec.rhythm.size() && rec.rhythm[c + 1].sample <= r[i]) ++c;
+    in_af[i] = rec.rhythm[c].rhythm == "AFIB";
+  }
+  std::vector<float> af_values, sinus_values;
+  for (std::size_t i = 32; i + 32 < r.size(); ++i) {
+    bool steady = true;
+    for (std::size_t k = i - 32; k <= i + 32; ++k) steady = steady && in_af[k] == in_af[i];
+    if (steady) (in_af[i] ? af_values : sinus_values).push_back(atrial.p_consistency[i]);
+  }
+  ASSERT_GT(af_values.size(), 50u);
+  ASSERT_GT(sinus_values.size(), 50u);
+  EXPECT_LT(*std::max_element(af_values.begin(), af_values.end()), 0.25f);
+  EXPECT_GT(*std::min_element(sinus_values.begin(), sinus_values.end()), 0.4f);
 }
 
 }  // namespace

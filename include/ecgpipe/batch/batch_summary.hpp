@@ -32,7 +32,8 @@ struct SummaryRow {
   std::string mode;    // "train" (run), "score" or "detect"
   // NaN / -1 where unknown (a failed recording; no reference).
   double duration_s, fs, hr_mean_bpm, se, ppv, auroc_abnormal, seconds;
-  long long samples = -1, beats = -1;
+  double af_percent;  // AF burden (report.json holter.af): NaN for detect, which analyses no rhythm
+  long long samples = -1, beats = -1, af_episodes = -1;
   std::map<std::string, long long> classes;  // beats.csv's `class` column, when it has one
   std::vector<SummaryOutlier> top;           // outliers.csv's first kSummaryTopOutliers rows
   bool has_report_html = false;

@@ -19,6 +19,8 @@
 
 namespace ecgpipe {
 
+struct AtrialActivity;  // below
+
 // Feature columns, in the order the model expects them.
 enum BeatFeature : int {
   kLogPreRr = 0,     // ln RR before the beat, seconds
@@ -60,8 +62,23 @@ const char* beat_feature_name(int feature);
 // the one before; fewer than 2 beats: every rhythm feature is 0. fs > 0; r_peaks ascending.
 // `threads` CPU threads share the beats (and the template's samples); every thread count gives the
 // same features, bit for bit.
+//
+// `atrial`, when given, receives what rhythm analysis reads of the atria (af_detect.hpp).
 std::vector<float> beat_features(const std::vector<float>& signal, const std::vector<std::int64_t>& r_peaks, double fs,
-                                 int threads = 1);
+                                 int threads = 1, AtrialActivity* atrial = nullptr);
+
+// Per beat, whether P waves are there (af_detect.hpp reads them; not model features).
+struct AtrialActivity {
+  // The median over the 65 beats around it (32 each side) of the correlation of each beat's
+  // P-wave part (R - 0.25 s .. R - 0.08 s) with the previous beat's. Repeated P waves give ~0.6 to
+  // 0.95 (sinus, sinus arrhythmia); fibrillatory waves, at no fixed time before the QRS, ~0
+  // (MIT-BIH 201 and 203 in AF: 0.04 and 0.05). Beat 0 borrows beat 1's pair.
+  std::vector<float> p_consistency;
+  // The kPWaveContext feature: the P-wave part against the recording's median beat. Where AF
+  // fills most of a recording the median beat has no P wave and this says little; where sinus
+  // dominates it tells sinus stretches between other rhythms (MIT-BIH 201: 0.95).
+  std::vector<float> p_context;
+};
 
 // The samples beat i's morphology features read: signal[R_i - before .. R_i - before + length)
 // (R - 0.25 s .. R + 0.45 s), zero outside the signal.
@@ -76,6 +93,6 @@ std::vector<float> feature_windows(const std::vector<float>& signal, const std::
 // features, bit for bit. Beat i's window is windows[i * stride .. i * stride + length), stride >=
 // length (the rr model's rows start with exactly these windows: R - 0.25 s, then >= 0.7 s).
 std::vector<float> beat_features_from_windows(const float* windows, std::size_t stride, const std::vector<std::int64_t>& r_peaks,
-                                              double fs, int threads = 1);
+                                              double fs, int threads = 1, AtrialActivity* atrial = nullptr);
 
 }  // namespace ecgpipe

@@ -16,6 +16,8 @@
 
 namespace ecgpipe {
 
+struct AtrialActivity;  // beat_features.hpp
+
 enum class BeatClass : std::uint8_t { N = 0, S = 1, V = 2, F = 3, Q = 4 };
 inline constexpr int kBeatClassCount = 5;
 
@@ -51,14 +53,16 @@ BeatClassifier parse_beat_classifier(const std::string& json, const std::string&
 const BeatClassifier& builtin_beat_classifier();
 
 // One class per R peak (beat_features + the built-in model), on `threads` CPU threads (the same
-// classes for every count).
+// classes for every count). `atrial`, when given, receives the P-wave measures that rhythm
+// analysis reads (beat_features.hpp, af_detect.hpp).
 std::vector<BeatClass> classify_beats(const std::vector<float>& signal, const std::vector<std::int64_t>& r_peaks, double fs,
-                                      int threads = 1);
+                                      int threads = 1, AtrialActivity* atrial = nullptr);
 
 // The same from the beats' feature windows (beat_features.hpp: feature_window), as a recording
 // read in pieces gathers them.
 std::vector<BeatClass> classify_beats_from_windows(const float* windows, std::size_t stride,
-                                                   const std::vector<std::int64_t>& r_peaks, double fs, int threads = 1);
+                                                   const std::vector<std::int64_t>& r_peaks, double fs, int threads = 1,
+                                                   AtrialActivity* atrial = nullptr);
 
 // Beats of each class, indexed by BeatClass.
 std::array<std::int64_t, kBeatClassCount> class_counts(const std::vector<BeatClass>& classes);

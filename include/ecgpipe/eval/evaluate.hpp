@@ -31,6 +31,13 @@ struct Episode {
 };
 inline constexpr std::int64_t kEpisodeToEnd = std::numeric_limits<std::int64_t>::max();
 
+// A rhythm that starts at `sample` and lasts until the next change (or the record's end), named
+// as MIT-BIH names it without the parenthesis: "N", "AFIB", "AFL", "SVTA", ... (rhythm_eval.hpp)
+struct RhythmChange {
+  std::int64_t sample = 0;
+  std::string rhythm;
+};
+
 // Reference beat annotations, from a CSV with columns `sample` and `symbol` (any order, other
 // columns ignored; fields may be quoted) or from a WFDB MIT-format annotation file (.atr).
 // Non-beat annotations are dropped (counted in skipped_non_beats).
@@ -42,6 +49,7 @@ struct ReferenceBeats {
   // and the VF episodes found in it (vf_episodes).
   bool has_rhythm = false;
   std::vector<Episode> vf_episodes;
+  std::vector<RhythmChange> rhythm;  // its rhythm changes ('+' annotations), in order
 };
 // InputError for a missing file, no header, a missing column or a bad sample value.
 ReferenceBeats read_reference_csv(const std::string& path);

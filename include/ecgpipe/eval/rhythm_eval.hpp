@@ -12,13 +12,6 @@
 
 namespace ecgpipe {
 
-// A rhythm that starts at `sample` and lasts until the next change (or the record's end), named
-// as MIT-BIH names it without the parenthesis: "N", "AFIB", "AFL", "SVTA", ...
-struct RhythmChange {
-  std::int64_t sample = 0;
-  std::string rhythm;
-};
-
 // The rhythm changes of an annotation file: its '+' annotations' aux strings ("(AFIB").
 std::vector<RhythmChange> rhythm_changes(const std::vector<Annotation>& annotations);
 // A CSV of rhythm changes: columns `sample` and `rhythm` (the AF database's NNNNN_rhythm.csv), or

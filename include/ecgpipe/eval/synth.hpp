@@ -30,7 +30,12 @@
 //  * fusion: fusion beats (F: sinus P, then the average of the normal and the ventricular QRS-T,
 //    at 0.97 RR) in 10 % of the sinus slots, PVCs in 5 %;
 //  * junctional-escape: sinus arrest in 8 % of the slots, ended by a junctional escape beat (j:
-//    narrow QRS, no P wave) 1.5 s after the last beat.
+//    narrow QRS, no P wave) 1.5 s after the last beat;
+//  * paroxysmal-af: sinus stretches of 60-150 beats and atrial fibrillation episodes of 80-250
+//    beats in turn (in AF: no P wave, fibrillatory waves of 5-7 Hz, independent RR intervals
+//    around 0.65 s); its beats are N (as MIT-BIH labels AF-conducted beats) and the rhythm truth,
+//    OUT_rhythm.csv (sample,rhythm: "(N", "(AFIB" as the AF database's files), holds the onsets
+//    and offsets at the first beat of each rhythm.
 //
 // Randomness comes only from std::mt19937_64 (whose output the standard fixes) through this
 // file's own uniform and normal transforms, so a seed gives the same bytes on every platform.
@@ -45,11 +50,13 @@
 #include <string>
 #include <vector>
 
+#include "ecgpipe/eval/evaluate.hpp"
+
 namespace ecgpipe {
 
-enum class SynthScenario { none, apc_bradycardia, bigeminy, vt_runs, fusion, junctional_escape };
+enum class SynthScenario { none, apc_bradycardia, bigeminy, vt_runs, fusion, junctional_escape, paroxysmal_af };
 
-// "none", "apc-bradycardia", "bigeminy", "vt-runs", "fusion", "junctional-escape"; UsageError
+// "none", "apc-bradycardia", "bigeminy", "vt-runs", "fusion", "junctional-escape", "paroxysmal-af"; UsageError
 // (listing them) for anything else.
 SynthScenario parse_synth_scenario(const std::string& name);
 std::string synth_scenario_name(SynthScenario scenario);
@@ -82,6 +89,7 @@ struct SynthRecord {
   std::vector<double> signal;     // mV, what is written (before %.4f rounding)
   std::vector<double> clean;      // the ECG waves alone (no wander, hum or noise)
   std::vector<SynthBeat> beats;   // ascending sample
+  std::vector<RhythmChange> rhythm;  // rhythm truth (paroxysmal-af): changes, the first at sample 0
   std::size_t normal = 0, pvc = 0, pac = 0, dropped = 0, fusion = 0, escape = 0;
   std::size_t abnormal() const { return pvc + pac + dropped + fusion + escape; }
 };
@@ -105,6 +113,11 @@ SynthRecord synthesize(const SynthOptions& options);
 
 // "dir/rec.csv" -> "dir/rec_beats.csv" ("dir/rec" -> "dir/rec_beats.csv").
 std::string default_truth_path(const std::string& signal_path);
+
+// "dir/rec.csv" -> "dir/rec_rhythm.csv": the rhythm truth, written beside the signal when the
+// record has one.
+std::string rhythm_truth_path(const std::string& signal_path);
+std::string format_rhythm_truth_csv(const std::vector<RhythmChange>& rhythm);
 
 // The file contents: header "heartbeats", one "%.4f" value per line; header
 // "sample,symbol,class" (the MIT-BIH *_beats.csv columns, then the AAMI class of the symbol by

@@ -15,6 +15,8 @@
 #include "ecgpipe/common/enum_names.hpp"
 #include "ecgpipe/eval/evaluate.hpp"
 #include "ecgpipe/classify/holter.hpp"
+#include "ecgpipe/eval/rhythm_eval.hpp"
+#include "ecgpipe/rhythm/rhythm_episodes.hpp"
 #include "ecgpipe/model/model_file.hpp"
 #include "ecgpipe/model/outlier_score.hpp"
 #include "ecgpipe/model/vae.hpp"
@@ -68,7 +70,7 @@ struct RunOptions {
 };
 
 struct StageSeconds {
-  double csv = 0, bandpass = 0, peaks = 0, beats = 0, classify = 0, train = 0, score = 0, write = 0, total = 0;
+  double csv = 0, bandpass = 0, peaks = 0, beats = 0, classify = 0, rhythm = 0, train = 0, score = 0, write = 0, total = 0;
 };
 
 struct RunResult {
@@ -82,6 +84,12 @@ struct RunResult {
   std::vector<std::uint8_t> outlier;  // per beat: score > outlier_threshold
   std::vector<float> prematurity;     // per beat: the rr model's rhythm term (score.hpp, rhythm_term)
   std::vector<BeatClass> beat_class;  // per beat: the predicted AAMI class (classify.hpp)
+  std::vector<Rhythm> rhythm;         // per beat: AF or not (af_detect.hpp), from RR, V beats and P waves
+  std::vector<RhythmEpisode> rhythm_episodes;  // rhythm.csv
+  RhythmBurden rhythm_burden;         // report.json holter.af, the top of report.html
+  // EC57's AF statistics against a reference with rhythm changes (a .atr): report.json evaluation.af.
+  bool af_evaluated = false;
+  AfStats af_evaluation;
   // With options.reference: the evaluation, and per beat the AAMI class of the reference beat
   // matched to it (N S V F Q), '-' where none is within the tolerance.
   bool evaluated = false;

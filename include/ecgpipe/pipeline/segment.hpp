@@ -26,10 +26,12 @@ struct Segmentation {
   BeatMatrix matrix;
   StageSeconds seconds;  // csv, bandpass, peaks, beats, classify filled
   std::vector<BeatClass> beat_class;  // per kept beat (classify.hpp), from the signal on the host
+  AtrialActivity atrial;  // per kept beat: the P-wave measures (beat_features.hpp), for rhythm analysis
   // The GPU path classifies on CPU threads while the GPU trains: the classes (and their time)
   // arrive here; finish_classification() moves them into beat_class and seconds.classify.
   struct Classes {
     std::vector<BeatClass> classes;
+    AtrialActivity atrial;
     double seconds = 0.0;
   };
   std::future<Classes> pending_classes;
@@ -49,6 +51,7 @@ inline void finish_classification(Segmentation& seg) {
   if (!seg.pending_classes.valid()) return;
   Segmentation::Classes c = seg.pending_classes.get();
   seg.beat_class = std::move(c.classes);
+  seg.atrial = std::move(c.atrial);
   seg.seconds.classify = c.seconds;
 }
 

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "ecgpipe/classify/holter.hpp"
+#include "ecgpipe/rhythm/rhythm_episodes.hpp"
 
 namespace ecgpipe {
 
@@ -85,6 +86,8 @@ struct ReportData {
 
   // The Holter summary (holter.hpp), shown at the top of the page: HR trend and ectopy table.
   std::optional<HolterSummary> holter;
+  // Its rhythm episodes (rhythm_episodes.hpp): AF shaded on the HR trend, the rhythm table.
+  std::optional<std::vector<RhythmEpisode>> rhythm_episodes;
 };
 
 // The data's sample rate, or kDefaultSampleRateHz where it is not a positive number.

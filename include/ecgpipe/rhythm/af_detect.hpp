@@ -14,6 +14,16 @@
 // one set for every recording. Beats known to be ventricular (`ventricular`, from a classifier or
 // an annotation file's labels) are left out with both their intervals, like premature beats.
 //
+// With the signal there is atrial activity to look at (beat_features.hpp, AtrialActivity): where P
+// waves keep their shape from beat to beat (P-wave consistency at or above `p_wave_consistent`)
+// or match the recording's median beat's (P-wave context at or above `p_wave_typical`), the atria
+// are organised and irregular intervals are sinus arrhythmia or ectopy, not AF (MIT-BIH 115's
+// marked sinus arrhythmia reads as AF from intervals alone: consistency 0.92, context 0.97; the
+// sinus stretches of 201 between its other rhythms: context 0.95). 0.4 lies between fibrillatory
+// waves (consistency 0.04 and 0.05 in DS1's two AF records, 0.02 in synth's) and sinus (0.6 to
+// 0.95); 0.9 above AF's context (0.62 and 0.74). Both were set by looking at these, not fitted:
+// two records with AF are too few to fit on.
+//
 // What beat times cannot tell: atrial flutter with fixed conduction is regular (it needs the
 // flutter waves of the signal), and AF with a regularised response (complete heart block) is
 // not irregular. Both read as not-AF here.
@@ -22,6 +32,8 @@
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include "ecgpipe/classify/beat_features.hpp"
 
 namespace ecgpipe {
 
@@ -39,6 +51,8 @@ struct AfOptions {
   double threshold = 0.05;     // AF above this irregularity (median |dRR| / median RR)
   int local_median = 15;       // intervals in the local median RR of the premature-beat test
   int min_run = 32;            // beats: shorter runs of AF, then of other rhythm, are absorbed
+  float p_wave_consistent = 0.4f;  // a P-wave consistency at or above this: organised atria, not AF
+  float p_wave_typical = 0.9f;     // a P-wave context at or above this: the same
 };
 
 // The irregularity of each beat (see above); one value per beat of `r_peaks` (sorted sample
@@ -47,9 +61,10 @@ struct AfOptions {
 std::vector<float> rr_irregularity(const std::vector<std::int64_t>& r_peaks, const AfOptions& options = {},
                                    const std::vector<char>& ventricular = {});
 
-// Each beat's rhythm: AFIB where its irregularity is above options.threshold, runs shorter than
+// Each beat's rhythm: AFIB where its irregularity is above options.threshold and (with `atrial`,
+// one value per beat in each) neither P-wave measure says organised atria; then runs shorter than
 // options.min_run absorbed.
 std::vector<Rhythm> af_rhythm(const std::vector<std::int64_t>& r_peaks, const AfOptions& options = {},
-                              const std::vector<char>& ventricular = {});
+                              const std::vector<char>& ventricular = {}, const AtrialActivity* atrial = nullptr);
 
 }  // namespace ecgpipe
