@@ -10,7 +10,12 @@
 #include <string>
 #include <vector>
 
+#include "ecgpipe/config.hpp"
 #include "test_util.hpp"
+
+#ifdef ECGPIPE_WITH_CUDA
+#include "gpu_test_util.hpp"
+#endif
 
 namespace {
 
@@ -205,3 +210,25 @@ TEST(RhythmCli, SyntheticParoxysmalAfThroughRunScoreAndRhythm) {
 }
 
 }  // namespace
+
+#ifdef ECGPIPE_WITH_CUDA
+namespace {
+
+// The GPU path gives the CPU's rhythm: the same R peaks, classes and P-wave measures (computed on
+// the host from the same windows), so the same rhythm column and rhythm.csv, byte for byte.
+TEST(RhythmCliGpu, CpuAndGpuGiveTheSameRhythm) {
+  SKIP_WITHOUT_GPU();
+  const auto dir = testutil::fresh_dir();
+  auto r = run_ecgpipe("-q synth " + q(dir / "s.csv") + " --scenario paroxysmal-af --duration 600 --seed 5", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const char* device : {"cpu", "cuda"}) {
+    r = run_ecgpipe("-q run " + q(dir / "s.csv") + " --epochs 1 --device " + device + " --out " + q(dir / device), dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+  }
+  const std::string rhythm = read_text(dir / "cpu" / "rhythm.csv");
+  EXPECT_NE(rhythm.find(",AFIB,"), std::string::npos);
+  EXPECT_EQ(read_text(dir / "cuda" / "rhythm.csv"), rhythm);
+}
+
+}  // namespace
+#endif  // ECGPIPE_WITH_CUDA

@@ -366,7 +366,7 @@ TEST(GpuChunkingCli, OverTheBudgetRunAndDetectGiveTheWholeGpuPathsResults) {
   EXPECT_NE(log.find("read and detected in chunks on the host"), std::string::npos) << log;
   EXPECT_EQ(testutil::read_text(dir / "detect0.csv"), testutil::read_text(dir / "detect1024.csv"));
   const std::string a = testutil::read_text(dir / "run0" / "beats.csv"), b = testutil::read_text(dir / "run1024" / "beats.csv");
-  for (const char* column : {"start", "r_peak", "length", "class"}) EXPECT_EQ(csv_column(a, column), csv_column(b, column)) << column;
+  for (const char* column : {"start", "r_peak", "length", "class", "rhythm"}) EXPECT_EQ(csv_column(a, column), csv_column(b, column)) << column;
   EXPECT_GT(csv_column(a, "r_peak").size(), 200u);
   const auto ja = nlohmann::json::parse(testutil::read_text(dir / "run0" / "report.json"));
   const auto jb = nlohmann::json::parse(testutil::read_text(dir / "run1024" / "report.json"));
