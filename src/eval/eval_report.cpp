@@ -69,6 +69,15 @@ std::string eval_report_text(const EvalReport& r) {
     }
   }
   out += r.has_classes ? ec57_text(r.ec57) : "beat classes: n/a (no class column in the detections)\n";
+  if (r.has_af) {
+    std::snprintf(buf, sizeof buf,
+                  "AF (EC57, epicmp -a): episode Se %s (%lld/%lld) +P %s (%lld/%lld); duration Se %s +P %s\n",
+                  pct(r.af.episode_se()).c_str(), static_cast<long long>(r.af.detected_reference_episodes),
+                  static_cast<long long>(r.af.reference_episodes), pct(r.af.episode_ppv()).c_str(),
+                  static_cast<long long>(r.af.true_test_episodes), static_cast<long long>(r.af.test_episodes),
+                  pct(r.af.duration_se()).c_str(), pct(r.af.duration_ppv()).c_str());
+    out += buf;
+  }
   return out;
 }
 
@@ -110,7 +119,8 @@ nlohmann::json eval_report_json(const EvalReport& r) {
             {"excluded_detections", r.excluded_detections}}},
           {"score_column", r.score_column.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.score_column)},
           {"auroc", r.aurocs.empty() ? nlohmann::json(nullptr) : aurocs},
-          {"ec57", r.has_classes ? ec57_json(r.ec57) : nlohmann::json(nullptr)}};
+          {"ec57", r.has_classes ? ec57_json(r.ec57) : nlohmann::json(nullptr)},
+          {"af", r.has_af ? af_stats_json(r.af, r.fs) : nlohmann::json(nullptr)}};
 }
 
 nlohmann::json af_stats_json(const AfStats& s, double fs) {

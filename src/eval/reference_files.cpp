@@ -303,8 +303,14 @@ Detections parse_detections_with_scores(std::string_view text, const std::string
     bool has_score = false;
     std::size_t class_index = 0;
     bool has_class = false;
+    std::size_t rhythm_index = 0;
+    bool has_rhythm = false;
     std::size_t header(const std::vector<std::string>& h) {
       const auto find = [&](const std::string& name) { return std::find(h.begin(), h.end(), lower(name)); };
+      if (const auto it = find("rhythm"); it != h.end()) {
+        rhythm_index = static_cast<std::size_t>(it - h.begin());
+        has_rhythm = true;
+      }
       if (const auto it = find("class"); it != h.end()) {
         class_index = static_cast<std::size_t>(it - h.begin());
         has_class = true;
@@ -332,8 +338,14 @@ Detections parse_detections_with_scores(std::string_view text, const std::string
       return 0;
     }
     void row(const std::vector<std::string>& f, std::size_t line, std::size_t index) {
-      if (f.size() <= index || (has_score && f.size() <= score_index) || (has_class && f.size() <= class_index))
+      if (f.size() <= index || (has_score && f.size() <= score_index) || (has_class && f.size() <= class_index) ||
+          (has_rhythm && f.size() <= rhythm_index))
         throw InputError(cell_error(path, line, "too few fields"));
+      if (has_rhythm) {
+        const std::string_view name = trim(f[rhythm_index]);
+        if (name.empty()) throw InputError(cell_error(path, line, "an empty rhythm"));
+        out.afib.push_back(name == "AFIB" || name == "(AFIB");
+      }
       if (has_class) {
         const std::string label(trim(f[class_index]));
         if (label.size() != 1 || ec57_detected_class(label[0]) == 0)
@@ -366,6 +378,23 @@ EvalReport evaluate_files(const std::string& reference_path, const std::string& 
   const ReferenceBeats ref = read_reference(reference_path);
   const Detections det = read_detections_with_scores(detections_path, score_column);
   EvalReport rep = evaluate_detections(ref, det.r_peaks, det.scores, options, det.classes);
+  if (ref.has_rhythm && !det.afib.empty()) {
+    // The detections' AF episodes from their beats, against the reference's; both end at the
+    // later of the last detection and the last reference annotation.
+    std::int64_t end = 0;
+    if (!det.r_peaks.empty()) end = *std::max_element(det.r_peaks.begin(), det.r_peaks.end()) + 1;
+    if (!ref.samples.empty()) end = std::max(end, ref.samples.back() + 1);
+    if (!ref.rhythm.empty()) end = std::max(end, ref.rhythm.back().sample + 1);
+    std::vector<Episode> test;
+    for (std::size_t i = 0; i < det.r_peaks.size(); ++i) {
+      if (!det.afib[i]) continue;
+      const std::int64_t next = i + 1 < det.r_peaks.size() ? det.r_peaks[i + 1] : end;
+      if (!test.empty() && test.back().end == det.r_peaks[i]) test.back().end = next;
+      else test.push_back({det.r_peaks[i], next});
+    }
+    rep.af = compare_af(episodes_of(ref.rhythm, "AFIB", end), episodes_of(ref.rhythm, "AFL", end), test);
+    rep.has_af = true;
+  }
   rep.reference_path = reference_path;
   rep.detections_path = detections_path;
   rep.score_column = det.score_column;

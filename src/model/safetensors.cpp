@@ -112,7 +112,7 @@ std::string encode_safetensors(const SafetensorsContent& content) {
     if (name == kMetadataKey || elements != t.values.size())
       throw InternalError("cannot write tensor " + name + ": a reserved name or values unlike its shape");
     const std::uint64_t begin = data.size();
-    data.append(reinterpret_cast<const char*>(t.values.data()), t.values.size() * sizeof(float));
+    if (!t.values.empty()) data.append(reinterpret_cast<const char*>(t.values.data()), t.values.size() * sizeof(float));
     header[name] = {{"dtype", "F32"}, {"shape", t.shape}, {"data_offsets", {begin, data.size()}}};
   }
   nlohmann::json meta = nlohmann::json::object();

@@ -1,6 +1,7 @@
 // A run against its reference annotations (src/pipeline/run_steps.hpp, evaluate_run).
 #include <spdlog/spdlog.h>
 
+#include "ecgpipe/eval/rhythm_eval.hpp"
 #include "pipeline/run_steps.hpp"
 
 namespace ecgpipe {
@@ -29,9 +30,9 @@ void evaluate_run(const RunOptions& o, const ReferenceBeats& ref, const std::vec
     std::vector<Episode> detected;
     for (const auto& e : r.rhythm_episodes)
       if (e.rhythm == Rhythm::AFIB) detected.push_back({e.start_sample, e.end_sample});
-    r.af_evaluation = compare_af(episodes_of(ref.rhythm, "AFIB", end), episodes_of(ref.rhythm, "AFL", end), detected);
-    r.af_evaluated = true;
-    const AfStats& af = r.af_evaluation;
+    r.evaluation.af = compare_af(episodes_of(ref.rhythm, "AFIB", end), episodes_of(ref.rhythm, "AFL", end), detected);
+    r.evaluation.has_af = true;
+    const AfStats& af = r.evaluation.af;
     spdlog::info("AF against {}: episodes Se {}/{} +P {}/{}, duration Se {:.1f} % +P {:.1f} %", o.reference,
                  af.detected_reference_episodes, af.reference_episodes, af.true_test_episodes, af.test_episodes,
                  100 * af.duration_se(), 100 * af.duration_ppv());

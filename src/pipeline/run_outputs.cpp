@@ -139,7 +139,6 @@ nlohmann::json report_json(const RunOptions& o, const RunResult& r) {
   j["outliers"] = {{"score", o.model == Model::rr ? "ln(recon/median) + ln(template/median) + 10 rhythm" : "recon_error"}, {"quantile", o.outlier_quantile}, {"threshold", r.outlier_threshold},
                    {"flagged", flagged}};
   if (r.evaluated) j["evaluation"] = eval_report_json(r.evaluation);
-  if (r.af_evaluated) j["evaluation"]["af"] = af_stats_json(r.af_evaluation, o.fs);
   j["holter"] = holter_json(r.holter);
   j["holter"]["af"] = rhythm_burden_json(r.rhythm_burden);
   j["versions"] = {{"ecgpipe", ECGPIPE_VERSION}, {"libtorch", torch_version()}};

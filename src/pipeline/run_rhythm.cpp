@@ -14,11 +14,21 @@ void analyse_rhythm(const RunOptions& o, const std::vector<std::int64_t>& r_peak
   std::vector<char> ventricular(r_peaks.size(), 0);
   for (std::size_t i = 0; i < r_peaks.size() && i < r.beat_class.size(); ++i) ventricular[i] = r.beat_class[i] == BeatClass::V;
   r.rhythm = af_rhythm(r_peaks, AfOptions{}, ventricular, &atrial);
+  // In AF every conducted beat comes at an irregular interval: prematurity, the classifier's
+  // strongest evidence for S, means nothing there, and MIT-BIH labels AF's conducted beats N.
+  // An S predicted inside AF is an AF beat (DS2's false S came mostly from AF and flutter).
+  std::size_t relabelled = 0;
+  for (std::size_t i = 0; i < r.rhythm.size() && i < r.beat_class.size(); ++i)
+    if (r.rhythm[i] == Rhythm::AFIB && r.beat_class[i] == BeatClass::S) {
+      r.beat_class[i] = BeatClass::N;
+      ++relabelled;
+    }
   r.rhythm_episodes = rhythm_episodes(r_peaks, r.rhythm, o.fs, static_cast<std::int64_t>(r.samples));
   r.rhythm_burden = rhythm_burden(r.rhythm_episodes, o.fs);
   r.seconds.rhythm = detail::seconds_since(t0);
-  spdlog::info("rhythm: {} AF episodes, AF burden {:.1f} % ({} s), longest {:.0f} s", r.rhythm_burden.afib_episodes,
-               r.rhythm_burden.afib_percent(), static_cast<long long>(r.rhythm_burden.afib_s + 0.5), r.rhythm_burden.longest_afib_s);
+  spdlog::info("rhythm: {} AF episodes, AF burden {:.1f} % ({} s), longest {:.0f} s; {} S beats in AF labelled N",
+               r.rhythm_burden.afib_episodes, r.rhythm_burden.afib_percent(), static_cast<long long>(r.rhythm_burden.afib_s + 0.5),
+               r.rhythm_burden.longest_afib_s, relabelled);
 }
 
 }  // namespace ecgpipe

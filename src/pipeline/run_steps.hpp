@@ -20,8 +20,8 @@ void evaluate_run(const RunOptions& options, const ReferenceBeats& reference, co
                   const std::vector<char>& predicted, RunResult& result);
 
 // src/pipeline/run_rhythm.cpp: each beat's rhythm (AF from RR with the predicted V beats left out
-// and the P-wave consistency; af_detect.hpp), the episodes and the AF burden into `result`. Logs the
-// burden.
+// and the P-wave measures; af_detect.hpp), the episodes and the AF burden into `result`; a beat
+// predicted S inside AF becomes N (result.beat_class). Logs the burden.
 void analyse_rhythm(const RunOptions& options, const std::vector<std::int64_t>& r_peaks,
                     const AtrialActivity& atrial, RunResult& result);
 

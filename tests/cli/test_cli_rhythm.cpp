@@ -94,6 +94,47 @@ TEST(RhythmCli, ErrorsHaveTheirExitCodes) {
   EXPECT_FALSE(fs::exists(dir / "o")) << "nothing written on an error";
 }
 
+// `ecgpipe eval` with a .atr reference and detections carrying a rhythm column (beats.csv): EC57's
+// AF statistics, exact on a hand-made case (samples; --fs 250 for the seconds).
+TEST(RhythmCli, EvalReportsAfStatisticsFromTheRhythmColumn) {
+  const auto dir = testutil::fresh_dir();
+  // Reference: beats every 200 samples from 100; rhythm (N at 0, (AFIB at 5000, (N at 12000.
+  testutil::Bytes atr;
+  std::int64_t last = 0;
+  auto at = [&](std::int64_t sample, int code, const std::string& aux) {
+    testutil::put_word(atr, code, static_cast<unsigned>(sample - last));
+    if (!aux.empty()) testutil::put_aux(atr, aux);
+    last = sample;
+  };
+  at(0, 28, "(N");
+  std::string det = "r_peak,rhythm\n";
+  for (int k = 0; k < 100; ++k) {
+    const std::int64_t s = 100 + 200 * k;
+    if (s > 5000 && last < 5000) at(5000, 28, "(AFIB");
+    if (s > 12000 && last < 12000) at(12000, 28, "(N");
+    at(s, 1, "");
+    det += std::to_string(s) + "," + (s >= 6000 && s < 14000 ? "AFIB" : "N") + "\n";
+  }
+  testutil::put_word(atr, 0, 0);
+  write_text(dir / "r.atr", std::string(atr.begin(), atr.end()));
+  write_text(dir / "det.csv", det);
+  const auto r = run_ecgpipe("eval --reference " + q(dir / "r.atr") + " " + q(dir / "det.csv") + " --fs 250 --json", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto af = nlohmann::json::parse(r.out)["af"];
+  EXPECT_EQ(af["reference_episodes"], 1);
+  EXPECT_EQ(af["detected_reference_episodes"], 1);
+  EXPECT_EQ(af["test_episodes"], 1);
+  EXPECT_EQ(af["true_test_episodes"], 1);
+  // Detected AF: 6100 .. 14100 (the beat after the last AF beat); overlap with 5000 .. 12000: 5900.
+  EXPECT_DOUBLE_EQ(af["duration_se"].get<double>(), 5900.0 / 7000.0);
+  EXPECT_DOUBLE_EQ(af["duration_ppv"].get<double>(), 5900.0 / 8000.0);
+  EXPECT_DOUBLE_EQ(af["reference_af_s"].get<double>(), 7000.0 / 250.0);
+  const auto text = run_ecgpipe("eval --reference " + q(dir / "r.atr") + " " + q(dir / "det.csv") + " --fs 250", dir);
+  EXPECT_NE(text.out.find("AF (EC57, epicmp -a): episode Se 100.00% (1/1) +P 100.00% (1/1); duration Se 84.29% +P 73.75%"),
+            std::string::npos)
+      << text.out;
+}
+
 // DS1's two AF records from their reference beats (the .atr's rate from 2xx.hea): AF found where
 // the experts marked it. Bounds, not exact figures: docs/accuracy.md has the measured table.
 TEST(RhythmCli, Ds1AfRecords) {
@@ -185,6 +226,20 @@ TEST(RhythmCli, SyntheticParoxysmalAfThroughRunScoreAndRhythm) {
     EXPECT_TRUE(true_af) << "false AF at " << e.start;
   }
   ASSERT_GE(whole, 3u);
+  // No beat inside AF is called S (AF's conducted beats are N; prematurity means nothing there).
+  {
+    std::istringstream in(read_text(dir / "run" / "beats.csv"));
+    std::string line;
+    std::getline(in, line);
+    ASSERT_NE(line.find(",class,rhythm"), std::string::npos) << line;
+    std::size_t af_beats = 0;
+    while (std::getline(in, line)) {
+      if (line.size() < 7 || line.compare(line.size() - 5, 5, ",AFIB") != 0) continue;
+      ++af_beats;
+      EXPECT_NE(line.compare(line.size() - 7, 7, ",S,AFIB"), 0) << line;
+    }
+    EXPECT_GT(af_beats, 300u);
+  }
   // The beats' rhythm column agrees with rhythm.csv, and report.json has the burden.
   const auto report = nlohmann::json::parse(read_text(dir / "run" / "report.json"));
   EXPECT_EQ(report["holter"]["af"]["afib_episodes"], static_cast<int>(af.size()));

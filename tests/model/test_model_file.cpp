@@ -51,8 +51,11 @@ bool same(const SafetensorsContent& a, const SafetensorsContent& b) {
   for (std::size_t i = 0; i < a.tensors.size(); ++i) {
     const auto &x = a.tensors[i], &y = b.tensors[i];
     if (x.first != y.first || x.second.shape != y.second.shape) return false;
-    // Bitwise: a NaN payload must survive too.
-    if (std::memcmp(x.second.values.data(), y.second.values.data(), x.second.values.size() * sizeof(float)) != 0) return false;
+    // Bitwise: a NaN payload must survive too. (An empty vector's data() may be null: no memcmp.)
+    if (x.second.values.size() != y.second.values.size()) return false;
+    if (!x.second.values.empty() &&
+        std::memcmp(x.second.values.data(), y.second.values.data(), x.second.values.size() * sizeof(float)) != 0)
+      return false;
   }
   return true;
 }

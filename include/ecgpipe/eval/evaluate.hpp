@@ -94,6 +94,7 @@ struct Detections {
   std::vector<float> scores;  // one per r_peak, or empty when there is no score column
   std::string score_column;   // the column read, or empty
   std::vector<char> classes;  // column `class` (one beat label each: N S V F Q or a WFDB beat symbol), or empty
+  std::vector<char> afib;     // column `rhythm` (1 where it is AFIB, 0 for any other rhythm name), or empty
 };
 // Reads the detections (read_detections_csv's column choice) and a score column: `score_column`
 // if given (InputError if the header lacks it), else `score` if present, else `recon_error`
@@ -113,6 +114,22 @@ struct AurocResult {
   double auroc = 0.0;
 };
 
+// EC57's AF episode and duration statistics, as `epicmp -a`: a reference AF episode is detected
+// when any detected AF overlaps it (episode Se), a detected episode is true when it overlaps any
+// reference AF (episode +P); duration Se is the overlap over the reference AF time, duration +P
+// the overlap over the detected AF time, from which reference atrial flutter is left out (AF
+// called during flutter is not counted against the detector). Durations in samples.
+struct AfStats {
+  std::int64_t reference_episodes = 0, detected_reference_episodes = 0;
+  std::int64_t test_episodes = 0, true_test_episodes = 0;
+  std::int64_t reference_duration = 0, overlap_of_reference = 0;
+  std::int64_t test_duration = 0, overlap_of_test = 0;
+  double episode_se() const;   // NaN without reference episodes
+  double episode_ppv() const;  // NaN without detected episodes
+  double duration_se() const;
+  double duration_ppv() const;
+  AfStats& operator+=(const AfStats& o);  // gross statistics: sums over records
+};
 struct EvalReport {
   std::string reference_path, detections_path;
   double fs = 250.0;
@@ -135,6 +152,10 @@ struct EvalReport {
   // EC57 beat classes (ec57.hpp), when the detections have classes.
   bool has_classes = false;
   Ec57Matrix ec57;
+  // EC57's AF statistics, when the reference has rhythm changes (a .atr) and the detections a
+  // rhythm column (ecgpipe's beats.csv): compare_af (rhythm_eval.hpp).
+  bool has_af = false;
+  AfStats af;
 };
 
 struct EvalOptions {

@@ -25,22 +25,8 @@ std::vector<RhythmChange> read_rhythm_reference(const std::string& path);
 // rhythm; one still open at the end runs to `end`.
 std::vector<Episode> episodes_of(const std::vector<RhythmChange>& changes, const std::string& rhythm, std::int64_t end);
 
-// EC57's AF episode and duration statistics, as `epicmp -a`: a reference AF episode is detected
-// when any detected AF overlaps it (episode Se), a detected episode is true when it overlaps any
-// reference AF (episode +P); duration Se is the overlap over the reference AF time, duration +P
-// the overlap over the detected AF time, from which reference atrial flutter is left out (AF
-// called during flutter is not counted against the detector). Durations in samples.
-struct AfStats {
-  std::int64_t reference_episodes = 0, detected_reference_episodes = 0;
-  std::int64_t test_episodes = 0, true_test_episodes = 0;
-  std::int64_t reference_duration = 0, overlap_of_reference = 0;
-  std::int64_t test_duration = 0, overlap_of_test = 0;
-  double episode_se() const;   // NaN without reference episodes
-  double episode_ppv() const;  // NaN without detected episodes
-  double duration_se() const;
-  double duration_ppv() const;
-  AfStats& operator+=(const AfStats& o);  // gross statistics: sums over records
-};
+// EC57's AF statistics (AfStats, evaluate.hpp) of detected AF episodes against the reference's AF
+// and atrial flutter.
 AfStats compare_af(const std::vector<Episode>& reference_af, const std::vector<Episode>& reference_afl,
                    const std::vector<Episode>& test_af);
 

@@ -15,7 +15,6 @@
 #include "ecgpipe/common/enum_names.hpp"
 #include "ecgpipe/eval/evaluate.hpp"
 #include "ecgpipe/classify/holter.hpp"
-#include "ecgpipe/eval/rhythm_eval.hpp"
 #include "ecgpipe/rhythm/rhythm_episodes.hpp"
 #include "ecgpipe/model/model_file.hpp"
 #include "ecgpipe/model/outlier_score.hpp"
@@ -87,9 +86,6 @@ struct RunResult {
   std::vector<Rhythm> rhythm;         // per beat: AF or not (af_detect.hpp), from RR, V beats and P waves
   std::vector<RhythmEpisode> rhythm_episodes;  // rhythm.csv
   RhythmBurden rhythm_burden;         // report.json holter.af, the top of report.html
-  // EC57's AF statistics against a reference with rhythm changes (a .atr): report.json evaluation.af.
-  bool af_evaluated = false;
-  AfStats af_evaluation;
   // With options.reference: the evaluation, and per beat the AAMI class of the reference beat
   // matched to it (N S V F Q), '-' where none is within the tolerance.
   bool evaluated = false;
