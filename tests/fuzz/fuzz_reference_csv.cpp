@@ -1,8 +1,9 @@
 // libFuzzer harness: the reference-beat CSV reader (parse_reference_csv, the in-memory core of
 // read_reference_csv: sample,symbol) and the detections reader (parse_detections_csv /
-// parse_detections_with_scores: r_peak or sample, and score and class columns), on the same text.
-// Invariant: an InputError, or as many samples as symbols, beat symbols only, non-negative
-// detections, one finite score per detection.
+// parse_detections_with_scores: r_peak or sample, and score, class and rhythm columns) and the
+// rhythm reference (parse_rhythm_csv: sample,rhythm), on the same text. Invariant: an InputError,
+// or as many samples as symbols, beat symbols only, non-negative detections, one finite score
+// (class, rhythm) per detection, rhythm changes in time order; then their AF episodes compared.
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "ecgpipe/eval/evaluate.hpp"
+#include "ecgpipe/eval/rhythm_eval.hpp"
 #include "fuzz_util.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -19,6 +21,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (!fuzz::rejects([&] { ref = ecgpipe::parse_reference_csv(text, path); })) {
     FUZZ_CHECK(ref.samples.size() == ref.symbols.size());
     for (char s : ref.symbols) FUZZ_CHECK(ecgpipe::is_beat_symbol(s));
+  }
+  std::vector<ecgpipe::RhythmChange> rhythm;
+  if (!fuzz::rejects([&] { rhythm = ecgpipe::parse_rhythm_csv(text, path); })) {
+    for (std::size_t i = 1; i < rhythm.size(); ++i) FUZZ_CHECK(rhythm[i - 1].sample <= rhythm[i].sample);
+    const std::int64_t end = rhythm.empty() ? 1 : rhythm.back().sample + 1;
+    const auto af = ecgpipe::episodes_of(rhythm, "AFIB", end);
+    for (const auto& e : af) FUZZ_CHECK(e.start <= e.end && e.end <= end);
+    const auto s = ecgpipe::compare_af(af, ecgpipe::episodes_of(rhythm, "AFL", end), af);
+    FUZZ_CHECK(s.overlap_of_reference <= s.reference_duration && s.detected_reference_episodes == s.reference_episodes);
   }
   std::vector<std::int64_t> detections;
   if (fuzz::rejects([&] { detections = ecgpipe::parse_detections_csv(text, path); })) return 0;
@@ -31,6 +42,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     FUZZ_CHECK(scored.scores.empty() || scored.scores.size() == scored.r_peaks.size());
     for (float s : scored.scores) FUZZ_CHECK(std::isfinite(s));
     FUZZ_CHECK(scored.classes.empty() || scored.classes.size() == scored.r_peaks.size());
+    FUZZ_CHECK(scored.afib.empty() || scored.afib.size() == scored.r_peaks.size());
   }
   return 0;
 }
