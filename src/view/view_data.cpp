@@ -95,6 +95,26 @@ void read_beats(const std::string& dir, ViewData& d) {
   }
 }
 
+// rhythm.csv's AF episodes; a folder from before rhythm analysis has no rhythm.csv: none.
+void read_rhythm(const std::string& dir, ViewData& d) {
+  const std::string path = path_join(dir, "rhythm.csv");
+  if (!detail::path_exists(path)) return;
+  require_regular_file(path, "the rhythm episodes");
+  try {
+    CsvReader<3> in(path);
+    in.read_header(io::ignore_extra_column, "start_sample", "end_sample", "rhythm");
+    std::int64_t start = 0, end = 0;
+    std::string rhythm;
+    while (in.read_row(start, end, rhythm)) {
+      if (start < 0 || end < start || (!d.af_episodes.empty() && start < d.af_episodes.back().second))
+        throw InputError(path + ":" + std::to_string(in.get_file_line()) + ": an episode out of order or inside out");
+      if (rhythm == "AFIB") d.af_episodes.emplace_back(start, end);
+    }
+  } catch (const io::error::base& e) {
+    throw InputError(std::string("rhythm.csv: ") + e.what());
+  }
+}
+
 void read_outliers(const std::string& dir, ViewData& d) {
   const std::string path = path_join(dir, "outliers.csv");
   require_regular_file(path, "the ranked outliers");
@@ -134,6 +154,7 @@ ViewData load_view_data(const ViewOptions& o) {
   if (o.reference.empty() && !d.reference.empty()) d.reference = beside_out_dir(d.reference, o.out_dir);
   read_beats(o.out_dir, d);
   read_outliers(o.out_dir, d);
+  read_rhythm(o.out_dir, d);
 
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<float> signal;

@@ -149,7 +149,8 @@ json meta_json(const ViewData& d) {
          {"score_p50", quantile(0.5)},
          {"score_p99", quantile(0.99)},
          {"max_beats_per_request", kMaxBeatsPerRequest},
-         {"has_reference", !d.reference.empty()}};
+         {"has_reference", !d.reference.empty()},
+         {"af_episodes", d.af_episodes}};
   if (!d.reference.empty()) {
     j["reference"] = {{"path", d.reference}, {"beats", d.ref_sample.size()}, {"tp", d.match.tp},
                       {"fn", d.match.fn}, {"fp", d.match.fp}, {"tolerance_ms", 150}};
@@ -368,7 +369,8 @@ bool read_served_file(const std::string& out_dir, const std::string& name, std::
 }
 
 bool served_file(const std::string& name) {
-  return name == "report.html" || name == "report.json" || name == "beats.csv" || name == "outliers.csv";
+  return name == "report.html" || name == "report.json" || name == "beats.csv" || name == "outliers.csv" ||
+         name == "rhythm.csv";
 }
 
 }  // namespace

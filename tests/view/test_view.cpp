@@ -177,6 +177,30 @@ TEST(View, LoadsFolderRecordingAndReference) {
   EXPECT_EQ(d.match.fp, 1);
 }
 
+// rhythm.csv's AF episodes reach the page (shaded on the signal and the heart-rate strip); a
+// folder without rhythm.csv (written before rhythm analysis) has none; a damaged one is refused.
+TEST(View, AfEpisodesFromRhythmCsv) {
+  const auto out = make_out_dir(fresh_dir(), true, false);
+  EXPECT_TRUE(ecgpipe::load_view_data(options_for(out)).af_episodes.empty());
+  write_text(out / "rhythm.csv", "start_sample,end_sample,start_s,end_s,rhythm,beats,mean_hr\n"
+                                 "50,400,0.2,1.6,N,2,60\n400,900,1.6,3.6,AFIB,3,90\n900,2000,3.6,8,N,5,60\n");
+  const auto d = ecgpipe::load_view_data(options_for(out));
+  ASSERT_EQ(d.af_episodes.size(), 1u);
+  EXPECT_EQ(d.af_episodes[0], (std::pair<std::int64_t, std::int64_t>{400, 900}));
+  {
+    Served s(options_for(out));
+    auto c = s.client();
+    auto meta = c.Get("/api/meta");
+    ASSERT_TRUE(meta);
+    EXPECT_EQ(json::parse(meta->body).at("af_episodes"), json::parse("[[400,900]]"));
+    auto file = c.Get("/files/rhythm.csv");
+    ASSERT_TRUE(file);
+    EXPECT_EQ(file->status, 200);
+  }
+  write_text(out / "rhythm.csv", "start_sample,end_sample,start_s,end_s,rhythm,beats,mean_hr\n900,400,0,0,AFIB,1,\n");
+  EXPECT_NE(testutil::input_error_of([&] { ecgpipe::load_view_data(options_for(out)); }).find("rhythm.csv"), std::string::npos);
+}
+
 TEST(View, FindsARelativeRecordingBesideTheOutputFolder) {
   // `ecgpipe run rec.csv --out out` in dir writes "rec.csv" into report.json; a viewer started
   // elsewhere (the test's working directory) finds it from the folder's parent.

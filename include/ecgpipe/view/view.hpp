@@ -59,6 +59,8 @@ struct ViewData {
   std::string beat_class;  // one AAMI class letter per beat ('-': none) when beats.csv has `class`
   double outlier_threshold = 0.0;
   std::vector<ViewOutlier> outliers;
+  // AF episodes [start, end) in samples (rhythm.csv; none for a folder written before it existed).
+  std::vector<std::pair<std::int64_t, std::int64_t>> af_episodes;
   // With a reference: its beats, and the 150 ms matching (match_beats) both ways.
   std::string reference;
   std::vector<std::int64_t> ref_sample;

@@ -162,6 +162,17 @@
     }
     return scoreColour(b.score[i]);
   }
+  // AF episodes (rhythm.csv) in view, shaded from y0 to y1 under what is drawn next.
+  const AF_SHADE = 'rgba(217,95,2,0.13)';
+  function shadeAf(ctx, W, y0, y1) {
+    const eps = S.meta.af_episodes || [];
+    ctx.fillStyle = AF_SHADE;
+    for (const [a, b] of eps) {
+      if (b <= S.t0 || a >= S.t1) continue;
+      const x0 = Math.max(0, (a - S.t0) / (S.t1 - S.t0) * W), x1 = Math.min(W, (b - S.t0) / (S.t1 - S.t0) * W);
+      ctx.fillRect(x0, y0, Math.max(1, x1 - x0), y1 - y0);
+    }
+  }
   function timeTicks(ctx, W, x0, x1, y0, y1, withLabels) {
     const fs = S.meta.fs, secs = (S.t1 - S.t0) / fs, pxPerS = (x1 - x0) / secs;
     const steps = [0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600];
@@ -190,6 +201,7 @@
     for (let l = want; l < m.levels; ++l) if (haveTiles(l, S.t0, S.t1)) { level = l; break; }
     const complete = level === want;
     const sx = (s) => (s - S.t0) / spp;  // sample -> x
+    shadeAf(ctx, W, plotTop, plotBottom);
     timeTicks(ctx, W, 0, W, plotTop, plotBottom + refLane, true);
     S.drawn = { level: level, envelope: null, markers: [], reference: [] };
     if (level < 0) return complete;
@@ -313,6 +325,7 @@
     if (lo === Infinity) return true;
     lo = Math.max(0, Math.floor(lo / 10) * 10 - 10); hi = Math.ceil(hi / 10) * 10 + 10;
     const top = 16, bottom = H - 4, sy = (v) => bottom - (v - lo) / (hi - lo) * (bottom - top);
+    shadeAf(ctx, W, top, bottom);
     const xOf = (s) => (s - S.t0) / (S.t1 - S.t0) * W, bw = (hr.to - hr.from) / hr.bins;
     ctx.fillStyle = '#f2b8b5';
     for (let k = 0; k < hr.bins; ++k) {
@@ -414,6 +427,7 @@
     if (m.has_class) for (const c in CLASS_COLOURS) parts.push('<span><i style="background:' + CLASS_COLOURS[c] + '"></i>' + c + '</span>');
     else parts.push('<span><i style="background:' + scoreColour(m.score_p50) + '"></i>typical score</span><span><i style="background:' +
       scoreColour(m.outlier_threshold) + '"></i>outlier score</span>');
+    if ((m.af_episodes || []).length) parts.push('<span><i style="background:' + AF_SHADE + '"></i>atrial fibrillation (' + m.af_episodes.length + ' episodes)</span>');
     if (m.has_reference) parts.push('<span><i style="background:#d62728"></i>FN: reference beat missed</span><span><i style="background:#ff8c00"></i>FP: detection without a reference beat</span>');
     $('legend').innerHTML = parts.join('');
   }
