@@ -92,10 +92,11 @@ void add_rhythm_command(CLI::App& app) {
     std::string fs_source = "--fs";
     if (a->fs_option->count() == 0) {
       const auto header = std::filesystem::path(a->beats).replace_extension(".hea");
-      if (is_csv(a->beats) || !std::filesystem::exists(header))
+      std::error_code ec;  // an unreadable directory is "no header", not an exception
+      if (is_csv(a->beats) || !std::filesystem::exists(header, ec))
         throw UsageError("rhythm: give --fs (no WFDB header beside " + a->beats + " gives the rate)");
       fs = read_wfdb_header(header.string()).fs;
-      fs_source = header.string();
+      fs_source = header.string();  // its rate is checked against kMinFs..kMaxFs as it is read
     }
     const Beats read = read_beats(a->beats);
     const std::vector<std::int64_t>& beats = read.samples;

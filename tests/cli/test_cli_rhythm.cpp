@@ -91,6 +91,16 @@ TEST(RhythmCli, ErrorsHaveTheirExitCodes) {
                   dir);
   EXPECT_EQ(r.code, 3) << r.err;
   EXPECT_NE(r.err.find("needs columns"), std::string::npos) << r.err;
+  // A header beside an annotation file whose rate is out of bounds: exit 3 naming the header.
+  testutil::Bytes atr;
+  testutil::put_word(atr, 1, 100);
+  testutil::put_word(atr, 1, 200);
+  testutil::put_word(atr, 0, 0);
+  write_text(dir / "rec.qrs", std::string(atr.begin(), atr.end()));
+  write_text(dir / "rec.hea", "rec 1 1e9 1000\nrec.dat 16 200 12 0 0 0 0 x\n");
+  r = run_ecgpipe("-q rhythm " + q(dir / "rec.qrs") + " --out " + q(dir / "o"), dir);
+  EXPECT_EQ(r.code, 3) << r.err;
+  EXPECT_NE(r.err.find("rec.hea:1: sampling frequency 1e+09 Hz is outside"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(dir / "o")) << "nothing written on an error";
 }
 
