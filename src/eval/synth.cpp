@@ -671,18 +671,20 @@ std::string format_truth_csv(const std::vector<SynthBeat>& beats) {
 void write_synth_files(const SynthRecord& record, const std::string& signal_path,
                        const std::string& truth_path, int digits) {
   namespace fs = std::filesystem;
-  std::error_code ec_signal, ec_truth;
-  const fs::path canon_signal = fs::weakly_canonical(signal_path, ec_signal);
-  const fs::path canon_truth = fs::weakly_canonical(truth_path, ec_truth);
-  const bool same = (ec_signal || ec_truth) ? fs::path(signal_path).lexically_normal() ==
-                                                  fs::path(truth_path).lexically_normal()
-                                            : canon_signal == canon_truth;
-  if (same) throw UsageError("the signal and the truth file must differ: " + signal_path);
+  const auto same = [](const std::string& a, const std::string& b) {
+    std::error_code ec_a, ec_b;
+    const fs::path canon_a = fs::weakly_canonical(a, ec_a), canon_b = fs::weakly_canonical(b, ec_b);
+    return (ec_a || ec_b) ? fs::path(a).lexically_normal() == fs::path(b).lexically_normal() : canon_a == canon_b;
+  };
+  if (same(signal_path, truth_path)) throw UsageError("the signal and the truth file must differ: " + signal_path);
+  const std::string rhythm_path = record.rhythm.empty() ? std::string() : rhythm_truth_path(signal_path);
+  if (!rhythm_path.empty() && same(truth_path, rhythm_path))
+    throw UsageError("the truth file must differ from the rhythm truth, " + rhythm_path + " (beside the signal)");
   // Both or neither; a symlink is written through, a FIFO or device written into (output.hpp).
   OutputSet files;
   files.bytes(signal_path, format_signal_csv(record.signal, digits));
   files.bytes(truth_path, format_truth_csv(record.beats));
-  if (!record.rhythm.empty()) files.bytes(rhythm_truth_path(signal_path), format_rhythm_truth_csv(record.rhythm));
+  if (!rhythm_path.empty()) files.bytes(rhythm_path, format_rhythm_truth_csv(record.rhythm));
   files.commit();
 }
 

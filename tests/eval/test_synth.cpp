@@ -478,6 +478,41 @@ TEST(SynthScenario, JunctionalEscapeBeatsFollowAPauseWithoutAPWave) {
   EXPECT_NE(ecgpipe::format_truth_csv(r.beats).find(",j,N\n"), std::string::npos);
 }
 
+// paroxysmal-af: the rhythm truth starts at sample 0 and alternates N / AFIB at beats; in AF the
+// RR intervals are independent (0.39..0.91 s) and every beat is N; its file is written beside the
+// signal, and a --truth that would overwrite it is a usage error.
+TEST(SynthScenario, ParoxysmalAfHasRhythmTruthAndIrregularRrInAf) {
+  const SynthRecord r = scenario_record(ecgpipe::SynthScenario::paroxysmal_af);
+  ASSERT_GE(r.rhythm.size(), 3u);
+  EXPECT_EQ(r.rhythm[0].sample, 0);
+  for (std::size_t k = 1; k < r.rhythm.size(); ++k) {
+    EXPECT_GT(r.rhythm[k].sample, r.rhythm[k - 1].sample);
+    EXPECT_NE(r.rhythm[k].rhythm, r.rhythm[k - 1].rhythm);
+    EXPECT_TRUE(r.rhythm[k].rhythm == "AFIB" || r.rhythm[k].rhythm == "N");
+    bool at_a_beat = false;
+    for (const auto& b : r.beats) at_a_beat = at_a_beat || b.sample == r.rhythm[k].sample;
+    EXPECT_TRUE(at_a_beat) << r.rhythm[k].sample;
+  }
+  for (const auto& b : r.beats) EXPECT_EQ(b.symbol, 'N');
+  const auto rr = rr_before(r);
+  std::size_t c = 0;
+  for (std::size_t i = 1; i < r.beats.size(); ++i) {
+    while (c + 1 < r.rhythm.size() && r.rhythm[c + 1].sample <= r.beats[i].sample) ++c;
+    const bool af_pair = r.rhythm[c].rhythm == "AFIB" && (c == 0 || r.beats[i - 1].sample >= r.rhythm[c].sample);
+    if (af_pair) {
+      EXPECT_GE(rr[i], 0.38) << r.beats[i].sample;
+      EXPECT_LE(rr[i], 0.92) << r.beats[i].sample;
+    }
+  }
+  EXPECT_EQ(ecgpipe::format_rhythm_truth_csv({{0, "N"}, {500, "AFIB"}}), "sample,rhythm\n0,(N\n500,(AFIB\n");
+  EXPECT_EQ(ecgpipe::rhythm_truth_path("d/rec.csv"), "d/rec_rhythm.csv");
+  const auto dir = testutil::fresh_dir();
+  EXPECT_THROW(ecgpipe::write_synth_files(r, (dir / "s.csv").string(), (dir / "s_rhythm.csv").string()), ecgpipe::UsageError);
+  EXPECT_TRUE(testutil::list_dir(dir).empty());
+  ecgpipe::write_synth_files(r, (dir / "s.csv").string(), (dir / "s_beats.csv").string());
+  EXPECT_EQ(testutil::read_text(dir / "s_rhythm.csv"), ecgpipe::format_rhythm_truth_csv(r.rhythm));
+}
+
 TEST(SynthScenario, SameSeedSameBeats) {
   const auto a = scenario_record(ecgpipe::SynthScenario::vt_runs, 70.0, 9);
   const auto b = scenario_record(ecgpipe::SynthScenario::vt_runs, 70.0, 9);
