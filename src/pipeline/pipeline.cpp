@@ -106,11 +106,12 @@ RunResult run_pipeline(const RunOptions& o) {
   finish_classification(seg);  // on the GPU path, computed while the model trained
   r.beat_class = std::move(seg.beat_class);
   r.seconds.classify = seg.seconds.classify;
-  analyse_rhythm(o, peaks, seg.atrial, r);  // may relabel S beats in AF: before the letters
+  analyse_rhythm(peaks, seg.atrial, r);  // may relabel S beats in AF: before the letters
   const std::vector<char> predicted = class_letters(r.beat_class);
 
-  if (reference) evaluate_run(o, *reference, peaks, predicted, r);
   r.holter = holter_summary(peaks, o.fs, predicted, static_cast<double>(r.samples) / o.fs);
+  finish_rhythm(o, peaks, r);  // needs the Holter summary's runs; evaluate_run needs the episodes
+  if (reference) evaluate_run(o, *reference, peaks, predicted, r);
   write_run_outputs(o, r, std::move(seg.signal_excerpt), std::move(seg.curvature_excerpt), t_all);
   return r;
 }

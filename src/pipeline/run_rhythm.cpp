@@ -3,13 +3,13 @@
 
 #include "common/clock.hpp"
 #include "ecgpipe/rhythm/af_detect.hpp"
+#include "ecgpipe/rhythm/ectopic_rhythm.hpp"
 #include "ecgpipe/rhythm/rhythm_episodes.hpp"
 #include "pipeline/run_steps.hpp"
 
 namespace ecgpipe {
 
-void analyse_rhythm(const RunOptions& o, const std::vector<std::int64_t>& r_peaks, const AtrialActivity& atrial,
-                    RunResult& r) {
+void analyse_rhythm(const std::vector<std::int64_t>& r_peaks, const AtrialActivity& atrial, RunResult& r) {
   const auto t0 = detail::Clock::now();
   std::vector<char> ventricular(r_peaks.size(), 0);
   for (std::size_t i = 0; i < r_peaks.size() && i < r.beat_class.size(); ++i) ventricular[i] = r.beat_class[i] == BeatClass::V;
@@ -23,12 +23,19 @@ void analyse_rhythm(const RunOptions& o, const std::vector<std::int64_t>& r_peak
       r.beat_class[i] = BeatClass::N;
       ++relabelled;
     }
+  r.seconds.rhythm = detail::seconds_since(t0);
+  if (relabelled > 0) spdlog::debug("rhythm: {} S beats in AF labelled N", relabelled);
+}
+
+void finish_rhythm(const RunOptions& o, const std::vector<std::int64_t>& r_peaks, RunResult& r) {
+  const auto t0 = detail::Clock::now();
+  name_ectopic_rhythms(r.holter, r.rhythm);
   r.rhythm_episodes = rhythm_episodes(r_peaks, r.rhythm, o.fs, static_cast<std::int64_t>(r.samples));
   r.rhythm_burden = rhythm_burden(r.rhythm_episodes, o.fs);
-  r.seconds.rhythm = detail::seconds_since(t0);
-  spdlog::info("rhythm: {} AF episodes, AF burden {:.1f} % ({} s), longest {:.0f} s; {} S beats in AF labelled N",
-               r.rhythm_burden.afib_episodes, r.rhythm_burden.afib_percent(), static_cast<long long>(r.rhythm_burden.afib_s + 0.5),
-               r.rhythm_burden.longest_afib_s, relabelled);
+  r.seconds.rhythm += detail::seconds_since(t0);
+  spdlog::info("rhythm: {} AF episodes, AF burden {:.1f} % ({} s), longest {:.0f} s", r.rhythm_burden.afib_episodes,
+               r.rhythm_burden.afib_percent(), static_cast<long long>(r.rhythm_burden.afib_s + 0.5),
+               r.rhythm_burden.longest_afib_s);
 }
 
 }  // namespace ecgpipe

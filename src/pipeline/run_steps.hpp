@@ -19,11 +19,14 @@ namespace ecgpipe {
 void evaluate_run(const RunOptions& options, const ReferenceBeats& reference, const std::vector<std::int64_t>& r_peaks,
                   const std::vector<char>& predicted, RunResult& result);
 
-// src/pipeline/run_rhythm.cpp: each beat's rhythm (AF from RR with the predicted V beats left out
-// and the P-wave measures; af_detect.hpp), the episodes and the AF burden into `result`; a beat
-// predicted S inside AF becomes N (result.beat_class). Logs the burden.
-void analyse_rhythm(const RunOptions& options, const std::vector<std::int64_t>& r_peaks,
-                    const AtrialActivity& atrial, RunResult& result);
+// src/pipeline/run_rhythm.cpp, in two steps around the Holter summary:
+// analyse_rhythm: each beat's AF (from RR with the predicted V beats left out, and the P-wave
+// measures; af_detect.hpp) into result.rhythm; a beat predicted S inside AF becomes N
+// (result.beat_class).
+void analyse_rhythm(const std::vector<std::int64_t>& r_peaks, const AtrialActivity& atrial, RunResult& result);
+// finish_rhythm: VT, SVTA and bigeminy from result.holter's runs (ectopic_rhythm.hpp), then the
+// episodes and the AF burden. Logs the burden.
+void finish_rhythm(const RunOptions& options, const std::vector<std::int64_t>& r_peaks, RunResult& result);
 
 // src/pipeline/run_outputs.cpp: flags the outliers (score.hpp) and writes model.safetensors (when trained: the
 // bytes in result.model.model_file), beats.csv, outliers.csv, report.json and report.html as one

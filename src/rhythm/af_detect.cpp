@@ -39,7 +39,16 @@ std::vector<double> rolling_median(const std::vector<double>& x, int w) {
 
 }  // namespace
 
-const char* rhythm_name(Rhythm r) { return r == Rhythm::AFIB ? "AFIB" : "N"; }
+const char* rhythm_name(Rhythm r) {
+  switch (r) {
+    case Rhythm::AFIB: return "AFIB";
+    case Rhythm::VT: return "VT";
+    case Rhythm::SVTA: return "SVTA";
+    case Rhythm::B: return "B";
+    case Rhythm::N: break;
+  }
+  return "N";
+}
 
 std::vector<float> rr_irregularity(const std::vector<std::int64_t>& r_peaks, const AfOptions& o,
                                    const std::vector<char>& ventricular) {

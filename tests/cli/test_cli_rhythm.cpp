@@ -145,6 +145,23 @@ TEST(RhythmCli, EvalReportsAfStatisticsFromTheRhythmColumn) {
       << text.out;
 }
 
+// The rhythms the classes name, through `run` on synth's scenarios: VT runs and ventricular
+// bigeminy appear in rhythm.csv and the rhythm column, and no AF is called in either.
+TEST(RhythmCli, VtRunsAndBigeminyAreNamedInRhythmCsv) {
+  const auto dir = testutil::fresh_dir();
+  for (const auto& [scenario, name] : {std::pair<std::string, std::string>{"vt-runs", ",VT,"}, {"bigeminy", ",B,"}}) {
+    auto r = run_ecgpipe("-q synth " + q(dir / (scenario + ".csv")) + " --scenario " + scenario + " --duration 300", dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+    r = run_ecgpipe("-q run " + q(dir / (scenario + ".csv")) + " --epochs 1 --out " + q(dir / scenario), dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+    const std::string rhythm = read_text(dir / scenario / "rhythm.csv");
+    EXPECT_GE(testutil::count_lines(rhythm), 5u) << scenario << ":\n" << rhythm;
+    EXPECT_NE(rhythm.find(name), std::string::npos) << scenario << ":\n" << rhythm;
+    EXPECT_EQ(rhythm.find(",AFIB,"), std::string::npos) << scenario << ":\n" << rhythm;
+    EXPECT_NE(read_text(dir / scenario / "beats.csv").find(name.substr(0, name.size() - 1) + "\n"), std::string::npos);
+  }
+}
+
 // DS1's two AF records from their reference beats (the .atr's rate from 2xx.hea): AF found where
 // the experts marked it. Bounds, not exact figures: docs/accuracy.md has the measured table.
 TEST(RhythmCli, Ds1AfRecords) {

@@ -12,7 +12,9 @@
 #include "ecgpipe/classify/beat_features.hpp"
 #include "ecgpipe/eval/rhythm_eval.hpp"
 #include "ecgpipe/eval/synth.hpp"
+#include "ecgpipe/classify/holter.hpp"
 #include "ecgpipe/rhythm/af_detect.hpp"
+#include "ecgpipe/rhythm/ectopic_rhythm.hpp"
 #include "ecgpipe/rhythm/rhythm_episodes.hpp"
 
 namespace {
@@ -249,6 +251,55 @@ TEST(AfDetect, PWaveConsistencyTellsFibrillatoryWavesFromPWaves) {
   ASSERT_GT(sinus_values.size(), 50u);
   EXPECT_LT(*std::max_element(af_values.begin(), af_values.end()), 0.25f);
   EXPECT_GT(*std::min_element(sinus_values.begin(), sinus_values.end()), 0.4f);
+}
+
+}  // namespace
+
+namespace {
+
+// VT, SVTA and bigeminy from the classes (the Holter summary's runs and episodes), never over AF.
+TEST(EctopicRhythm, RunsAndBigeminyAreNamedOutsideAf) {
+  // 250 Hz. Beats every 200 samples (75 bpm) except the fast runs (every 100: 150 bpm) and a slow
+  // V run (every 300: 50 bpm).
+  std::vector<std::int64_t> peaks;
+  std::vector<char> cls;
+  std::int64_t t = 0;
+  auto add = [&](char c, std::int64_t rr) {
+    t += rr;
+    peaks.push_back(t);
+    cls.push_back(c);
+  };
+  for (int i = 0; i < 5; ++i) add('N', 200);
+  for (int i = 0; i < 4; ++i) add('V', 100);  // beats 5-8: VT
+  for (int i = 0; i < 5; ++i) add('N', 200);
+  for (int i = 0; i < 3; ++i) add('S', 100);  // beats 14-16: SVTA
+  for (int i = 0; i < 5; ++i) add('N', 200);
+  for (int i = 0; i < 4; ++i) {  // beats 22-29: bigeminy, 4 cycles
+    add('N', 200);
+    add('V', 150);
+  }
+  for (int i = 0; i < 5; ++i) add('N', 200);
+  for (int i = 0; i < 3; ++i) add('V', 300);  // beats 35-37: a slow V run: not VT
+  for (int i = 0; i < 5; ++i) add('N', 200);
+  for (int i = 0; i < 3; ++i) add('V', 100);  // beats 43-45: a fast V run inside AF
+  for (int i = 0; i < 5; ++i) add('N', 200);
+  const auto h = ecgpipe::holter_summary(peaks, 250.0, cls, 0.0);
+  std::vector<Rhythm> r(peaks.size(), Rhythm::N);
+  for (std::size_t i = 41; i < 48; ++i) r[i] = Rhythm::AFIB;
+  ecgpipe::name_ectopic_rhythms(h, r);
+  auto span = [&](std::size_t a, std::size_t b) { return std::vector<Rhythm>(r.begin() + static_cast<long>(a), r.begin() + static_cast<long>(b)); };
+  EXPECT_EQ(span(5, 9), std::vector<Rhythm>(4, Rhythm::VT));
+  EXPECT_EQ(r[4], Rhythm::N);
+  EXPECT_EQ(r[9], Rhythm::N);
+  EXPECT_EQ(span(14, 17), std::vector<Rhythm>(3, Rhythm::SVTA));
+  EXPECT_EQ(span(22, 30), std::vector<Rhythm>(8, Rhythm::B));
+  EXPECT_EQ(span(35, 38), std::vector<Rhythm>(3, Rhythm::N)) << "50 bpm: idioventricular, not VT";
+  EXPECT_EQ(span(43, 46), std::vector<Rhythm>(3, Rhythm::AFIB)) << "AF keeps its beats";
+  EXPECT_STREQ(ecgpipe::rhythm_name(Rhythm::VT), "VT");
+  EXPECT_STREQ(ecgpipe::rhythm_name(Rhythm::SVTA), "SVTA");
+  EXPECT_STREQ(ecgpipe::rhythm_name(Rhythm::B), "B");
+  std::vector<Rhythm> wrong(3, Rhythm::N);
+  EXPECT_THROW(ecgpipe::name_ectopic_rhythms(h, wrong), ecgpipe::InternalError);
 }
 
 }  // namespace

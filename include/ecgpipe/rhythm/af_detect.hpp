@@ -38,10 +38,13 @@
 namespace ecgpipe {
 
 enum class Rhythm : std::uint8_t {
-  N = 0,     // not AF (sinus or any other rhythm beat times do not tell apart)
+  N = 0,     // none of the below (sinus or any rhythm the beats and P waves do not tell apart)
   AFIB = 1,  // atrial fibrillation
+  VT = 2,    // ventricular tachycardia: a run of >= 3 V at >= 100 bpm (ectopic_rhythm.hpp)
+  SVTA = 3,  // supraventricular tachyarrhythmia: a run of >= 3 S at >= 100 bpm
+  B = 4,     // ventricular bigeminy: >= 3 consecutive N-V cycles
 };
-// "N", "AFIB": as MIT-BIH names rhythms, without the parenthesis.
+// "N", "AFIB", "VT", "SVTA", "B": as MIT-BIH names rhythms, without the parenthesis.
 const char* rhythm_name(Rhythm r);
 
 struct AfOptions {

@@ -1,0 +1,25 @@
+// Rhythms that the beat classes name (MIT-BIH's rhythm annotations): ventricular tachycardia,
+// supraventricular tachyarrhythmia and ventricular bigeminy, from the Holter summary's runs and
+// bigeminy episodes (holter.hpp: the same definitions the report counts), so that the rhythm
+// column and rhythm.csv say where they are. AF keeps its beats: runs inside AF are AF's (an S run
+// in AF is AF's irregular response; MIT-BIH marks VT inside AF rarely).
+#pragma once
+
+#include <vector>
+
+#include "ecgpipe/classify/holter.hpp"
+#include "ecgpipe/rhythm/af_detect.hpp"
+
+namespace ecgpipe {
+
+// A run's rate from which it is a tachycardia: MIT-BIH's (VT and (SVTA are >= 3 beats above
+// 100 bpm; slower V runs are idioventricular rhythm, left N here.
+inline constexpr double kTachycardiaBpm = 100.0;
+
+// Sets `rhythm` (one per beat of the summary, AF already marked) to VT over each V run and to
+// SVTA over each S run of at least kTachycardiaBpm, and to B over each V bigeminy episode (from
+// its first N to its last V), wherever no beat of the span is AF. InternalError for a summary
+// whose beats are not those of `rhythm`.
+void name_ectopic_rhythms(const HolterSummary& holter, std::vector<Rhythm>& rhythm);
+
+}  // namespace ecgpipe
