@@ -58,7 +58,7 @@ void add_synth_command(CLI::App& app) {
                   "rhythm: none (random PVC/PAC/dropped at --abnormal-rate), apc-bradycardia (APCs in most "
                   "cycles of a sinus bradycardia with long pauses), bigeminy (ventricular), vt-runs (3-10 PVCs at "
                   "160 bpm), fusion (F beats), junctional-escape (j beats after sinus arrest), paroxysmal-af (AF "
-                  "episodes between sinus stretches; rhythm truth in OUT_rhythm.csv)")
+                  "episodes between sinus stretches; rhythm truth in OUT_rhythm.csv), af (AF throughout)")
       ->capture_default_str();
   add_seed_option(*cmd, o.seed, "random seed (same seed, same files)");
   cmd->add_option("--digits", args->digits, "0: values as %.4f mV; 1..17: significant digits (%.Ne, the seed's files use 17)")

@@ -384,6 +384,10 @@ std::vector<Event> scenario_rhythm(const SynthOptions& o, Rng& rhythm, SinusRr& 
         t = beats.add(last + sinus.next(last, rr_mean), Kind::normal);
         break;
       }
+      case SynthScenario::af:
+        // Persistent AF: every beat conducted at random (a short recording of a patient in AF).
+        t = beats.add(t + kAfMeanRrS * (1.0 + kAfRrSpread * (2.0 * rhythm.uniform() - 1.0)), Kind::af);
+        break;
       case SynthScenario::none:
         throw InternalError("scenario_rhythm: no scenario");
     }
@@ -556,7 +560,8 @@ SynthRecord synthesize(const SynthOptions& o) {
     rec.beats.push_back(SynthBeat{best, symbol});
     // The rhythm truth: a change where AF starts or ends (AF-conducted beats are N, as MIT-BIH labels them).
     const std::string now = e.kind == Kind::af ? "AFIB" : "N";
-    if (o.scenario == SynthScenario::paroxysmal_af && (rec.rhythm.empty() || rec.rhythm.back().rhythm != now))
+    if ((o.scenario == SynthScenario::paroxysmal_af || o.scenario == SynthScenario::af) &&
+        (rec.rhythm.empty() || rec.rhythm.back().rhythm != now))
       rec.rhythm.push_back({rec.rhythm.empty() ? 0 : best, now});
   }
 
@@ -595,7 +600,8 @@ constexpr ScenarioName kScenarioNames[] = {{SynthScenario::none, "none"},
                                            {SynthScenario::vt_runs, "vt-runs"},
                                            {SynthScenario::fusion, "fusion"},
                                            {SynthScenario::junctional_escape, "junctional-escape"},
-                                           {SynthScenario::paroxysmal_af, "paroxysmal-af"}};
+                                           {SynthScenario::paroxysmal_af, "paroxysmal-af"},
+                                           {SynthScenario::af, "af"}};
 }  // namespace
 
 SynthScenario parse_synth_scenario(const std::string& name) {

@@ -162,6 +162,29 @@ TEST(RhythmCli, VtRunsAndBigeminyAreNamedInRhythmCsv) {
   }
 }
 
+// Short single-lead recordings, as handheld devices take them (30 s at 300 Hz, the PhysioNet/CinC
+// 2017 set's form): AF throughout is one AF episode covering the record, sinus is none.
+TEST(RhythmCli, ThirtySecondsOfAfOrSinus) {
+  const auto dir = testutil::fresh_dir();
+  for (const auto& [scenario, af] : {std::pair<std::string, bool>{"af", true}, {"none", false}}) {
+    auto r = run_ecgpipe("-q synth " + q(dir / (scenario + ".csv")) + " --scenario " + scenario +
+                             " --duration 30 --fs 300 --abnormal-rate 0 --seed 8",
+                         dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+    r = run_ecgpipe("-q run " + q(dir / (scenario + ".csv")) + " --fs 300 --out " + q(dir / scenario), dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto report = nlohmann::json::parse(read_text(dir / scenario / "report.json"));
+    const double percent = report["holter"]["af"]["afib_percent"].get<double>();
+    if (af) {
+      EXPECT_EQ(report["holter"]["af"]["afib_episodes"], 1) << read_text(dir / scenario / "rhythm.csv");
+      EXPECT_GT(percent, 99.0);
+      EXPECT_EQ(read_text(dir / (scenario + "_rhythm.csv")), "sample,rhythm\n0,(AFIB\n");
+    } else {
+      EXPECT_EQ(percent, 0.0) << read_text(dir / scenario / "rhythm.csv");
+    }
+  }
+}
+
 // DS1's two AF records from their reference beats (the .atr's rate from 2xx.hea): AF found where
 // the experts marked it. Bounds, not exact figures: docs/accuracy.md has the measured table.
 TEST(RhythmCli, Ds1AfRecords) {

@@ -35,7 +35,9 @@
 //    beats in turn (in AF: no P wave, fibrillatory waves of 5-7 Hz, independent RR intervals
 //    around 0.65 s); its beats are N (as MIT-BIH labels AF-conducted beats) and the rhythm truth,
 //    OUT_rhythm.csv (sample,rhythm: "(N", "(AFIB" as the AF database's files), holds the onsets
-//    and offsets at the first beat of each rhythm.
+//    and offsets at the first beat of each rhythm;
+//  * af: atrial fibrillation throughout, as paroxysmal-af's episodes (a short recording of a
+//    patient in AF); its rhythm truth is one "(AFIB" at sample 0.
 //
 // Randomness comes only from std::mt19937_64 (whose output the standard fixes) through this
 // file's own uniform and normal transforms, so a seed gives the same bytes on every platform.
@@ -54,9 +56,9 @@
 
 namespace ecgpipe {
 
-enum class SynthScenario { none, apc_bradycardia, bigeminy, vt_runs, fusion, junctional_escape, paroxysmal_af };
+enum class SynthScenario { none, apc_bradycardia, bigeminy, vt_runs, fusion, junctional_escape, paroxysmal_af, af };
 
-// "none", "apc-bradycardia", "bigeminy", "vt-runs", "fusion", "junctional-escape", "paroxysmal-af"; UsageError
+// "none", "apc-bradycardia", "bigeminy", "vt-runs", "fusion", "junctional-escape", "paroxysmal-af", "af"; UsageError
 // (listing them) for anything else.
 SynthScenario parse_synth_scenario(const std::string& name);
 std::string synth_scenario_name(SynthScenario scenario);
