@@ -125,10 +125,7 @@ void add_rhythm_command(CLI::App& app) {
     j["fs"] = fs;
     AfStats stats;
     if (!a->reference.empty()) {
-      std::vector<Episode> test;
-      for (const auto& e : episodes)
-        if (e.rhythm == Rhythm::AFIB) test.push_back({e.start_sample, e.end_sample});
-      stats = compare_af(episodes_of(reference, "AFIB", end), episodes_of(reference, "AFL", end), test);
+      stats = compare_af(reference, episodes, end);
       j["reference"] = a->reference;
       j["af"] = af_stats_json(stats, fs);
     }

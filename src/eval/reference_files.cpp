@@ -385,14 +385,10 @@ EvalReport evaluate_files(const std::string& reference_path, const std::string& 
     if (!det.r_peaks.empty()) end = *std::max_element(det.r_peaks.begin(), det.r_peaks.end()) + 1;
     if (!ref.samples.empty()) end = std::max(end, ref.samples.back() + 1);
     if (!ref.rhythm.empty()) end = std::max(end, ref.rhythm.back().sample + 1);
-    std::vector<Episode> test;
-    for (std::size_t i = 0; i < det.r_peaks.size(); ++i) {
-      if (!det.afib[i]) continue;
-      const std::int64_t next = i + 1 < det.r_peaks.size() ? det.r_peaks[i + 1] : end;
-      if (!test.empty() && test.back().end == det.r_peaks[i]) test.back().end = next;
-      else test.push_back({det.r_peaks[i], next});
-    }
-    rep.af = compare_af(episodes_of(ref.rhythm, "AFIB", end), episodes_of(ref.rhythm, "AFL", end), test);
+    std::vector<Rhythm> rhythm(det.afib.size(), Rhythm::N);
+    for (std::size_t i = 0; i < rhythm.size(); ++i)
+      if (det.afib[i]) rhythm[i] = Rhythm::AFIB;
+    rep.af = compare_af(ref.rhythm, rhythm_episodes(det.r_peaks, rhythm, options.fs, end), end);
     rep.has_af = true;
   }
   rep.reference_path = reference_path;

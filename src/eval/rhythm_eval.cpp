@@ -93,4 +93,11 @@ AfStats compare_af(const std::vector<Episode>& reference_af, const std::vector<E
   return s;
 }
 
+AfStats compare_af(const std::vector<RhythmChange>& reference, const std::vector<RhythmEpisode>& detected, std::int64_t end) {
+  std::vector<Episode> test;
+  for (const auto& e : detected)
+    if (e.rhythm == Rhythm::AFIB) test.push_back({e.start_sample, e.end_sample});
+  return compare_af(episodes_of(reference, "AFIB", end), episodes_of(reference, "AFL", end), test);
+}
+
 }  // namespace ecgpipe

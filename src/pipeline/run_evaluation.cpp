@@ -26,11 +26,7 @@ void evaluate_run(const RunOptions& o, const ReferenceBeats& ref, const std::vec
                100 * e.positive_predictivity(), e.tp, e.fn, e.fp);
   if (ref.has_rhythm) {
     // The reference's rhythm ends with the record, as the detected episodes do.
-    const auto end = static_cast<std::int64_t>(r.samples);
-    std::vector<Episode> detected;
-    for (const auto& e : r.rhythm_episodes)
-      if (e.rhythm == Rhythm::AFIB) detected.push_back({e.start_sample, e.end_sample});
-    r.evaluation.af = compare_af(episodes_of(ref.rhythm, "AFIB", end), episodes_of(ref.rhythm, "AFL", end), detected);
+    r.evaluation.af = compare_af(ref.rhythm, r.rhythm_episodes, static_cast<std::int64_t>(r.samples));
     r.evaluation.has_af = true;
     const AfStats& af = r.evaluation.af;
     spdlog::info("AF against {}: episodes Se {}/{} +P {}/{}, duration Se {:.1f} % +P {:.1f} %", o.reference,

@@ -9,6 +9,7 @@
 
 #include "ecgpipe/eval/evaluate.hpp"
 #include "ecgpipe/io/wfdb.hpp"
+#include "ecgpipe/rhythm/rhythm_episodes.hpp"
 
 namespace ecgpipe {
 
@@ -29,5 +30,9 @@ std::vector<Episode> episodes_of(const std::vector<RhythmChange>& changes, const
 // and atrial flutter.
 AfStats compare_af(const std::vector<Episode>& reference_af, const std::vector<Episode>& reference_afl,
                    const std::vector<Episode>& test_af);
+// The same for ecgpipe's rhythm episodes (their AFIB ones) against a reference's rhythm changes,
+// the reference's last rhythm running to `end`: what `rhythm --reference`, `run --reference` and
+// `eval` report.
+AfStats compare_af(const std::vector<RhythmChange>& reference, const std::vector<RhythmEpisode>& detected, std::int64_t end);
 
 }  // namespace ecgpipe
