@@ -100,6 +100,10 @@ std::string fmt(double v) {
   return buf;
 }
 
+// A count of a row, -1 where unknown: empty in the CSV and the page, null in the JSON.
+std::string fmt_count(long long count) { return count >= 0 ? std::to_string(count) : ""; }
+nlohmann::json json_count(long long count) { return count >= 0 ? nlohmann::json(count) : nlohmann::json(nullptr); }
+
 // A text cell: RFC 4180 (a field with a comma, quote or line end is quoted, its quotes doubled),
 // and, as OWASP recommends against CSV injection, a ' before text that starts with = + - @, tab or
 // CR, which a spreadsheet would otherwise evaluate as a formula (record names come from users'
@@ -268,11 +272,11 @@ std::string summary_json(const std::vector<SummaryRow>& rows) {
                         {"mode", r.ok ? nlohmann::json(r.mode) : nlohmann::json(nullptr)},
                         {"duration_s", json_number(r.duration_s)},
                         {"fs", json_number(r.fs)},
-                        {"samples", r.samples >= 0 ? nlohmann::json(r.samples) : nlohmann::json(nullptr)},
-                        {"beats", r.beats >= 0 ? nlohmann::json(r.beats) : nlohmann::json(nullptr)},
+                        {"samples", json_count(r.samples)},
+                        {"beats", json_count(r.beats)},
                         {"hr_mean_bpm", json_number(r.hr_mean_bpm)},
                         {"af_percent", json_number(r.af_percent)},
-                        {"af_episodes", r.af_episodes >= 0 ? nlohmann::json(r.af_episodes) : nlohmann::json(nullptr)},
+                        {"af_episodes", json_count(r.af_episodes)},
                         {"se", json_number(r.se)},
                         {"ppv", json_number(r.ppv)},
                         {"auroc_abnormal", json_number(r.auroc_abnormal)},
@@ -291,8 +295,9 @@ void write_summary(const std::string& out_dir, const std::vector<SummaryRow>& ro
        "top_outliers,seconds,input,error\n";
   for (const auto& r : rows) {
     c << csv_field(r.name) << ',' << (r.ok ? "ok" : "failed") << ',' << r.exit_code << ',' << fmt(r.duration_s) << ','
-      << fmt(r.fs) << ',' << (r.beats >= 0 ? std::to_string(r.beats) : "") << ',' << fmt(r.hr_mean_bpm) << ','
-      << fmt(r.af_percent) << ',' << (r.af_episodes >= 0 ? std::to_string(r.af_episodes) : "") << ',' << fmt(r.se) << ',' << fmt(r.ppv) << ',' << fmt(r.auroc_abnormal) << ',' << csv_field(classes_text(r)) << ','
+      << fmt(r.fs) << ',' << fmt_count(r.beats) << ',' << fmt(r.hr_mean_bpm) << ',' << fmt(r.af_percent) << ','
+      << fmt_count(r.af_episodes) << ',' << fmt(r.se) << ',' << fmt(r.ppv) << ',' << fmt(r.auroc_abnormal) << ','
+      << csv_field(classes_text(r)) << ','
       << csv_field(top_text(r)) << ',' << fmt(r.seconds) << ',' << csv_field(r.input) << ',' << csv_field(r.error) << '\n';
   }
   files.text(path_join(out_dir, "summary.json")) << summary_json(rows) << '\n';
@@ -312,8 +317,8 @@ void write_summary(const std::string& out_dir, const std::vector<SummaryRow>& ro
     h << "<tr" << (r.ok ? "" : " class=failed") << "><td class=l><a href=\""
       << xml_escape(relative_link(r.folder, out_dir, target)) << "\">" << xml_escape(r.name) << "</a></td><td>"
       << (r.ok ? "ok" : "failed (" + std::to_string(r.exit_code) + ")") << "</td><td>" << fmt(r.duration_s) << "</td><td>"
-      << fmt(r.fs) << "</td><td>" << (r.beats >= 0 ? std::to_string(r.beats) : "") << "</td><td>" << fmt(r.hr_mean_bpm)
-      << "</td><td>" << fmt(r.af_percent) << "</td><td>" << (r.af_episodes >= 0 ? std::to_string(r.af_episodes) : "")
+      << fmt(r.fs) << "</td><td>" << fmt_count(r.beats) << "</td><td>" << fmt(r.hr_mean_bpm)
+      << "</td><td>" << fmt(r.af_percent) << "</td><td>" << fmt_count(r.af_episodes)
       << "</td><td>" << fmt(r.se) << "</td><td>" << fmt(r.ppv) << "</td><td>" << fmt(r.auroc_abnormal)
       << "</td><td class=l>" << xml_escape(classes_text(r)) << "</td><td class=l>" << xml_escape(top_text(r))
       << "</td><td>" << fmt(r.seconds) << "</td><td class=l>" << xml_escape(r.ok ? r.input : r.input + ": " + r.error)
