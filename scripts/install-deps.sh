@@ -19,6 +19,7 @@ PACKAGES=(
   chromium chromium-driver python3-selenium  # the viewer's browser test (headless)
   slurm-wlm munge         # the job-array test: a one-node Slurm on localhost (tests/slurm/array_test.sh)
   python3-numpy           # optional: lets a test compare with the seed's NumPy segmentation
+  python3-venv            # scripts/python-env.sh: wfdb-python and NeuroKit2 for the tests that compare with them
 )
 
 if [[ ${1:-} == --sanitizers ]]; then

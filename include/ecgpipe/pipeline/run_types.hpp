@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 #include <vector>
+#include <utility>
 
 #include "ecgpipe/classify/classify.hpp"
 #include "ecgpipe/pipeline/beat_rows.hpp"
@@ -93,6 +94,10 @@ struct RunResult {
   std::string classes;
   // The Holter summary of the kept beats (report.json "holter", the top of report.html).
   HolterSummary holter;
+  // Signal quality (issue 27): per beat, true where the beat lies in artefact (unreadable signal,
+  // left out of pauses, runs, rates and HRV); and the artefact spans, [start, end) samples, in order.
+  std::vector<bool> artefact;
+  std::vector<std::pair<std::int64_t, std::int64_t>> artefact_spans;
 };
 
 // Picks the device: cpu; cuda (DeviceError if unusable); auto = cuda when usable.

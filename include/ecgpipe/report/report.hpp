@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "ecgpipe/classify/holter.hpp"
+#include "ecgpipe/rhythm/hrv.hpp"
 #include "ecgpipe/rhythm/rhythm_episodes.hpp"
 
 namespace ecgpipe {
@@ -31,6 +32,30 @@ struct ReportBeat {
   double score = 0.0;        // outlier score (ReportData::score_name)
   std::int32_t length = 0;   // samples of `row` that are the beat (the rest is zero padding); 0 = all
   std::vector<float> row;
+};
+
+// A 10-s ECG strip around an event (issue 27): drawn at 25 mm/s on a 1 mm / 5 mm grid with a
+// 1 mV calibration, each beat labelled by its class.
+struct EventStrip {
+  std::string title;               // e.g. "Longest pause 2.31 s", "Fastest V run (5 beats, 160 bpm)"
+  double event_s = 0.0;            // the event's time in the recording (s)
+  std::int64_t start_sample = 0;   // first sample of `signal`
+  std::vector<float> signal;       // the samples, in the recording's units
+  double units_per_mv = 1.0;       // signal units per mV (a WFDB/EDF gain; 1: the values are mV)
+  bool units_known = false;        // false: a CSV's unknown units, drawn as if mV and said so
+  std::vector<std::int64_t> beat_samples;  // R peaks inside the strip (absolute samples)
+  std::string beat_classes;                // their classes, one letter each (N S V F Q)
+  std::vector<std::pair<std::int64_t, std::int64_t>> artefact;  // artefact spans inside it (samples)
+};
+
+// One hour of the recording's hourly table (per hour analysed).
+struct ReportHour {
+  std::int64_t hour = 0;
+  double analysed_s = 0.0;  // seconds of the hour analysed (excluding artefact)
+  std::int64_t beats = 0, veb = 0, sveb = 0;
+  double hr_min = 0.0, hr_mean = 0.0, hr_max = 0.0;  // NaN without an RR interval
+  std::int64_t pauses = 0;
+  double af_s = 0.0;  // seconds of AF in the hour
 };
 
 struct ReportData {
@@ -88,6 +113,24 @@ struct ReportData {
   std::optional<HolterSummary> holter;
   // Its rhythm episodes (rhythm_episodes.hpp): AF shaded on the HR trend, the rhythm table.
   std::optional<std::vector<RhythmEpisode>> rhythm_episodes;
+
+  // --- The clinical report (issue 27) ---
+  // Recording start as the header gives it ("2026-11-26 08:15:00"; empty: unknown, times are
+  // elapsed from the start), and the recording's, analysed and artefact time.
+  std::string recording_start;
+  double recording_s = 0.0, analysed_s = 0.0, artefact_s = 0.0;
+  std::vector<std::pair<std::int64_t, std::int64_t>> artefact_spans;  // [start, end) samples
+  std::vector<ReportHour> hourly;        // the hourly table
+  std::vector<EventStrip> strips;        // the event strips, in report order
+  std::optional<HrvResult> hrv;          // heart-rate variability
+  // Input warnings (a guessed rate, an implausible result): shown in a banner at the top.
+  std::vector<std::string> warnings;
+  // The input as read: the rate and where it came from, the column/signal used.
+  std::string input_description;         // e.g. "360 Hz (WFDB header), signal 'MLII' (0)"
+  // EC57 figures against a reference (--reference): rows of (measure, value) already formatted,
+  // e.g. ("QRS Se", "99.87 %"); empty without a reference.
+  std::vector<std::pair<std::string, std::string>> ec57;
+  bool model_trained = true;             // false: Holter analysis only (no VAE panels)
 };
 
 // The data's sample rate, or kDefaultSampleRateHz where it is not a positive number.

@@ -1,0 +1,48 @@
+// Heart-rate variability over NN intervals, by the definitions of the 1996 Task Force of the ESC
+// and NASPE ("Heart rate variability: standards of measurement, physiological interpretation and
+// clinical use", Circulation 93:1043-1065). Figures in ms (time domain) and ms^2 (power).
+//
+// NN intervals: an RR interval between two consecutive beats that are both class N, neither in
+// artefact (`usable`), and not ending a pause or starting in one beyond `max_nn_s`; every other
+// interval is left out (ectopy and artefact break the NN series, they are not interpolated).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace ecgpipe {
+
+struct HrvOptions {
+  double segment_s = 300.0;      // SDANN / SDNN index / LF-HF segments: 5 minutes
+  double min_nn_s = 0.3;         // an NN interval outside [min_nn_s, max_nn_s] is left out
+  double max_nn_s = 2.0;
+  double min_segment_coverage = 0.8;  // a segment counts when its NN intervals cover >= 80 % of it
+};
+
+struct HrvResult {
+  std::size_t nn_intervals = 0;  // NN intervals used
+  std::size_t rr_intervals = 0;  // RR intervals in the record (NN / RR: how much was usable)
+  // Time domain (NaN where undefined: fewer than 2 NN intervals, or no 5-minute segment).
+  double mean_nn_ms = 0.0;
+  double sdnn_ms = 0.0;        // SD of all NN intervals (sample SD, n - 1)
+  double sdann_ms = 0.0;       // SD of the 5-minute segments' mean NN
+  double sdnn_index_ms = 0.0;  // mean of the 5-minute segments' SDNN
+  double rmssd_ms = 0.0;       // root mean square of successive NN differences (both intervals NN, adjacent)
+  double pnn50_percent = 0.0;  // successive differences > 50 ms, % of all successive differences
+  std::size_t segments = 0;    // 5-minute segments that counted
+  // Frequency domain, averaged over the 5-minute segments (short-term, Task Force): power of the
+  // NN series resampled evenly, in ms^2. NaN without a segment.
+  double vlf_ms2 = 0.0;  // 0.0033-0.04 Hz
+  double lf_ms2 = 0.0;   // 0.04-0.15 Hz
+  double hf_ms2 = 0.0;   // 0.15-0.4 Hz
+  double lf_hf = 0.0;    // lf / hf
+};
+
+// r_peaks: ascending samples of every beat; classes: one AAMI letter per beat (N S V F Q);
+// usable: per beat, false inside artefact (empty: all usable); fs: the rate of the samples.
+// UsageError for fs <= 0, InternalError for a size mismatch.
+HrvResult compute_hrv(const std::vector<std::int64_t>& r_peaks, const std::vector<char>& classes,
+                      const std::vector<bool>& usable, double fs, const HrvOptions& options = {});
+
+}  // namespace ecgpipe
