@@ -1,6 +1,7 @@
 // `ecgpipe rhythm BEATS --fs HZ --out DIR`: atrial fibrillation from beat times alone (another
 // detector's beats, a device's beat times, or a database's .qrs files), written as
-// DIR/rhythm.csv; with --reference, EC57's AF episode and duration statistics (epicmp -a).
+// DIR/rhythm.csv; with --reference, EC57's AF episode and duration statistics (epicmp -a); and
+// the heart-rate variability of the beats' NN intervals (printed).
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
@@ -23,7 +24,9 @@
 #include "ecgpipe/eval/rhythm_eval.hpp"
 #include "ecgpipe/io/wfdb.hpp"
 #include "ecgpipe/rhythm/af_detect.hpp"
+#include "ecgpipe/rhythm/hrv.hpp"
 #include "ecgpipe/rhythm/rhythm_episodes.hpp"
+#include "rhythm/hrv_json.hpp"
 #include "rhythm/rhythm_json.hpp"
 
 namespace ecgpipe::cli {
@@ -41,28 +44,42 @@ bool is_csv(const std::string& path) { return text::lower(std::filesystem::path(
 struct Beats {
   std::vector<std::int64_t> samples;
   std::vector<char> ventricular;  // per beat where the file labels beats (a .atr), else empty
+  std::vector<char> classes;      // per beat, AAMI (N S V F Q); N where the file has no classes
+  bool has_classes = false;
 };
 
-// The beats of `path`: a CSV's r_peak / sample / first column, or a WFDB annotation file's beat
-// annotations (any annotator: .atr, .qrs, ...) with their AAMI class V, sorted, each sample once.
+// The beats of `path`: a CSV's r_peak / sample / first column (and its class column, when there
+// is one), or a WFDB annotation file's beat annotations (any annotator: .atr, .qrs, ...) with
+// their AAMI class, sorted, each sample once. V beats for AF only from a WFDB file, as before.
 Beats read_beats(const std::string& path) {
-  std::vector<std::pair<std::int64_t, char>> found;
-  bool labelled = false;
+  struct Beat {
+    std::int64_t sample;
+    char ventricular, cls;
+    bool operator<(const Beat& o) const { return sample < o.sample; }
+  };
+  std::vector<Beat> found;
+  bool labelled = false, has_classes = false;
   if (is_csv(path)) {
-    for (const auto s : read_detections_csv(path)) found.push_back({s, 0});
+    const Detections d = read_detections_with_scores(path);
+    has_classes = !d.classes.empty();
+    for (std::size_t i = 0; i < d.r_peaks.size(); ++i)
+      found.push_back({d.r_peaks[i], 0, has_classes ? aami_class(d.classes[i]) : 'N'});
   } else {
     for (const auto& a : read_wfdb_annotations(path))
       if (is_beat_symbol(a.symbol)) {
-        found.push_back({a.sample, aami_class(a.symbol) == 'V'});
+        found.push_back({a.sample, aami_class(a.symbol) == 'V', aami_class(a.symbol)});
         labelled = labelled || a.symbol != 'N';  // a .qrs labels every beat N: no classes
       }
+    has_classes = labelled;
   }
-  std::sort(found.begin(), found.end());
+  std::stable_sort(found.begin(), found.end());
   Beats out;
-  for (const auto& [s, v] : found) {
-    if (!out.samples.empty() && out.samples.back() == s) continue;
-    out.samples.push_back(s);
-    out.ventricular.push_back(v);
+  out.has_classes = has_classes;
+  for (const Beat& b : found) {
+    if (!out.samples.empty() && out.samples.back() == b.sample) continue;
+    out.samples.push_back(b.sample);
+    out.ventricular.push_back(b.ventricular);
+    out.classes.push_back(b.cls);
   }
   if (!labelled) out.ventricular.clear();
   return out;
@@ -108,6 +125,9 @@ void add_rhythm_command(CLI::App& app) {
     if (!reference.empty()) end = std::max(end, reference.back().sample + 1);
     const auto episodes = rhythm_episodes(beats, af_rhythm(beats, AfOptions{}, read.ventricular), fs, end);
     const RhythmBurden burden = rhythm_burden(episodes, fs);
+    // HRV over NN intervals: N beats by the file's classes (every beat N without them).
+    if (!read.has_classes) spdlog::info("{}: no beat classes: every beat is taken as N for the HRV", a->beats);
+    const HrvResult hrv = compute_hrv(beats, read.classes, {}, fs);
 
     const std::string path = (std::filesystem::path(a->out) / "rhythm.csv").string();
     {
@@ -123,6 +143,7 @@ void add_rhythm_command(CLI::App& app) {
     nlohmann::json j = rhythm_burden_json(burden);
     j["beats"] = a->beats;
     j["fs"] = fs;
+    j["hrv"] = hrv_json(hrv);
     AfStats stats;
     if (!a->reference.empty()) {
       stats = compare_af(reference, episodes, end);
@@ -140,6 +161,13 @@ void add_rhythm_command(CLI::App& app) {
           "EC57 AF (epicmp -a): episode Se {:.1f} % ({}/{}) +P {:.1f} % ({}/{}); duration Se {:.1f} % +P {:.1f} %\n",
           100 * stats.episode_se(), stats.detected_reference_episodes, stats.reference_episodes, 100 * stats.episode_ppv(),
           stats.true_test_episodes, stats.test_episodes, 100 * stats.duration_se(), 100 * stats.duration_ppv());
+    std::cout << fmt::format(
+        "HRV: {} NN of {} RR intervals; mean NN {:.1f} ms, SDNN {:.1f} ms, SDANN {:.1f} ms, SDNN index {:.1f} ms, "
+        "RMSSD {:.1f} ms, pNN50 {:.1f} %\n",
+        hrv.nn_intervals, hrv.rr_intervals, hrv.mean_nn_ms, hrv.sdnn_ms, hrv.sdann_ms, hrv.sdnn_index_ms, hrv.rmssd_ms,
+        hrv.pnn50_percent);
+    std::cout << fmt::format("HRV spectrum ({} 5-min segments): VLF {:.0f} LF {:.0f} HF {:.0f} total {:.0f} ms^2, LF/HF {:.2f}\n",
+                             hrv.segments, hrv.vlf_ms2, hrv.lf_ms2, hrv.hf_ms2, hrv.total_ms2, hrv.lf_hf);
   });
 }
 

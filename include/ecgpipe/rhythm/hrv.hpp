@@ -23,20 +23,26 @@ struct HrvOptions {
 struct HrvResult {
   std::size_t nn_intervals = 0;  // NN intervals used
   std::size_t rr_intervals = 0;  // RR intervals in the record (NN / RR: how much was usable)
-  // Time domain (NaN where undefined: fewer than 2 NN intervals, or no 5-minute segment).
-  double mean_nn_ms = 0.0;
-  double sdnn_ms = 0.0;        // SD of all NN intervals (sample SD, n - 1)
-  double sdann_ms = 0.0;       // SD of the 5-minute segments' mean NN
-  double sdnn_index_ms = 0.0;  // mean of the 5-minute segments' SDNN
+  // Time domain, NaN where undefined. Segments: 5 minutes from the first beat; an interval belongs
+  // to the segment of its ending beat; a segment counts when it holds >= 2 NN intervals covering
+  // min_segment_coverage of it.
+  double mean_nn_ms = 0.0;     // NaN without an NN interval
+  double sdnn_ms = 0.0;        // SD of all NN intervals (sample SD, n - 1); NaN below 2
+  double sdann_ms = 0.0;       // SD (n - 1) of the counted segments' mean NN; NaN below 2 segments
+  double sdnn_index_ms = 0.0;  // mean of the counted segments' SDNN; NaN without a segment
   double rmssd_ms = 0.0;       // root mean square of successive NN differences (both intervals NN, adjacent)
-  double pnn50_percent = 0.0;  // successive differences > 50 ms, % of all successive differences
+  // NN50 (successive differences of more than 50 ms, exactly 50 is not) over the number of NN
+  // intervals, in % (the Task Force's definition; NeuroKit2's). RMSSD and pNN50 NaN without a pair.
+  double pnn50_percent = 0.0;
   std::size_t segments = 0;    // 5-minute segments that counted
-  // Frequency domain, averaged over the 5-minute segments (short-term, Task Force): power of the
-  // NN series resampled evenly, in ms^2. NaN without a segment.
+  // Frequency domain, averaged over the counted segments (short-term, Task Force): power of the
+  // NN series resampled at 4 Hz by a cubic spline, linear trend removed, Welch within the segment
+  // (src/rhythm/hrv.cpp says why each), in ms^2. Bands [lo, hi). NaN without a segment.
   double vlf_ms2 = 0.0;  // 0.0033-0.04 Hz
   double lf_ms2 = 0.0;   // 0.04-0.15 Hz
   double hf_ms2 = 0.0;   // 0.15-0.4 Hz
-  double lf_hf = 0.0;    // lf / hf
+  double total_ms2 = 0.0;  // below 0.4 Hz (the Task Force's total power of a 5-minute recording)
+  double lf_hf = 0.0;    // lf / hf (NaN where hf is 0)
 };
 
 // r_peaks: ascending samples of every beat; classes: one AAMI letter per beat (N S V F Q);
