@@ -1,10 +1,14 @@
-// report.html: the page's panels (plots and captions) and the page around them, drawn with the
-// SVG toolkit (src/report/svg.hpp) from a ReportData. No scripts, no external fonts or images:
-// the file works offline as is. The run -> ReportData mapping is src/pipeline/report_from_run.cpp.
+// report.html: the page in its order (warnings, the clinical sections, event strips, the model
+// appendix) and the appendix's panels (plots and captions), drawn with the SVG toolkit
+// (src/report/svg.hpp) from a ReportData. The clinical sections are src/report/report_holter.cpp,
+// the strips src/report/report_strip.cpp. No scripts, no external fonts or images: the file works
+// offline as is. The run -> ReportData mapping is src/pipeline/report_from_run.cpp.
 #include "ecgpipe/report/report.hpp"
 
 #include "common/clock.hpp"
 #include "report/report_holter.hpp"
+#include "report/report_strip.hpp"
+#include "report/report_time.hpp"
 #include "report/svg.hpp"
 #include "common/time_format.hpp"
 #include "common/xml_escape.hpp"
@@ -99,7 +103,7 @@ Panel excerpt_panel(const ReportData& d) {
   constexpr double kPeakRadius = 3.5;
   svg::Figure f(kTitleExcerpt, kFullWidth, 2 * kStackedHeight);
   svg::Plot top(kFullWidth, kStackedHeight, tr, ys.range(kYPad));
-  top.labels("time (s)", "signal").subtitle("raw signal, R peaks of kept beats");
+  top.labels("time (s)", "signal (as read)").subtitle("raw signal, R peaks of kept beats");
   top.line(t, sig, {kLineColour, 1.0});
   top.dots(pt, pv, kAccentColour, kPeakRadius);
   f.add(top, 0, 0);
@@ -131,25 +135,26 @@ Panel lengths_panel(const ReportData& d) {
   constexpr std::int64_t kMaxBins = 60;  // narrower bars than ~8 px are hard to read
   const std::int64_t width = std::max<std::int64_t>(1, (hi_i - lo_i + kMaxBins) / kMaxBins);
   const std::int64_t bins = (hi_i - lo_i) / width + 1;
+  // Binned in whole samples (no empty or double bins from rounding), drawn and told in ms.
+  const double ms = detail::kMsPerSecond / sample_rate(d);
   std::vector<double> counts(static_cast<std::size_t>(bins), 0.0), edges;
   for (auto len : d.beat_lengths) counts[static_cast<std::size_t>((len - lo_i) / width)] += 1.0;
-  for (std::int64_t b = 0; b <= bins; ++b) edges.push_back(static_cast<double>(lo_i + b * width));
+  for (std::int64_t b = 0; b <= bins; ++b) edges.push_back(static_cast<double>(lo_i + b * width) * ms);
   const double top = *std::max_element(counts.begin(), counts.end());
-  const double fs = sample_rate(d);
   svg::Figure f(kTitleLengths, kHalfWidth, kPlotHeight);
   svg::Plot p(kHalfWidth, kPlotHeight, {edges.front(), edges.back()}, {0.0, top * (1.0 + kYPad)});
   const std::string what = d.lengths_are_rr ? "RR interval to the next beat" : "beat length";
-  p.labels(what + " (samples; " + fixed(detail::kMsPerSecond / fs, 1) + " ms each)", "beats");
+  p.labels(what + " (ms)", "beats");
   p.bars(edges, counts, kLineColour);
   f.add(p, 0, 0);
   std::vector<std::int32_t> sorted = d.beat_lengths;
   std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(sorted.size() / 2), sorted.end());
   const std::int32_t median = sorted[sorted.size() / 2];
   const std::string counted = d.lengths_are_rr ? " RR intervals between kept beats, " : " beats, ";
-  return {f.str(), thousands(d.beat_lengths.size()) + counted + std::to_string(lo_i) + ".." + std::to_string(hi_i) +
-                       " samples, median " + std::to_string(median) +
-                       (d.lengths_are_rr ? " (" + fixed(detail::kMsPerSecond * median / fs, 0) + " ms)" : "") +
-                       " (bins of " + std::to_string(width) + ")."};
+  const auto in_ms = [&](double samples) { return fixed(samples * ms, 0); };
+  return {f.str(), thousands(d.beat_lengths.size()) + counted + in_ms(static_cast<double>(lo_i)) + ".." +
+                       in_ms(static_cast<double>(hi_i)) + " ms, median " + in_ms(median) + " ms (bins of " +
+                       fixed(static_cast<double>(width) * ms, 1) + " ms)."};
 }
 
 Panel overlay_panel(const ReportData& d) {
@@ -455,13 +460,25 @@ std::string summary_tables(const ReportData& d) {
 constexpr const char* kStyle =
     "body{font-family:'DejaVu Sans',Helvetica,Arial,sans-serif;margin:24px;color:#222;max-width:1320px}"
     "h1{font-size:22px;margin:0 0 4px}p.sub{color:#555;margin:0 0 16px;font-size:13px}"
-    ".tables{display:flex;gap:40px;align-items:flex-start;margin-bottom:20px}"
-    "table{border-collapse:collapse;font-size:13px}caption{text-align:left;font-weight:bold;padding:4px 0}"
+    "h2{font-size:18px;margin:26px 0 8px;padding-bottom:3px;border-bottom:2px solid #444}"
+    ".warnings{border:4px solid #c62828;background:#fdecea;color:#7f0000;padding:10px 16px;margin:0 0 18px;"
+    "font-size:15px;-webkit-print-color-adjust:exact;print-color-adjust:exact}"
+    ".warnings ul{margin:6px 0 0;padding-left:22px}"
+    ".tables{display:flex;gap:40px;align-items:flex-start;flex-wrap:wrap;margin-bottom:16px}"
+    "table{border-collapse:collapse;font-size:13px}caption{text-align:left;font-weight:bold;padding:4px 0;white-space:nowrap}"
     "th,td{padding:3px 12px;border-bottom:1px solid #e3e3e3}th{text-align:left;font-weight:normal;color:#555}"
-    "td{text-align:right}"
+    "td{text-align:right}table.hourly th,table.list th{text-align:right}table.hourly td:first-child{text-align:left}"
+    "p.note{font-size:12px;color:#555;margin:4px 0 12px}p.none{color:#777;font-size:13px}"
+    "p.legend{font-size:12px;color:#333}.artefact-key{background:#c8c8c8;padding:0 4px}"
+    "figure.strip{margin:0 0 14px}figcaption.strip-title{font-size:14px;font-weight:bold;color:#222;margin:0 0 2px}"
     ".row{display:flex;gap:20px;flex-wrap:wrap}figure{margin:0 0 22px}"
     "figcaption{font-size:12px;color:#555;margin-top:2px;max-width:1300px}"
-    "figure.half figcaption{max-width:640px}";
+    "figure.half figcaption{max-width:640px}"
+    "p.appendix{font-size:13px;color:#555}"
+    // Printed: A4 landscape fits a strip (260 mm) at true scale; no figure split over two pages.
+    "@page{size:A4 landscape;margin:10mm}"
+    "@media print{body{margin:0;max-width:none}figure,table,.warnings{break-inside:avoid}"
+    "section#appendix{break-before:page}}";
 
 void figure(std::ostream& out, const Panel& p, bool half) {
   out << "<figure" << (half ? " class=\"half\"" : "") << ">\n" << p.svg;
@@ -470,10 +487,6 @@ void figure(std::ostream& out, const Panel& p, bool half) {
 }
 
 }  // namespace
-
-double sample_rate(const ReportData& d) {
-  return std::isfinite(d.sample_rate_hz) && d.sample_rate_hz > 0 ? d.sample_rate_hz : kDefaultSampleRateHz;
-}
 
 std::vector<std::size_t> scatter_subsample(std::size_t n, const std::vector<std::size_t>& keep, std::size_t max_points) {
   std::vector<std::size_t> out;
@@ -502,23 +515,30 @@ std::vector<std::size_t> scatter_subsample(std::size_t n, const std::vector<std:
   return out;
 }
 
-const std::vector<std::string>& report_plot_titles() {
-  static const std::vector<std::string> titles{kTitleHeartRate,   kTitleExcerpt,     kTitleLengths,     kTitleLoss, kTitleLatentScore,
-                                               kTitleLatentClass, kTitleOverlay,     kTitleGrid, kTitleOutliers};
+std::vector<std::string> report_plot_titles(bool model_trained) {
+  std::vector<std::string> titles{kTitleHeartRate};
+  if (model_trained)
+    titles.insert(titles.end(), {kTitleExcerpt, kTitleLengths, kTitleLoss, kTitleLatentScore, kTitleLatentClass,
+                                 kTitleOverlay, kTitleGrid, kTitleOutliers});
   return titles;
 }
 
-void write_report_html(std::ostream& out, const ReportData& d) {
+namespace {
+
+// The input's warnings (a guessed rate, an implausible result) above everything else.
+void warnings_banner(std::ostream& out, const ReportData& d) {
+  if (d.warnings.empty()) return;
+  out << "<div id=\"warnings\" class=\"warnings\" role=\"alert\"><b>Check the input before reading this report:</b>\n<ul>\n";
+  for (const auto& w : d.warnings) out << "<li>" << xml_escape(w) << "</li>\n";
+  out << "</ul></div>\n";
+}
+
+// Model diagnostics: how the autoencoder saw the beats; not clinical findings.
+void model_appendix(std::ostream& out, const ReportData& d) {
   const LatentView latent = latent_view(d);
-  out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>ecgpipe report: "
-      << xml_escape(d.file_name) << "</title>\n<style>" << kStyle << "</style>\n</head>\n<body>\n";
-  out << "<h1>ecgpipe report: " << xml_escape(d.file_name) << "</h1>\n<p class=\"sub\">Heartbeats segmented from the "
-      << "recording, a 2-D variational autoencoder trained on them, every beat scored (" << xml_escape(d.score_name)
-      << "; higher = more unusual).</p>\n";
-  if (d.holter)
-    out << holter_section_html(*d.holter, d.rhythm_episodes ? &*d.rhythm_episodes : nullptr, sample_rate(d));
-  else
-    figure(out, no_data(kTitleHeartRate, kFullWidth, "no Holter summary"), false);
+  out << "<section id=\"appendix\">\n<h2>Appendix: model diagnostics</h2>\n<p class=\"appendix\">How the variational "
+         "autoencoder saw the beats and how each was scored ("
+      << xml_escape(d.score_name) << "; higher = more unusual). For the engineer, not clinical findings.</p>\n";
   out << summary_tables(d);
   figure(out, excerpt_panel(d), false);
   out << "<div class=\"row\">\n";
@@ -531,6 +551,28 @@ void write_report_html(std::ostream& out, const ReportData& d) {
   figure(out, overlay_panel(d), false);
   figure(out, grid_panel(d), false);
   figure(out, outliers_panel(d), false);
+  out << "</section>\n";
+}
+
+}  // namespace
+
+void write_report_html(std::ostream& out, const ReportData& d) {
+  const ReportClock clock(d.recording_start);
+  out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>Holter report: "
+      << xml_escape(d.file_name) << "</title>\n<style>" << kStyle << "</style>\n</head>\n<body>\n";
+  warnings_banner(out, d);
+  out << "<h1>Holter report: " << xml_escape(d.file_name) << "</h1>\n<p class=\"sub\">Automated analysis by ecgpipe "
+      << "(beat detection, beat classes, rhythm, heart-rate variability); to be reviewed by a physician.</p>\n";
+  out << clinical_summary_html(d, clock) << hourly_section_html(d, clock) << strips_section_html(d, clock)
+      << hrv_section_html(d);
+  out << events_section_html(d, clock);
+  if (!d.holter) {
+    out << "<section id=\"trend\">\n";
+    figure(out, no_data(kTitleHeartRate, kFullWidth, "no Holter summary"), false);
+    out << "</section>\n";
+  }
+  out << ec57_section_html(d);
+  if (d.model_trained) model_appendix(out, d);
   out << "</body>\n</html>\n";
 }
 

@@ -1,8 +1,11 @@
-// report.html: the renderer on hand-made data (self-contained, every plot, odd inputs), the
-// scatter subsample, and the page `ecgpipe run` writes.
+// report.html: the renderer on hand-made data (the Holter report's sections in order, its figures
+// rounded to what they mean, self-contained, hostile and odd inputs, the model appendix only
+// with a model), the scatter subsample, and the page `ecgpipe run` writes.
 #include <gtest/gtest.h>
 
 #include <cctype>
+#include <cstdlib>
+#include <fstream>
 #include <cmath>
 #include <algorithm>
 #include <limits>
@@ -93,6 +96,79 @@ ReportData sample_data(std::size_t beats = 300) {
   return d;
 }
 
+// 10 s at 250 Hz from `start`, a beat each second (P, QRS, T as Gaussians, in mV), classes `cls`
+// (one letter a beat; a V beat wide, without P).
+ecgpipe::EventStrip strip(const std::string& title, std::int64_t start, const std::string& cls = "NNNNNNNNNN") {
+  ecgpipe::EventStrip s;
+  s.title = title;
+  s.start_sample = start;
+  s.event_s = static_cast<double>(start) / 250.0 + 5.0;
+  s.signal.assign(2500, 0.0f);
+  const auto wave = [&](double centre_s, double mv, double width_s) {
+    for (std::size_t i = 0; i < s.signal.size(); ++i) {
+      const double z = (static_cast<double>(i) / 250.0 - centre_s) / width_s;
+      s.signal[i] += static_cast<float>(mv * std::exp(-0.5 * z * z));
+    }
+  };
+  for (std::size_t k = 0; k < 10; ++k) {
+    const double r = 0.5 + static_cast<double>(k);
+    const bool v = k < cls.size() && cls[k] == 'V';
+    if (!v) wave(r - 0.16, 0.15, 0.025);
+    wave(r, v ? 1.6 : 1.2, v ? 0.03 : 0.01);
+    wave(r + 0.03, -0.25, 0.012);
+    wave(r + 0.3, v ? -0.4 : 0.3, 0.05);
+    s.beat_samples.push_back(start + static_cast<std::int64_t>(r * 250.0));
+    s.beat_classes += k < cls.size() ? cls[k] : 'N';
+  }
+  s.units_known = true;
+  return s;
+}
+
+// Everything the clinical report shows (issue 27's fields), on top of sample_data. 120 beats at
+// 250 Hz, a beat a second but one 3.332-s pause after beat 59; V every 20th beat from 10 (6), an
+// S run at 55-57 (3); the recording 1.5 h from 08:15:00, 400 s of it artefact.
+ReportData clinical_data() {
+  ReportData d = sample_data();
+  std::vector<std::int64_t> peaks;
+  std::vector<char> cls;
+  for (std::int64_t i = 0; i < 120; ++i) {
+    peaks.push_back(125 + 250 * i + (i >= 60 ? 583 : 0));
+    cls.push_back(i % 20 == 10 ? 'V' : i >= 55 && i <= 57 ? 'S' : 'N');
+  }
+  d.holter = ecgpipe::holter_summary(peaks, 250.0, cls, 5400.0);
+  d.rhythm_episodes = std::vector<ecgpipe::RhythmEpisode>{{0, 5000, ecgpipe::Rhythm::N, 20, 60.0},
+                                                          {5000, 27500, ecgpipe::Rhythm::AFIB, 90, 95.3},
+                                                          {27500, 1350000, ecgpipe::Rhythm::N, 10, 60.0}};
+  d.recording_start = "2026-11-26 08:15:00";
+  d.recording_s = 5400.0;
+  d.analysed_s = 5000.0;
+  d.artefact_s = 400.0;
+  d.artefact_spans = {{250000, 350000}};
+  d.input_description = "250 Hz (WFDB header), signal 'MLII' (0)";
+  d.hourly = {{0, 3200.0, 120, 6, 3, 45.4, 60.2, 75.6, 1, 90.0}, {1, 1800.0, 0, 0, 0, kNaN, kNaN, kNaN, 0, 0.0}};
+  d.pauses = {{59.5, 3.332}};
+  d.strips = {strip("Longest pause 3.33 s", 13625), strip("Fastest S run (3 beats, 60 bpm)", 11000, "NNNNVNNNSN")};
+  d.strips[1].artefact = {{11000 + 1750, 11000 + 2250}};
+  ecgpipe::HrvResult h;
+  h.nn_intervals = 100;
+  h.rr_intervals = 119;
+  h.mean_nn_ms = 1000.4;
+  h.sdnn_ms = 45.6;
+  h.sdann_ms = kNaN;
+  h.sdnn_index_ms = kNaN;
+  h.rmssd_ms = 23.46;
+  h.pnn50_percent = 3.1;
+  h.segments = 0;
+  h.vlf_ms2 = kNaN;
+  h.lf_ms2 = 512.4;
+  h.hf_ms2 = 256.6;
+  h.lf_hf = 1.9968;
+  d.hrv = h;
+  d.warnings = {"no --fs given: read as 250 Hz", "median heart rate 20 bpm: implausible"};
+  d.ec57 = {{"QRS Se", "99.87 %"}, {"VEB +P", "97.10 %"}};
+  return d;
+}
+
 void expect_self_contained(const std::string& html) {
   EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
   EXPECT_NE(html.find("</html>"), std::string::npos);
@@ -114,15 +190,22 @@ void expect_self_contained(const std::string& html) {
   }
 }
 
-void expect_every_title(const std::string& html) {
-  const auto& titles = ecgpipe::report_plot_titles();
-  EXPECT_EQ(titles.size(), 9u);
-  EXPECT_EQ(count_of(html, "<svg"), titles.size());
-  for (const auto& t : titles) EXPECT_NE(html.find("<title>" + t + "</title>"), std::string::npos) << t;
+// Every fixed plot once, and one <svg> per event strip besides.
+void expect_every_title(const std::string& html, bool model_trained = true) {
+  const auto titles = ecgpipe::report_plot_titles(model_trained);
+  EXPECT_EQ(titles.size(), model_trained ? 9u : 1u);
+  EXPECT_EQ(count_of(html, "<svg"), titles.size() + count_of(html, "<figure class=\"strip\">"));
+  for (const auto& t : titles) EXPECT_EQ(count_of(html, "<title>" + t + "</title>"), 1u) << t;
+}
+
+// The page from `marker` on (a section and what follows it).
+std::string from(const std::string& html, const std::string& marker) {
+  const auto p = html.find(marker);
+  return p == std::string::npos ? std::string() : html.substr(p);
 }
 
 TEST(Report, FullDataGivesEveryPlotAndItsNumbers) {
-  const std::string html = ecgpipe::render_report_html(sample_data());
+  const std::string html = ecgpipe::render_report_html(clinical_data());
   expect_self_contained(html);
   expect_every_title(html);
   EXPECT_EQ(html.find("no data"), std::string::npos);
@@ -136,14 +219,16 @@ TEST(Report, FullDataGivesEveryPlotAndItsNumbers) {
 // The histogram says what its values are: row lengths (seed rows) or RR intervals (rr rows).
 TEST(Report, LengthHistogramOfBeatsOrOfRrIntervals) {
   auto d = sample_data();  // 250 Hz: 4 ms a sample; lengths 150..189 (150..169 eight times each, 170..189 seven), median 168
+  // In ms (4 ms a sample): 600..756 ms, median 672 ms, a bin per sample.
   const std::string rows = ecgpipe::render_report_html(d);
-  EXPECT_NE(rows.find("beat length (samples; 4.0 ms each)"), std::string::npos);
-  EXPECT_NE(rows.find("beats, 150..189 samples, median 168 (bins of 1)."), std::string::npos);
+  EXPECT_NE(rows.find("beat length (ms)"), std::string::npos);
+  EXPECT_NE(rows.find("300 beats, 600..756 ms, median 672 ms (bins of 4.0 ms)."), std::string::npos);
+  EXPECT_EQ(rows.find("samples;"), std::string::npos);
   d.lengths_are_rr = true;
   const std::string rr = ecgpipe::render_report_html(d);
-  EXPECT_EQ(rr.find("beat length (samples"), std::string::npos);
-  EXPECT_NE(rr.find("RR interval to the next beat (samples; 4.0 ms each)"), std::string::npos);
-  EXPECT_NE(rr.find(" RR intervals between kept beats, 150..189 samples, median 168 (672 ms) (bins of 1)."),
+  EXPECT_EQ(rr.find("beat length (ms)"), std::string::npos);
+  EXPECT_NE(rr.find("RR interval to the next beat (ms)"), std::string::npos);
+  EXPECT_NE(rr.find("300 RR intervals between kept beats, 600..756 ms, median 672 ms (bins of 4.0 ms)."),
             std::string::npos);
 }
 
@@ -152,7 +237,13 @@ TEST(Report, EmptyDataGivesNoDataPanels) {
   const std::string html = ecgpipe::render_report_html(empty);
   expect_self_contained(html);
   expect_every_title(html);
-  EXPECT_EQ(count_of(html, "no data:"), ecgpipe::report_plot_titles().size());
+  // Each fixed plot is a "no data" panel; each clinical section says what it lacks.
+  EXPECT_EQ(count_of(from(html, "id=\"appendix\""), "no data:"), ecgpipe::report_plot_titles().size() - 1);
+  for (const char* why : {"no data: no Holter summary", "no data: no hourly table", "no data: no event strips",
+                          "no data: heart-rate variability not computed", "no data: no rhythm analysis"})
+    EXPECT_NE(html.find(why), std::string::npos) << why;
+  EXPECT_NE(html.find("<tr><th>recording time</th><td>—</td></tr>"), std::string::npos);
+  EXPECT_NE(html.find("<tr><th>file</th><td>—</td></tr>"), std::string::npos);
 }
 
 TEST(Report, NanInputsAreSkippedOrGiveNoData) {
@@ -252,9 +343,9 @@ TEST(Report, RunWritesReportHtmlWithEveryPlot) {
   for (const char* needle : {"sample.csv", "150,000", "beat classes (predicted)", "RR interval to the next beat",
                              "703 RR intervals between kept beats"})
     EXPECT_NE(html.find(needle), std::string::npos) << needle;
-  // Everything the pipeline has is drawn; without a reference the class scatter shows the
-  // predicted classes (issue 10).
-  EXPECT_EQ(count_of(html, "no data:"), 0u);
+  // Everything the pipeline has is drawn in the model appendix; without a reference the class
+  // scatter shows the predicted classes (issue 10).
+  EXPECT_EQ(count_of(from(html, "id=\"appendix\""), "no data:"), 0u);
   EXPECT_EQ(html.find("not available"), std::string::npos);
   // A beat's time reads the same in outliers.csv (rank,index,r_peak,time_s,time,...) and in its
   // outlier panel ("#rank: beat index, time, ...").
@@ -268,6 +359,208 @@ TEST(Report, RunWritesReportHtmlWithEveryPlot) {
     ASSERT_GE(cells.size(), 5u) << line;
     const std::string panel = "#" + cells[0] + ": beat " + cells[1] + ", " + cells[4] + ",";
     EXPECT_NE(html.find(panel), std::string::npos) << panel;
+  }
+}
+
+// The order a cardiologist reads: warnings, summary, hourly table, strips, HRV, rhythm / runs /
+// pauses, EC57, and the model appendix last.
+TEST(Report, SectionsComeInTheHolterReportsOrder) {
+  const std::string html = ecgpipe::render_report_html(clinical_data());
+  expect_self_contained(html);
+  std::size_t last = 0;
+  for (const char* id : {"warnings", "summary", "hourly", "strips", "hrv", "events", "ec57", "appendix"}) {
+    const auto p = html.find(std::string("id=\"") + id + "\"");
+    ASSERT_NE(p, std::string::npos) << id;
+    EXPECT_GT(p, last) << id;
+    last = p;
+  }
+  EXPECT_LT(html.find("id=\"warnings\""), html.find("<h1>"));  // the banner above everything
+  EXPECT_EQ(from(html, "id=\"appendix\"").find("<section", 1), std::string::npos);  // nothing after the appendix
+  EXPECT_LT(html.find("<title>Heart rate per minute</title>"), html.find("id=\"ec57\""));
+  EXPECT_GT(html.find("<title>Loss per epoch</title>"), html.find("id=\"appendix\""));
+  EXPECT_EQ(count_of(html, "<figure class=\"strip\">"), 2u);
+  expect_every_title(html);
+}
+
+// The clinical summary rounds to what the numbers mean: whole bpm, times to the second (clock time
+// from the start), pauses to 0.01 s, rates per hour analysed to 0.1.
+TEST(Report, ClinicalSummaryIsRoundedAndInClockTime) {
+  const std::string html = ecgpipe::render_report_html(clinical_data());
+  for (const char* row : {
+           "<tr><th>recording start</th><td>2026-11-26 08:15:00</td></tr>",
+           "<tr><th>recording time</th><td>1:30:00</td></tr>",
+           "<tr><th>analysed time</th><td>1:23:20 (92.6 %)</td></tr>",
+           "<tr><th>artefact (left out)</th><td>0:06:40 (7.4 %) in 1 stretch</td></tr>",
+           "<tr><th>input</th><td>250 Hz (WFDB header), signal &#39;MLII&#39; (0)</td></tr>",
+           "<tr><th>beats</th><td>120</td></tr>",
+           "<tr><th>beats</th><td>6</td><td>3</td></tr>",
+           "<tr><th>per hour analysed</th><td>4.3</td><td>2.2</td></tr>",  // 6 and 3 in 5000 s
+           "<tr><th>couplets</th><td>0</td><td>0</td></tr>",
+           "<tr><th>runs (≥ 3)</th><td>0</td><td>1</td></tr>",
+           "<tr><th>longest run</th><td>—</td><td>3 beats</td></tr>",
+           "<tr><th>pauses ≥ 2.0 s</th><td>1</td></tr>",
+           "<tr><th>longest pause</th><td>3.33 s at 08:16:00</td></tr>",  // beat 59 at 59.5 s
+           "<tr><th>predominant</th><td>sinus or other (not AF, VT, SVTA, bigeminy)</td></tr>",
+           "<tr><th>AF episodes</th><td>1</td></tr>",
+           "<tr><th>longest AF episode</th><td>0:01:30</td></tr>",
+           "<tr><th>heart rate in AF</th><td>95 bpm</td></tr>",
+       })
+    EXPECT_NE(html.find(row), std::string::npos) << row;
+  EXPECT_NE(html.find("Times are clock time."), std::string::npos);
+  EXPECT_EQ(html.find("extrapolated"), std::string::npos);  // 1:23:20 analysed: no extrapolation
+  // The HR row's rate is whole bpm with a clock time.
+  const std::string summary = from(html, "id=\"summary\"").substr(0, from(html, "id=\"summary\"").find("</section>"));
+  EXPECT_NE(summary.find("<tr><th>min (8-beat average)</th><td>"), std::string::npos);
+  EXPECT_NE(summary.find(" bpm at 08:1"), std::string::npos);
+}
+
+TEST(Report, UnderAnHourAnalysedThePerHourRatesSayTheyAreExtrapolated) {
+  ReportData d = clinical_data();
+  d.recording_s = 1800.0;
+  d.analysed_s = 1800.0;  // 6 VEB in 30 min: 12.0 per hour, extrapolated
+  d.recording_start.clear();
+  const std::string html = ecgpipe::render_report_html(d);
+  EXPECT_NE(html.find("<tr><th>per hour analysed</th><td>12.0</td><td>6.0</td></tr>"), std::string::npos);
+  EXPECT_NE(html.find("with 0:30:00 analysed, under an hour, they are <b>extrapolated</b>"), std::string::npos);
+  // Without a start, times are elapsed and the page says so.
+  EXPECT_NE(html.find("Times are elapsed time from the start of the recording."), std::string::npos);
+  EXPECT_NE(html.find("<tr><th>longest pause</th><td>3.33 s at 0:01:00</td></tr>"), std::string::npos);
+  EXPECT_NE(html.find("<tr><th>0:00–1:00</th>"), std::string::npos);
+}
+
+TEST(Report, HourlyTableHrvAndEc57Rows) {
+  const std::string html = ecgpipe::render_report_html(clinical_data());
+  for (const char* row : {
+           "<tr><th>hour</th><th>analysed</th><th>beats</th><th>HR min</th><th>HR mean</th><th>HR max</th><th>VEB</th>"
+           "<th>SVEB</th><th>pauses</th><th>AF (min)</th></tr>",
+           "<tr><th>08:15–09:15</th><td>0:53:20</td><td>120</td><td>45</td><td>60</td><td>76</td><td>6</td><td>3</td>"
+           "<td>1</td><td>1.5</td></tr>",
+           "<tr><th>09:15–10:15</th><td>0:30:00</td><td>0</td><td>—</td><td>—</td><td>—</td><td>0</td><td>0</td>"
+           "<td>0</td><td>0.0</td></tr>",
+           "<tr><th>total</th><td>1:23:20</td><td>120</td><td>45</td>",
+           "<tr><th>NN intervals used</th><td>100 of 119 RR (84.0 %)</td></tr>",
+           "<tr><th>mean NN</th><td>1000 ms</td></tr>",
+           "<tr><th>SDNN</th><td>46 ms</td></tr>",
+           "<tr><th>SDANN (5-min means)</th><td>—</td></tr>",
+           "<tr><th>SDNN index (5-min SDs)</th><td>—</td></tr>",
+           "<tr><th>RMSSD</th><td>23.5 ms</td></tr>",
+           "<tr><th>pNN50</th><td>3.1 %</td></tr>",
+           "<tr><th>VLF (0.0033–0.04 Hz)</th><td>—</td></tr>",
+           "<tr><th>LF (0.04–0.15 Hz)</th><td>512 ms²</td></tr>",
+           "<tr><th>HF (0.15–0.4 Hz)</th><td>257 ms²</td></tr>",
+           "<tr><th>LF/HF</th><td>2.00</td></tr>",
+           "<tr><th>QRS Se</th><td>99.87 %</td></tr>",
+           "<tr><th>VEB +P</th><td>97.10 %</td></tr>",
+           // The lists: the AF episode, the S run, the pause, with clock times.
+           "<tr><th>atrial fibrillation</th><td>08:15:20</td><td>0:01:30</td><td>90</td><td>95 bpm</td></tr>",
+           "<tr><th>S (supraventricular)</th><td>08:15:56</td><td>3</td><td>60 bpm</td></tr>",
+           "<tr><th>08:16:00</th><td>3.33 s</td></tr>",
+       })
+    EXPECT_NE(html.find(row), std::string::npos) << row;
+  ReportData d = clinical_data();
+  d.ec57.clear();
+  EXPECT_EQ(ecgpipe::render_report_html(d).find("id=\"ec57\""), std::string::npos);  // no reference, no section
+}
+
+// Strings from file names and the input reach the page only escaped.
+TEST(Report, HostileStringsAreEscapedEverywhere) {
+  ReportData d = clinical_data();
+  const std::string evil = "<script>alert('x')</script>\"&amp;";
+  const std::string escaped = "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&quot;&amp;amp;";
+  d.file_name = evil + ".csv";
+  d.warnings = {evil};
+  d.strips[0].title = evil;
+  d.recording_start = evil;
+  d.input_description = evil;
+  d.ec57 = {{evil, evil}};
+  d.settings = {{evil, evil}};
+  d.score_name = evil;
+  d.device = evil;
+  const std::string html = ecgpipe::render_report_html(d);
+  expect_self_contained(html);  // no <script anywhere
+  EXPECT_EQ(html.find(evil), std::string::npos);
+  EXPECT_EQ(html.find("alert('x')"), std::string::npos);
+  EXPECT_NE(html.find("<li>" + escaped + "</li>"), std::string::npos);                                // warning
+  EXPECT_NE(html.find("<h1>Holter report: " + escaped + ".csv</h1>"), std::string::npos);             // file name
+  EXPECT_NE(html.find("<figcaption class=\"strip-title\">" + escaped + " — "), std::string::npos);    // strip title
+  EXPECT_NE(html.find("<tr><th>recording start</th><td>&#39;" + escaped), std::string::npos);        // unreadable start
+  EXPECT_NE(html.find("<tr><th>input</th><td>" + escaped + "</td></tr>"), std::string::npos);
+  EXPECT_NE(html.find("<tr><th>" + escaped + "</th><td>" + escaped + "</td></tr>"), std::string::npos);  // EC57 row
+}
+
+// NaN and empty clinical fields: "—" or "no data", never "nan" and never a crash.
+TEST(Report, NanAndEmptyClinicalFieldsReadAsDashOrNoData) {
+  ReportData d = clinical_data();
+  ecgpipe::HrvResult nan_hrv;
+  nan_hrv.mean_nn_ms = nan_hrv.sdnn_ms = nan_hrv.sdann_ms = nan_hrv.sdnn_index_ms = nan_hrv.rmssd_ms = kNaN;
+  nan_hrv.pnn50_percent = nan_hrv.vlf_ms2 = nan_hrv.lf_ms2 = nan_hrv.hf_ms2 = nan_hrv.lf_hf = kNaN;
+  d.hrv = nan_hrv;
+  d.hourly = {{0, kNaN, 0, 0, 0, kNaN, kNaN, kNaN, 0, kNaN}};
+  d.holter = ecgpipe::holter_summary({125}, 250.0, {'N'}, 0.0);  // one beat: no rate, no pause
+  d.recording_s = d.analysed_s = d.artefact_s = kNaN;
+  d.pauses = {{kNaN, kNaN}};
+  d.rhythm_episodes = std::vector<ecgpipe::RhythmEpisode>{};
+  d.strips = {ecgpipe::EventStrip{}};  // no samples at all
+  d.strips[0].event_s = kNaN;
+  const std::string html = ecgpipe::render_report_html(d);
+  expect_self_contained(html);
+  for (const char* row : {"<tr><th>SDNN</th><td>—</td></tr>", "<tr><th>LF/HF</th><td>—</td></tr>",
+                          "<tr><th>NN intervals used</th><td>0 of 0 RR (—)</td></tr>", "<tr><th>mean</th><td>—</td></tr>",
+                          "<tr><th>min (8-beat average)</th><td>—</td></tr>", "<tr><th>longest RR interval</th><td>—</td></tr>",
+                          "<tr><th>08:15–09:15</th><td>—</td><td>0</td><td>—</td><td>—</td><td>—</td><td>0</td><td>0</td><td>0</td><td>—</td></tr>",
+                          "<tr><th>—</th><td>—</td></tr>",
+                          "<tr><th>predominant</th><td>—</td></tr>", ">no signal</text>"})
+    EXPECT_NE(html.find(row), std::string::npos) << row;
+}
+
+// Holter analysis without training: no model panels, no appendix.
+TEST(Report, WithoutATrainedModelThereIsNoAppendix) {
+  ReportData d = clinical_data();
+  d.model_trained = false;
+  const std::string html = ecgpipe::render_report_html(d);
+  expect_self_contained(html);
+  expect_every_title(html, false);
+  EXPECT_EQ(html.find("id=\"appendix\""), std::string::npos);
+  for (const auto& t : ecgpipe::report_plot_titles(true)) {
+    if (t != "Heart rate per minute") {
+      EXPECT_EQ(html.find(t), std::string::npos) << t;
+    }
+  }
+  for (const char* model_word : {"latent", "epoch", "<caption>Counts</caption>", "autoencoder"})
+    EXPECT_EQ(html.find(model_word), std::string::npos) << model_word;
+  EXPECT_EQ(count_of(html, "<svg"), 3u);  // the HR trend and the two strips
+}
+
+// A ReportData filled as before issue 27 (no clinical fields) still gives a whole page.
+TEST(Report, AnOldCallersDataStillRenders) {
+  const std::string html = ecgpipe::render_report_html(sample_data());
+  expect_self_contained(html);
+  expect_every_title(html);
+  EXPECT_EQ(html.find("id=\"warnings\""), std::string::npos);
+  EXPECT_EQ(html.find("id=\"ec57\""), std::string::npos);
+  for (const char* text : {"<tr><th>recording start</th><td>not in the input: times are elapsed from the start of the recording</td></tr>",
+                           "<tr><th>recording time</th><td>0:02:00</td></tr>",  // the Holter summary's duration
+                           "<tr><th>analysed time</th><td>0:02:00 (100.0 %)</td></tr>",
+                           "<tr><th>input</th><td>250 Hz</td></tr>", "<tr><th>mean</th><td>60 bpm</td></tr>",
+                           "n/a (no beat classes)", "no data: no event strips", "no data: no hourly table",
+                           "no data: heart-rate variability not computed", "id=\"appendix\""})
+    EXPECT_NE(html.find(text), std::string::npos) << text;
+  // With classes but no hourly rows, the Holter summary's hours give the counts.
+  ReportData d = sample_data();
+  d.holter = ecgpipe::holter_summary({125, 375, 625}, 250.0, {'N', 'V', 'N'}, 0.0);
+  EXPECT_NE(ecgpipe::render_report_html(d).find("<tr><th>0:00–1:00</th><td>3</td><td>1</td><td>0</td></tr>"),
+            std::string::npos);
+}
+
+// The hand-made clinical page, written where ECGPIPE_REPORT_SAMPLE names (to look at it, e.g.
+// with scripts/render-report.sh) and checked whole; without the variable only checked.
+TEST(Report, SamplePageForLooking) {
+  const std::string html = ecgpipe::render_report_html(clinical_data());
+  expect_self_contained(html);
+  if (const char* path = std::getenv("ECGPIPE_REPORT_SAMPLE")) {
+    std::ofstream out(path, std::ios::binary);
+    out << html;
+    ASSERT_TRUE(out.good()) << path;
   }
 }
 

@@ -1,0 +1,99 @@
+// Times as a Holter report prints them (src/report/report_time.hpp).
+#include "report/report_time.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+namespace ecgpipe {
+namespace {
+
+constexpr long long kSecondsPerMinute = 60, kSecondsPerHour = 3600, kSecondsPerDay = 86400;
+constexpr int kHoursPerDay = 24, kMinutesPerHour = 60, kMonths = 12, kDaysPerMonth = 31;
+
+// Whole seconds, or nothing for a negative, non-finite or absurdly large time (a 64-bit count of
+// seconds past 10^15 is no recording).
+std::optional<long long> whole_seconds(double s) {
+  constexpr double kLargest = 1e15;
+  if (!std::isfinite(s) || s < 0 || s > kLargest) return std::nullopt;
+  return std::llround(s);
+}
+
+// "HH:MM:SS[.fff]" from `text` starting at `pos` to its end, as seconds after midnight.
+std::optional<double> parse_time_of_day(const std::string& text, std::size_t pos) {
+  int h = 0, m = 0, consumed = 0;
+  double s = 0;
+  const std::string rest = text.substr(pos);
+  // %n: the whole string must be the time (no trailing text).
+  if (std::sscanf(rest.c_str(), "%2d:%2d:%lf%n", &h, &m, &s, &consumed) != 3 ||
+      static_cast<std::size_t>(consumed) != rest.size())
+    return std::nullopt;
+  if (h < 0 || h >= kHoursPerDay || m < 0 || m >= kMinutesPerHour || !(s >= 0) || !(s < kSecondsPerMinute))
+    return std::nullopt;
+  return static_cast<double>(h * kSecondsPerHour + m * kSecondsPerMinute) + s;
+}
+
+}  // namespace
+
+std::string hms(double seconds) {
+  const auto t = whole_seconds(seconds);
+  if (!t) return kNoValue;
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%lld:%02lld:%02lld", *t / kSecondsPerHour, *t / kSecondsPerMinute % kMinutesPerHour,
+                *t % kSecondsPerMinute);
+  return buf;
+}
+
+ReportClock::ReportClock(const std::string& recording_start) : raw_(recording_start) {
+  constexpr std::size_t kDateLength = 10;  // YYYY-MM-DD
+  int y = 0, mo = 0, d = 0, consumed = 0;
+  if (recording_start.size() > kDateLength + 1 &&
+      std::sscanf(recording_start.c_str(), "%4d-%2d-%2d%n", &y, &mo, &d, &consumed) == 3 &&
+      static_cast<std::size_t>(consumed) == kDateLength && recording_start[kDateLength] == ' ') {
+    if (mo < 1 || mo > kMonths || d < 1 || d > kDaysPerMonth) return;
+    start_s_ = parse_time_of_day(recording_start, kDateLength + 1);
+    if (start_s_) date_ = recording_start.substr(0, kDateLength);
+    return;
+  }
+  start_s_ = parse_time_of_day(recording_start, 0);
+}
+
+std::string ReportClock::at(double t_s) const {
+  if (!start_s_) return hms(t_s);
+  const auto t = whole_seconds(t_s);
+  if (!t) return kNoValue;
+  const long long total = *t + std::llround(*start_s_);
+  const long long day = total / kSecondsPerDay, of_day = total % kSecondsPerDay;
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%02lld:%02lld:%02lld", of_day / kSecondsPerHour, of_day / kSecondsPerMinute % kMinutesPerHour,
+                of_day % kSecondsPerMinute);
+  std::string out = buf;
+  if (day > 0) out += " (day " + std::to_string(day + 1) + ")";
+  return out;
+}
+
+std::string ReportClock::hour_span(std::int64_t hour) const {
+  if (hour < 0) return kNoValue;
+  const auto hh_mm = [&](long long k) {
+    char buf[32];
+    if (start_s_) {
+      const long long of_day = (k * kSecondsPerHour + std::llround(*start_s_)) % kSecondsPerDay;
+      std::snprintf(buf, sizeof buf, "%02lld:%02lld", of_day / kSecondsPerHour, of_day / kSecondsPerMinute % kMinutesPerHour);
+    } else {
+      std::snprintf(buf, sizeof buf, "%lld:00", k);
+    }
+    return std::string(buf);
+  };
+  return hh_mm(hour) + "–" + hh_mm(hour + 1);
+}
+
+std::string ReportClock::start_text() const {
+  if (start_s_) return (date_.empty() ? "" : date_ + " ") + at(0.0);
+  if (raw_.empty()) return "not in the input: times are elapsed from the start of the recording";
+  return "'" + raw_ + "' (not a date and time read here): times are elapsed from the start of the recording";
+}
+
+const char* ReportClock::times_are() const {
+  return start_s_ ? "clock time" : "elapsed time from the start of the recording";
+}
+
+}  // namespace ecgpipe
