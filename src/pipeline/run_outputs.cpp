@@ -185,6 +185,7 @@ void write_run_outputs(const RunOptions& o, RunResult& r, std::vector<float> sig
   files.bytes(path("beats.csv"), beats_csv(o, r, cpu_threads()));
   write_outliers_csv(files.text(path("outliers.csv")), o, r);
   write_rhythm_csv(files.text(path("rhythm.csv")), r.rhythm_episodes, o.fs);
+  for (auto& [name, bytes] : wfdb_annotation_files(o, r)) files.bytes(path(name.c_str()), std::move(bytes));  // WFDB tools
   std::ostream& report = files.text(path("report.json"));
   r.seconds.write = detail::seconds_since(t_write);
   r.seconds.total = detail::seconds_since(run_start);

@@ -4,10 +4,12 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/clock.hpp"
 #include "ecgpipe/eval/evaluate.hpp"
+#include "ecgpipe/io/wfdb.hpp"
 #include "ecgpipe/pipeline/run_types.hpp"
 
 namespace ecgpipe {
@@ -34,6 +36,21 @@ void finish_rhythm(const RunOptions& options, const std::vector<std::int64_t>& r
 // and .total (from `run_start`).
 void write_run_outputs(const RunOptions& options, RunResult& result, std::vector<float> signal_excerpt,
                        std::vector<double> curvature_excerpt, detail::Clock::time_point run_start);
+
+// src/pipeline/run_annotations.cpp: the run as WFDB annotations, by sample (docs/formats.md): each
+// kept beat at its R peak with its class as the WFDB symbol (N S V F Q as N A V F Q); '+' with aux
+// "(" + rhythm_name at the first beat and at each beat whose rhythm differs from the one before;
+// '~' with subtype -1 at each artefact span's start and 0 at its end (overlapping and touching
+// spans joined). At one sample: noise, then rhythm, then the beat.
+std::vector<Annotation> run_annotations(const RunOptions& options, const RunResult& result);
+// The WFDB record name of an input path: its file name without directory and extension, each
+// character outside [A-Za-z0-9_] as '_' ("record" for an empty name and for "-").
+std::string wfdb_record_name(const std::string& input);
+// The files for WFDB tools, names (in options.out_dir) and bytes: <record>.ecgpipe, the
+// annotations; and <record>.hea, "<record> 0 <fs> <samples>", a header without signals that gives
+// WFDB's rdann and bxb the rate (without one they take 250 Hz), unless options.out_dir already
+// holds a <record>.hea that is not such a header (a record's own, with signals: never replaced).
+std::vector<std::pair<std::string, std::string>> wfdb_annotation_files(const RunOptions& options, const RunResult& result);
 
 // beats.csv's text (header and a row per beat of `result`, outlier flags set), its rows
 // formatted on up to `threads` threads: the same bytes for every thread count.
