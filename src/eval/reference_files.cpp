@@ -1,8 +1,10 @@
-// Reading `ecgpipe eval`'s files (include/ecgpipe/eval/evaluate.hpp): reference beats (a WFDB .atr,
-// with its VF episodes, or a sample,symbol CSV) and detections with an optional score column.
+// Reading `ecgpipe eval`'s files (include/ecgpipe/eval/evaluate.hpp): reference beats (a WFDB
+// annotation file, with its VF episodes, or a sample,symbol CSV), detections (a CSV with an
+// optional score column, or another annotator's annotation file), and which of the two a file is.
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -123,6 +125,23 @@ std::string read_file(const std::string& path) {
   return text;
 }
 
+std::string cell_error(const std::string& path, std::size_t line, const std::string& what) {
+  return path + ":" + std::to_string(line) + ": " + what;
+}
+
+// InputError "PATH:LINE: byte N is 0xXX, not text" when `bytes` (a CSV) holds a byte text never
+// does, at `binary` (first_binary_byte's answer, passed when known).
+void require_text(std::string_view bytes, const std::string& path, std::size_t binary) {
+  if (binary == std::string_view::npos) return;
+  const auto line = 1 + std::count(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(binary), '\n');
+  char hex[8];
+  std::snprintf(hex, sizeof hex, "0x%02X", static_cast<unsigned>(static_cast<unsigned char>(bytes[binary])));
+  throw InputError(cell_error(path, static_cast<std::size_t>(line),
+                              "byte " + std::to_string(binary) + " is " + hex +
+                                  ", not text: a binary file where a CSV is expected (a WFDB annotation file? "
+                                  "give it its annotator's name, REC.atr or REC.qrs, not .csv or .txt)"));
+}
+
 // Non-blank lines of `text` (text::for_each_line); the first is the header. Calls row(fields, line_number) per data row.
 template <typename Row>
 std::vector<std::string> parse_csv(std::string_view text, const std::string& path, Row&& row_of) {
@@ -130,6 +149,7 @@ std::vector<std::string> parse_csv(std::string_view text, const std::string& pat
   bool have_header = false;
   std::size_t index = 0;  // of the chosen column, set after the header
   std::vector<std::string> fields;
+  require_text(text, path, first_binary_byte(text));
   text::for_each_line(text, [&](std::string_view line, std::size_t line_no) {
     if (trim(line).empty()) return;
     if (!have_header) {
@@ -144,10 +164,6 @@ std::vector<std::string> parse_csv(std::string_view text, const std::string& pat
   });
   if (!have_header) throw InputError(path + ": empty file (no header)");
   return header;
-}
-
-std::string cell_error(const std::string& path, std::size_t line, const std::string& what) {
-  return path + ":" + std::to_string(line) + ": " + what;
 }
 
 }  // namespace
@@ -284,10 +300,74 @@ ReferenceBeats reference_from_annotations(const std::vector<Annotation>& annotat
   return ref;
 }
 
-ReferenceBeats read_reference(const std::string& path) {
-  if (lower(std::filesystem::path(path).extension().string()) == ".atr")
-    return reference_from_annotations(read_wfdb_annotations(path));
-  return read_reference_csv(path);
+std::size_t first_binary_byte(std::string_view bytes) {
+  constexpr unsigned char kDel = 0x7F, kSpace = 0x20;
+  for (std::size_t i = 0; i < bytes.size(); ++i) {
+    const auto c = static_cast<unsigned char>(bytes[i]);
+    if (c == kDel || (c < kSpace && (c < '\t' || c > '\r'))) return i;
+  }
+  return std::string_view::npos;
+}
+
+EvalFileFormat eval_file_format(std::string_view bytes, const std::string& path, EvalFileFormat format) {
+  const std::size_t binary = first_binary_byte(bytes);
+  if (format == EvalFileFormat::guess) {
+    const std::string ext = lower(std::filesystem::path(path).extension().string());
+    if (ext == ".csv" || ext == ".txt")
+      format = EvalFileFormat::csv;
+    else
+      format = bytes.empty() || binary != std::string_view::npos ? EvalFileFormat::annotations : EvalFileFormat::csv;
+  }
+  if (format == EvalFileFormat::csv) require_text(bytes, path, binary);
+  if (format == EvalFileFormat::annotations && !bytes.empty() && binary == std::string_view::npos) {
+    const std::string_view first = bytes.substr(0, bytes.find('\n'));
+    throw InputError(path + ": byte 0: text ('" + text::shorten(trim(first), 40) +
+                     "' on line 1), not a WFDB annotation file (MIT format): a CSV? give it by its path, "
+                     "named .csv");
+  }
+  return format;
+}
+
+ReferenceBeats parse_reference(std::string_view bytes, const std::string& path, EvalFileFormat format) {
+  if (eval_file_format(bytes, path, format) == EvalFileFormat::csv) return parse_reference_csv(bytes, path);
+  return reference_from_annotations(parse_wfdb_annotations(bytes, path));
+}
+
+ReferenceBeats read_reference(const std::string& path, EvalFileFormat format) {
+  return parse_reference(read_file(path), path, format);
+}
+
+Detections detections_from_annotations(const std::vector<Annotation>& annotations) {
+  Detections d;
+  d.from_annotations = true;
+  const bool has_rhythm = std::any_of(annotations.begin(), annotations.end(),
+                                      [](const Annotation& a) { return a.symbol == '+' && !a.aux.empty(); });
+  bool in_af = false;
+  for (const Annotation& a : annotations) {
+    if (a.symbol == '+' && !a.aux.empty()) {
+      // The aux names the rhythm from here on: "(AFIB", with a trailing NUL already cut.
+      in_af = a.aux == "(AFIB";
+      continue;
+    }
+    if (!is_beat_symbol(a.symbol)) continue;
+    d.r_peaks.push_back(a.sample);
+    d.classes.push_back(a.symbol);
+    if (has_rhythm) d.afib.push_back(in_af ? 1 : 0);
+  }
+  return d;
+}
+
+Detections parse_detections(std::string_view bytes, const std::string& path, const std::string& score_column,
+                            EvalFileFormat format) {
+  if (eval_file_format(bytes, path, format) == EvalFileFormat::csv)
+    return parse_detections_with_scores(bytes, path, score_column);
+  if (!score_column.empty())
+    throw UsageError("--score-column " + score_column + ": " + path + " is a WFDB annotation file, which has no score");
+  return detections_from_annotations(parse_wfdb_annotations(bytes, path));
+}
+
+Detections read_detections(const std::string& path, const std::string& score_column, EvalFileFormat format) {
+  return parse_detections(read_file(path), path, score_column, format);
 }
 
 Detections read_detections_with_scores(const std::string& path, const std::string& score_column) {
@@ -372,11 +452,8 @@ Detections parse_detections_with_scores(std::string_view text, const std::string
   return std::move(reader.out);
 }
 
-EvalReport evaluate_files(const std::string& reference_path, const std::string& detections_path,
-                          const EvalOptions& options, const std::string& score_column) {
-  tolerance_samples(options.tolerance_ms, options.fs);  // option errors before reading files
-  const ReferenceBeats ref = read_reference(reference_path);
-  const Detections det = read_detections_with_scores(detections_path, score_column);
+EvalReport evaluate_read(const ReferenceBeats& ref, const Detections& det, const EvalOptions& options,
+                         const std::string& reference_path, const std::string& detections_path) {
   EvalReport rep = evaluate_detections(ref, det.r_peaks, det.scores, options, det.classes);
   if (ref.has_rhythm && !det.afib.empty()) {
     // The detections' AF episodes from their beats, against the reference's; both end at the
@@ -395,6 +472,14 @@ EvalReport evaluate_files(const std::string& reference_path, const std::string& 
   rep.detections_path = detections_path;
   rep.score_column = det.score_column;
   return rep;
+}
+
+EvalReport evaluate_files(const std::string& reference_path, const std::string& detections_path,
+                          const EvalOptions& options, const std::string& score_column) {
+  tolerance_samples(options.tolerance_ms, options.fs);  // option errors before reading files
+  const ReferenceBeats ref = read_reference(reference_path);
+  const Detections det = read_detections(detections_path, score_column);
+  return evaluate_read(ref, det, options, reference_path, detections_path);
 }
 
 }  // namespace ecgpipe

@@ -304,6 +304,110 @@ TEST_F(EvalFiles, DetectionErrors) {
   EXPECT_THROW(ecgpipe::read_detections_csv((dir_ / "none.csv").string()), ecgpipe::InputError);
 }
 
+// --- Any annotator's file (issue 27): which files are CSV and which MIT annotation files.
+
+// The bytes of an MIT annotation file (WFDB's annot(5)) written by hand: each (sample, code[, aux])
+// as a time difference in a word with the code, then the end-of-file word.
+struct Ann {
+  std::int64_t sample;
+  int code;  // 1 N, 5 V, 8 A, 28 rhythm change '+'
+  std::string aux;
+};
+std::string annotation_bytes(const std::vector<Ann>& anns, bool eof_word = true) {
+  testutil::Bytes b;
+  std::int64_t last = 0;
+  for (const Ann& a : anns) {
+    testutil::put_word(b, a.code, static_cast<unsigned>(a.sample - last));
+    if (!a.aux.empty()) testutil::put_aux(b, a.aux);
+    last = a.sample;
+  }
+  if (eof_word) testutil::put_word(b, 0, 0);
+  return std::string(b.begin(), b.end());
+}
+
+TEST(EvalFileFormat, FirstBinaryByteAllowsTabsLineEndsAndUtf8) {
+  EXPECT_EQ(ecgpipe::first_binary_byte(""), std::string_view::npos);
+  EXPECT_EQ(ecgpipe::first_binary_byte("sample,symbol\r\n1,\"N\"\t\f\v\n\xC3\xA9\xE2\x82\xAC"), std::string_view::npos);
+  EXPECT_EQ(ecgpipe::first_binary_byte(std::string("ab\0c", 4)), 2u);
+  EXPECT_EQ(ecgpipe::first_binary_byte("a\x08"), 1u);   // backspace, below tab
+  EXPECT_EQ(ecgpipe::first_binary_byte("\x0E"), 0u);    // just above CR
+  EXPECT_EQ(ecgpipe::first_binary_byte("ab\x7F"), 2u);  // DEL
+  // Every annotation word's high byte is code << 2 | interval >> 8: a beat (code 1..) at an
+  // interval below 1024 gives 0x04..0x07, a control byte; and WFDB ends the file with 0x0000.
+  EXPECT_EQ(ecgpipe::first_binary_byte(annotation_bytes({{65, 1, ""}}, false)), 1u);
+}
+
+TEST(EvalFileFormat, ByNameThenByContent) {
+  using F = ecgpipe::EvalFileFormat;
+  const std::string atr = annotation_bytes({{100, 1, ""}});
+  EXPECT_EQ(ecgpipe::eval_file_format("sample\n1\n", "a.csv"), F::csv);
+  EXPECT_EQ(ecgpipe::eval_file_format("sample\n1\n", "A.TXT"), F::csv);
+  EXPECT_EQ(ecgpipe::eval_file_format(atr, "100.xqrs"), F::annotations);
+  EXPECT_EQ(ecgpipe::eval_file_format(atr, "100"), F::annotations);
+  EXPECT_EQ(ecgpipe::eval_file_format("", "100.qrs"), F::annotations) << "an annotator that found nothing";
+  EXPECT_EQ(ecgpipe::eval_file_format("sample,symbol\n1,N\n", "100.atr"), F::csv) << "text under any other name";
+  EXPECT_EQ(ecgpipe::eval_file_format("sample\n", "x.atr", F::csv), F::csv);
+  // The clear errors: a binary file where a CSV is expected, text where annotations are.
+  EXPECT_EQ(testutil::input_error_of([&] { ecgpipe::eval_file_format("r_peak\n12\n" + atr, "det.csv"); }),
+            "det.csv:3: byte 11 is 0x04, not text: a binary file where a CSV is expected (a WFDB annotation file? "
+            "give it its annotator's name, REC.atr or REC.qrs, not .csv or .txt)");
+  EXPECT_EQ(testutil::input_error_of([&] { ecgpipe::eval_file_format(atr, "100.qrs", F::csv); }).substr(0, 30),
+            "100.qrs:1: byte 1 is 0x04, not");
+  EXPECT_EQ(testutil::input_error_of([&] { ecgpipe::eval_file_format("sample,symbol\r\n1,N\n", "100.qrs", F::annotations); }),
+            "100.qrs: byte 0: text ('sample,symbol' on line 1), not a WFDB annotation file (MIT format): a CSV? "
+            "give it by its path, named .csv");
+}
+
+TEST_F(EvalFiles, AnyAnnotatorsFileIsReadAsAnnotations) {
+  // 100.xqrs: N at 100, rhythm (AFIB at 250, V at 300, A at 500, '~' (noise, not a beat), (N at 650, N at 700.
+  const std::string bytes = annotation_bytes(
+      {{100, 1, ""}, {250, 28, "(AFIB"}, {300, 5, ""}, {500, 8, ""}, {600, 14, ""}, {650, 28, "(N"}, {700, 1, ""}});
+  const auto path = write("100.xqrs", bytes);
+  const ecgpipe::Detections d = ecgpipe::read_detections(path);
+  EXPECT_TRUE(d.from_annotations);
+  EXPECT_EQ(d.r_peaks, (V{100, 300, 500, 700}));
+  EXPECT_EQ(d.classes, (std::vector<char>{'N', 'V', 'A', 'N'}));
+  EXPECT_EQ(d.afib, (std::vector<char>{0, 1, 1, 0}));
+  EXPECT_TRUE(d.scores.empty());
+  EXPECT_THROW(ecgpipe::read_detections(path, "score"), ecgpipe::UsageError) << "an annotation file has no columns";
+  const ecgpipe::ReferenceBeats r = ecgpipe::read_reference(path);
+  EXPECT_TRUE(r.has_rhythm);
+  EXPECT_EQ(r.samples, d.r_peaks);
+  EXPECT_EQ(r.skipped_non_beats, 3u);
+  // Without rhythm changes there is no rhythm to compare: afib stays empty.
+  EXPECT_TRUE(ecgpipe::read_detections(write("1.qrs", annotation_bytes({{5, 1, ""}}))).afib.empty());
+  // A CSV still reads as one, whatever its detections' name, and the parse_ form is the same.
+  EXPECT_EQ(ecgpipe::read_detections(write("d.csv", "r_peak,class\n100,V\n")).classes, (std::vector<char>{'V'}));
+  EXPECT_EQ(ecgpipe::parse_detections(bytes, "100.xqrs").r_peaks, d.r_peaks);
+  EXPECT_EQ(ecgpipe::parse_reference("sample,symbol\n7,N\n", "ref.txt").samples, (V{7}));
+  // evaluate_files guesses both: the annotator's file against itself matches every beat.
+  const ecgpipe::EvalReport e = ecgpipe::evaluate_files(path, path, ecgpipe::EvalOptions{360, 150});
+  EXPECT_EQ(e.match.tp, 4);
+  EXPECT_EQ(e.match.fp + e.match.fn, 0);
+  EXPECT_TRUE(e.has_classes);
+  EXPECT_EQ(ecgpipe::ec57_veb(e.ec57).tp, 1);
+  EXPECT_TRUE(e.has_af) << "rhythm changes on both sides";
+}
+
+TEST_F(EvalFiles, BinaryCsvAndTextAnnotationsAreClearErrors) {
+  const std::string bytes = annotation_bytes({{100, 1, ""}, {300, 5, ""}});
+  const auto det = write("det.csv", bytes);
+  EXPECT_EQ(testutil::input_error_of([&] { ecgpipe::read_detections(det); }).rfind(det + ":1: byte 1 is 0x04, not text", 0), 0u);
+  // The plain CSV readers say the same (`ecgpipe rhythm BEATS.csv` reads with them).
+  EXPECT_NE(testutil::input_error_of([&] { ecgpipe::read_detections_csv(det); }).find("not text: a binary file"),
+            std::string::npos);
+  EXPECT_NE(testutil::input_error_of([&] { ecgpipe::read_reference_csv(det); }).find("a WFDB annotation file?"),
+            std::string::npos);
+  const auto qrs = write("100.qrs", "sample,symbol\n1,N\n");
+  EXPECT_NE(testutil::input_error_of([&] { ecgpipe::read_reference(qrs, ecgpipe::EvalFileFormat::annotations); })
+                .find("100.qrs: byte 0: text ('sample,symbol' on line 1), not a WFDB annotation file"),
+            std::string::npos);
+  // A truncated annotation file under an annotator's name: the reader's own error, with its byte.
+  EXPECT_NE(testutil::input_error_of([&] { ecgpipe::read_reference(write("x.atr", bytes.substr(0, 3))); })
+                .find("odd size 3"),
+            std::string::npos);
+}
+
 TEST_F(EvalFiles, EvaluateFilesReportsCountsPerClassAndJson) {
   const auto ref = write("ref.csv", "sample,symbol\n100,N\n300,V\n500,A\n700,N\n710,+\n");
   const auto det = write("det.csv", "sample\n101\n296\n702\n900\n");
@@ -531,7 +635,8 @@ TEST_F(EvalFiles, AtrReferenceThroughTheCli) {
   word(0, 0);
   const auto ref = write("ref.atr", atr);
   const auto det = write("det.csv", "r_peak,score\n100,0.5\n160,3\n400,0.25\n");
-  auto r = testutil::run_ecgpipe("eval --reference '" + ref + "' '" + det + "' --json", dir_);
+  // No ref.hea beside ref.atr: the rate is given (issue 27: without one eval refuses, no silent 250 Hz).
+  auto r = testutil::run_ecgpipe("eval --reference '" + ref + "' '" + det + "' --fs 250 --json", dir_);
   ASSERT_EQ(r.code, 0) << r.err;
   nlohmann::json j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["tp"], 2);
@@ -540,12 +645,12 @@ TEST_F(EvalFiles, AtrReferenceThroughTheCli) {
   EXPECT_EQ(j["vf_exclusion"]["excluded_detections"], 1);
   EXPECT_DOUBLE_EQ(j["vf_exclusion"]["seconds"].get<double>(), 150.0 / 250);
   EXPECT_EQ(j["auroc"]["abnormal"]["positives"], 0);
-  r = testutil::run_ecgpipe("eval --reference '" + ref + "' '" + det + "' --json --no-vf-exclusion", dir_);
+  r = testutil::run_ecgpipe("eval --reference '" + ref + "' '" + det + "' --fs 250 --json --no-vf-exclusion", dir_);
   ASSERT_EQ(r.code, 0) << r.err;
   j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["tp"], 3);
   EXPECT_EQ(j["auroc"]["V"]["auroc"].get<double>(), 1.0);
-  r = testutil::run_ecgpipe("eval --reference '" + ref + "' '" + det + "' --score-column nope", dir_);
+  r = testutil::run_ecgpipe("eval --reference '" + ref + "' '" + det + "' --fs 250 --score-column nope", dir_);
   EXPECT_EQ(r.code, 3) << r.err;
   EXPECT_NE(r.err.find("no score column 'nope'"), std::string::npos) << r.err;
   // Without --fs, the rate comes from the record's header beside the .atr.

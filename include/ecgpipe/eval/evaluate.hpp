@@ -39,7 +39,8 @@ struct RhythmChange {
 };
 
 // Reference beat annotations, from a CSV with columns `sample` and `symbol` (any order, other
-// columns ignored; fields may be quoted) or from a WFDB MIT-format annotation file (.atr).
+// columns ignored; fields may be quoted) or from a WFDB MIT-format annotation file (.atr, or any
+// annotator's: read_reference).
 // Non-beat annotations are dropped (counted in skipped_non_beats).
 struct ReferenceBeats {
   std::vector<std::int64_t> samples;
@@ -69,9 +70,28 @@ std::vector<Episode> vf_episodes(const std::vector<Annotation>& annotations);
 // Beats (is_beat_symbol) and VF episodes of an annotation list; has_rhythm = true.
 ReferenceBeats reference_from_annotations(const std::vector<Annotation>& annotations);
 
-// The reference file by its extension: ".atr" (any case) -> MIT-format annotations
-// (read_wfdb_annotations), anything else -> read_reference_csv.
-ReferenceBeats read_reference(const std::string& path);
+// What eval reads a reference or detections file as. `guess` (what a path given as is gets): a
+// name ending in .csv or .txt (any case) is a CSV; any other name is a WFDB MIT-format annotation
+// file when its bytes are not text (first_binary_byte: every file WFDB writes ends with a zero
+// word) or it is empty, and a CSV when they are text. `csv` / `annotations`: the caller knows
+// (REC.NAME found by an annotator name: eval_records.hpp).
+enum class EvalFileFormat { guess, csv, annotations };
+
+// The offset of the first byte that text never holds (a C0 control other than tab, LF, VT, FF,
+// CR; or DEL), or std::string_view::npos for text. UTF-8 bytes (0x80..0xFF) count as text.
+std::size_t first_binary_byte(std::string_view bytes);
+
+// The format `bytes` (the file `path`) are read as, by the rules of EvalFileFormat. InputError,
+// naming the file with the line and byte, for binary bytes where a CSV is expected ("a WFDB
+// annotation file?") and for text where an annotation file is expected ("a CSV?").
+EvalFileFormat eval_file_format(std::string_view bytes, const std::string& path,
+                                EvalFileFormat format = EvalFileFormat::guess);
+
+// The reference file: a WFDB annotation file (reference_from_annotations) or a sample,symbol CSV
+// (parse_reference_csv), as eval_file_format decides. The parse_ form works on the file's bytes.
+ReferenceBeats read_reference(const std::string& path, EvalFileFormat format = EvalFileFormat::guess);
+ReferenceBeats parse_reference(std::string_view bytes, const std::string& path,
+                               EvalFileFormat format = EvalFileFormat::guess);
 
 // Detected R-peak samples: the column `r_peak` (ecgpipe's beats.csv) if the header has it, else
 // `sample`, else the first column. A value must be a non-negative integer (written as such or
@@ -95,6 +115,7 @@ struct Detections {
   std::string score_column;   // the column read, or empty
   std::vector<char> classes;  // column `class` (one beat label each: N S V F Q or a WFDB beat symbol), or empty
   std::vector<char> afib;     // column `rhythm` (1 where it is AFIB, 0 for any other rhythm name), or empty
+  bool from_annotations = false;  // read from a WFDB annotation file (detections_from_annotations)
 };
 // Reads the detections (read_detections_csv's column choice) and a score column: `score_column`
 // if given (InputError if the header lacks it), else `score` if present, else `recon_error`
@@ -104,6 +125,17 @@ struct Detections {
 Detections read_detections_with_scores(const std::string& path, const std::string& score_column = "");
 Detections parse_detections_with_scores(std::string_view text, const std::string& path,
                                         const std::string& score_column = "");
+// Detections from a WFDB annotation file (another annotator's, e.g. 100.qrs, 100.xqrs): its beat
+// annotations (is_beat_symbol) with their symbols as classes, no scores; where the file has rhythm
+// changes ('+'), afib marks the beats in "(AFIB". from_annotations = true.
+Detections detections_from_annotations(const std::vector<Annotation>& annotations);
+// The detections file: a WFDB annotation file (detections_from_annotations) or a CSV
+// (parse_detections_with_scores), as eval_file_format decides; `score_column` must be empty for an
+// annotation file (UsageError: it has no columns). The parse_ form works on the file's bytes.
+Detections read_detections(const std::string& path, const std::string& score_column = "",
+                           EvalFileFormat format = EvalFileFormat::guess);
+Detections parse_detections(std::string_view bytes, const std::string& path, const std::string& score_column = "",
+                            EvalFileFormat format = EvalFileFormat::guess);
 
 // AUROC of an outlier score: `positive` ("abnormal" = S, V, F and Q together, or one class) vs
 // N, among matched beats. auroc is NaN when either side is empty.
@@ -175,7 +207,13 @@ EvalReport evaluate_detections(const ReferenceBeats& reference, const std::vecto
                                const std::vector<float>& scores, const EvalOptions& options,
                                const std::vector<char>& classes = {});
 
-// Reads both files (read_reference, read_detections_with_scores), then evaluate_detections.
+// evaluate_detections of files already read, with EC57's AF statistics when the reference has
+// rhythm changes and the detections a rhythm (afib); the report's paths and score column are the
+// arguments'.
+EvalReport evaluate_read(const ReferenceBeats& reference, const Detections& detections, const EvalOptions& options,
+                         const std::string& reference_path, const std::string& detections_path);
+
+// Reads both files (read_reference, read_detections, each format guessed), then evaluate_read.
 EvalReport evaluate_files(const std::string& reference_path, const std::string& detections_path,
                           const EvalOptions& options, const std::string& score_column = "");
 
