@@ -1,15 +1,19 @@
 // libFuzzer harness: the reference-beat CSV reader (parse_reference_csv, the in-memory core of
 // read_reference_csv: sample,symbol) and the detections reader (parse_detections_csv /
 // parse_detections_with_scores: r_peak or sample, and score, class and rhythm columns) and the
-// rhythm reference (parse_rhythm_csv: sample,rhythm), on the same text. Invariant: an InputError,
+// rhythm reference (parse_rhythm_csv: sample,rhythm), and eval's pairs file (parse_record_pairs:
+// reference,detections per line), on the same text. Invariant: an InputError,
 // or as many samples as symbols, beat symbols only, non-negative detections, one finite score
-// (class, rhythm) per detection, rhythm changes in time order; then their AF episodes compared.
+// (class, rhythm) per detection, rhythm changes in time order; then their AF episodes compared;
+// pairs with two non-empty paths and no record twice.
 #include <cmath>
 #include <cstdint>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "ecgpipe/eval/eval_records.hpp"
 #include "ecgpipe/eval/evaluate.hpp"
 #include "ecgpipe/eval/rhythm_eval.hpp"
 #include "fuzz_util.hpp"
@@ -30,6 +34,19 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     for (const auto& e : af) FUZZ_CHECK(e.start <= e.end && e.end <= end);
     const auto s = ecgpipe::compare_af(af, ecgpipe::episodes_of(rhythm, "AFL", end), af);
     FUZZ_CHECK(s.overlap_of_reference <= s.reference_duration && s.detected_reference_episodes == s.reference_episodes);
+  }
+  ecgpipe::RecordPairs pairs;
+  if (!fuzz::rejects([&] { pairs = ecgpipe::parse_record_pairs(text, "lists/pairs.txt"); })) {
+    std::set<std::string> records;
+    // A path is absolute or under the pairs file's directory, with a name.
+    const auto placed = [](const std::string& f) {
+      return (!f.empty() && f.front() == '/') || (f.size() > 6 && f.compare(0, 6, "lists/") == 0);
+    };
+    for (const auto& p : pairs.pairs) {
+      FUZZ_CHECK(placed(p.reference.path) && placed(p.detections.path));
+      FUZZ_CHECK(!p.record.empty() && records.insert(p.record).second);
+    }
+    FUZZ_CHECK(pairs.unpaired.empty());
   }
   std::vector<std::int64_t> detections;
   if (fuzz::rejects([&] { detections = ecgpipe::parse_detections_csv(text, path); })) return 0;
