@@ -32,6 +32,15 @@ std::string percent(double v) {
   return buf;
 }
 
+// Columns on a terminal: UTF-8 code points (a record named "élève" is 5 wide, 7 bytes); wide
+// (CJK) characters are not told apart.
+std::size_t display_width(const std::string& s) {
+  constexpr unsigned char kContinuationMask = 0xC0, kContinuation = 0x80;
+  std::size_t n = 0;
+  for (const char c : s) n += (static_cast<unsigned char>(c) & kContinuationMask) != kContinuation;
+  return n;
+}
+
 std::string count(std::int64_t v) { return std::to_string(v); }
 
 // One table row: the record's cells (or the gross / average row's), in the columns' order.
@@ -120,7 +129,7 @@ std::string gross_evaluation_text(const GrossEvaluation& g) {
   const std::size_t columns = classes ? kColumns : kQrsColumns;
   std::array<std::size_t, kColumns> width{};
   for (const Row& row : rows)
-    for (std::size_t c = 0; c < columns; ++c) width[c] = std::max(width[c], row[c].size());
+    for (std::size_t c = 0; c < columns; ++c) width[c] = std::max(width[c], display_width(row[c]));
   std::string out;
   char buf[160];
   const double tolerance_ms = g.records.empty() ? 0.0 : g.records.front().report.tolerance_ms;
@@ -133,7 +142,7 @@ std::string gross_evaluation_text(const GrossEvaluation& g) {
     std::string line;
     for (std::size_t c = 0; c < columns; ++c) {
       // The record name left-aligned, the numbers right-aligned; two spaces between columns.
-      const std::string pad(width[c] - row[c].size(), ' ');
+      const std::string pad(width[c] - display_width(row[c]), ' ');
       line += c == 0 ? row[c] + pad : "  " + pad + row[c];
     }
     while (!line.empty() && line.back() == ' ') line.pop_back();

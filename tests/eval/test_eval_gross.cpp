@@ -101,6 +101,23 @@ TEST(GrossEvaluation, TextTableHasARowPerRecordThenGrossAndAverage) {
   for (int i = 0; i < 3 && std::getline(lines, line); ++i) EXPECT_EQ(line.size(), header.size()) << line;
 }
 
+// A record name in UTF-8 is padded by its characters, not its bytes: "élève" (7 bytes) takes 5
+// columns, so the rows stay aligned on a terminal.
+TEST(GrossEvaluation, Utf8NamesAreAlignedByCharacters) {
+  std::vector<ecgpipe::RecordEvaluation> r = two_records();
+  r[1].record = "\xC3\xA9l\xC3\xA8ve";
+  const std::string text = ecgpipe::gross_evaluation_text(ecgpipe::gross_evaluation(std::move(r)));
+  std::istringstream lines(text);
+  std::string line, header;
+  std::getline(lines, line);
+  std::getline(lines, header);
+  std::getline(lines, line);  // a
+  EXPECT_EQ(line.size(), header.size());
+  std::getline(lines, line);  // élève: two 2-byte characters
+  EXPECT_EQ(line.size(), header.size() + 2) << line;
+  EXPECT_EQ(line.rfind("\xC3\xA9l\xC3\xA8ve    250", 0), 0u) << "'average' is 7 wide, then two spaces" << line;
+}
+
 TEST(GrossEvaluation, RecordsWithoutClassesOrBeats) {
   // c: detections without classes; d: no reference beats (Se undefined: left out of the mean).
   std::vector<ecgpipe::RecordEvaluation> r = two_records();
