@@ -102,8 +102,10 @@ RecordPairs pair_directories(const std::string& reference_dir, const std::string
   std::map<std::string, std::string> detections;
   EvalFileFormat detections_format = EvalFileFormat::csv;
   const auto expected_detections = [&](const std::string& record) {
-    return test_annotator.empty() ? detail::path_join(detail::path_join(detections_dir, record), "beats.csv")
-                                  : detail::path_join(detections_dir, record + "." + test_annotator);
+    const std::string folder = detail::path_join(detections_dir, record);
+    return test_annotator.empty() ? detail::path_join(folder, "beats.csv")
+                                  : detail::path_join(detections_dir, record + "." + test_annotator) + " or " +
+                                        detail::path_join(folder, record + "." + test_annotator);
   };
   if (!test_annotator.empty()) {
     detections_format = annotator_file("r", test_annotator).format;

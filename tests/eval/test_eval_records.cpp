@@ -130,6 +130,7 @@ TEST(PairDirectories, ByRecordNameWithTheMissingListed) {
   EXPECT_EQ(records_of(p), (std::vector<std::string>{"100"}));
   EXPECT_EQ(p.pairs[0].detections.format, EvalFileFormat::annotations);
   EXPECT_EQ(p.unpaired.size(), 4u) << "1.2, my rec, élève and only-ref have no .qrs";
+  EXPECT_EQ(p.unpaired[0].expected, (ref / "1.2.qrs").string() + " or " + (ref / "1.2" / "1.2.qrs").string());
 
   // A batch's folders hold RECORD.ecgpipe beside beats.csv: DIR/REC/REC.ecgpipe is found too.
   write_text(det / "100" / "100.ecgpipe", kAtr);

@@ -58,7 +58,7 @@ struct RecordPair {
 struct UnpairedRecord {
   std::string record;
   std::string missing;  // "detections" or "reference"
-  std::string expected; // the path looked for, absent
+  std::string expected; // the path looked for, absent ("A or B" where two places would do)
 };
 struct RecordPairs {
   // Directories: sorted by record name (byte order); a pairs file: in its order.
