@@ -112,6 +112,13 @@ std::vector<std::string> directory_recordings(const std::string& dir) {
   return names;
 }
 
+std::string wfdb_reference_beside(const std::string& path) {
+  if (!ends_with(lower(path), ".hea")) return "";
+  const std::string atr = path.substr(0, path.size() - 4) + ".atr";
+  struct stat st {};
+  return ::stat(atr.c_str(), &st) == 0 && S_ISREG(st.st_mode) ? atr : "";
+}
+
 std::vector<BatchItem> expand_inputs(const std::vector<std::string>& args, const std::string& manifest) {
   std::vector<BatchItem> items;
   for (const auto& a : args) {
@@ -127,6 +134,14 @@ std::vector<BatchItem> expand_inputs(const std::vector<std::string>& args, const
   for (const auto& i : items) paths.push_back(i.path);
   const auto names = output_names(paths);
   for (std::size_t i = 0; i < items.size(); ++i) items[i].name = names[i];
+  // A directory of MIT-BIH-style records carries its reference beside each record (issue 27: a
+  // batch of 10 records gave no Se / +P without a manifest naming every .atr).
+  for (auto& item : items) {
+    if (!item.reference.empty()) continue;
+    item.reference = wfdb_reference_beside(item.path);
+    if (!item.reference.empty())
+      spdlog::info("{}: reference {} (beside the record; a manifest line names another)", item.path, item.reference);
+  }
   return items;
 }
 

@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <thread>
 #include <nlohmann/json.hpp>
 
@@ -184,7 +185,7 @@ TEST(BatchCli, DetectManyWithABadOneInTheMiddle) {
   EXPECT_NEAR(a["hr_mean_bpm"].get<double>(), 60.0 * 250 / 200, 1.0) << "one beat every 200 samples at 250 Hz";
   EXPECT_DOUBLE_EQ(a["duration_s"].get<double>(), 32.0 * 200 / 250);
   const std::string csv = read_text(out / "summary.csv");
-  EXPECT_EQ(testutil::count_lines(csv), 4u);
+  EXPECT_EQ(testutil::count_lines(csv), 5u) << "header, three recordings, GROSS";
   EXPECT_NE(csv.find("b,failed,3,"), std::string::npos) << csv;
   const std::string html = read_text(out / "index.html");
   EXPECT_NE(html.find("href=\"a/beats.csv\""), std::string::npos);
@@ -483,7 +484,7 @@ TEST(BatchSummary, HostileNamesAreInertInHtmlAndCsv) {
     r.ok = false;
     r.exit_code = 3;
     r.error = r.name;
-    r.hr_mean_bpm = -2.5;
+    r.hr_mean_bpm = -72;
     rows.push_back(r);
   }
   ecgpipe::write_summary(dir.string(), rows);
@@ -498,7 +499,265 @@ TEST(BatchSummary, HostileNamesAreInertInHtmlAndCsv) {
     EXPECT_NE(csv.find(std::string("\n") + cell + ","), std::string::npos) << cell << "\n" << csv;
   EXPECT_EQ(csv.find("\n=cmd"), std::string::npos);
   EXPECT_EQ(csv.find(",=cmd"), std::string::npos) << "the error column is neutralised too";
-  EXPECT_NE(csv.find(",-2.5,"), std::string::npos) << "a negative number stays a number";
+  EXPECT_NE(csv.find(",-72,"), std::string::npos) << "a negative number stays a number";
+}
+
+namespace {
+
+// An output folder as `run` leaves it, for the summary only: report.json with `holter` (and its
+// `af`) and, with `tp` >= 0, an `evaluation` whose `ec57` has VEB / SVEB counts; beats.csv.
+void write_run_folder(const fs::path& folder, double hr_mean, long long tp, long long fn, long long fp,
+                      long long veb_tp, long long veb_fn, long long veb_fp) {
+  fs::create_directories(folder);
+  nlohmann::json report = {
+      {"input", {{"path", (folder / "rec.hea").string()}, {"samples", 360 * 1805}}},
+      {"parameters", {{"fs", 360}}},
+      {"counts", {{"beats", 2000}}},
+      {"seconds", {{"total", 1.23456}}},
+      {"mode", "train"},
+      {"holter",
+       {{"duration_s", 1805.0},
+        {"heart_rate", {{"mean_bpm", hr_mean}, {"min_bpm", 51.4999}, {"max_bpm", 120.5}}},
+        {"longest_pause", {{"rr_s", 4.758333333333212}, {"start_s", 12.0}}},
+        {"veb", {{"total", 37}}},
+        {"sveb", {{"total", 4}}},
+        {"af", {{"analysed_s", 1800.0}, {"afib_percent", 12.345678}, {"afib_episodes", 2}}}}}};
+  if (tp >= 0)
+    report["evaluation"] = {{"reference", (folder / "rec.atr").string()},
+                            {"tp", tp},
+                            {"fn", fn},
+                            {"fp", fp},
+                            {"se", static_cast<double>(tp) / static_cast<double>(tp + fn)},
+                            {"ppv", static_cast<double>(tp) / static_cast<double>(tp + fp)},
+                            {"ec57",
+                             {{"veb", {{"tp", veb_tp}, {"fn", veb_fn}, {"fp", veb_fp}}},
+                              {"sveb", {{"tp", 1}, {"fn", 1}, {"fp", 0}}}}}};
+  write_text(folder / "report.json", report.dump(2));
+  write_text(folder / "beats.csv", "index,r_peak,class\n0,100,N\n1,460,V\n");
+}
+
+// The cells of summary.csv's line starting with `first` (no quoted fields in these tests).
+std::vector<std::string> csv_cells(const std::string& csv, const std::string& first) {
+  const auto at = csv.find("\n" + first + ",");
+  if (at == std::string::npos) return {};
+  const std::string line = csv.substr(at + 1, csv.find('\n', at + 1) - at - 1);
+  std::vector<std::string> cells;
+  std::size_t start = 0;
+  for (std::size_t comma; (comma = line.find(',', start)) != std::string::npos; start = comma + 1)
+    cells.push_back(line.substr(start, comma - start));
+  cells.push_back(line.substr(start));
+  return cells;
+}
+
+std::string cell(const std::string& csv, const std::string& row, const std::string& column) {
+  const std::string header = csv.substr(0, csv.find('\n'));
+  std::size_t index = 0, start = 0;
+  for (std::size_t comma; (comma = header.find(',', start)) != std::string::npos && header.substr(start, comma - start) != column;
+       start = comma + 1)
+    ++index;
+  const auto cells = csv_cells(csv, row);
+  return index < cells.size() ? cells[index] : "<no cell " + column + ">";
+}
+
+}  // namespace
+
+// The Holter and evaluation columns (issue 27), rounded; the GROSS row sums TP / FN / FP over the
+// recordings with a reference (sumstats' gross Se / +P), leaves the one without out and counts it,
+// and leaves the failed one out; summary.json and index.html say the same.
+TEST(BatchSummary, HolterColumnsAndTheGrossRow) {
+  const fs::path dir = fresh_dir("summary_gross");
+  write_run_folder(dir / "100", 75.6, 2000, 10, 5, 30, 0, 2);  // QRS Se 2000/2010, +P 2000/2005
+  write_run_folder(dir / "101", 60.4, 98, 2, 0, 5, 5, 1);      // QRS Se 98/100
+  write_run_folder(dir / "102", 70.0, -1, 0, 0, 0, 0, 0);      // no reference
+  fs::create_directories(dir / "103");
+  write_text(dir / "103" / "error.json", R"({"input":"103.hea","exit_code":3,"error":"bad","seconds":0.1})");
+  std::vector<ecgpipe::SummaryRow> rows;
+  for (const auto& f : ecgpipe::output_folders(dir.string()))
+    rows.push_back(ecgpipe::read_output_folder(f, fs::path(f).filename().string()));
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_EQ(rows[0].qrs.tp, 2000);
+  EXPECT_EQ(rows[0].veb_stat.fp, 2);
+  EXPECT_FALSE(rows[2].qrs.known());
+  EXPECT_DOUBLE_EQ(rows[0].analysed_s, 1800.0) << "holter.af.analysed_s";
+  EXPECT_DOUBLE_EQ(rows[0].veb_per_hour(), 37 * 2.0);
+
+  const auto g = ecgpipe::summary_gross(rows);
+  EXPECT_EQ(g.with_reference, 2u);
+  EXPECT_EQ(g.without_reference, 1u);
+  EXPECT_EQ(g.failed, 1u);
+  EXPECT_EQ(g.qrs.tp, 2098);
+  EXPECT_EQ(g.qrs.fn, 12);
+  EXPECT_EQ(g.qrs.fp, 5);
+  EXPECT_DOUBLE_EQ(g.qrs.se(), 2098.0 / 2110.0) << "the ratio of the sums, not the mean of the ratios";
+  EXPECT_EQ(g.veb_stat.tp, 35);
+  EXPECT_EQ(g.veb_stat.fn, 5);
+  EXPECT_EQ(g.veb_stat.fp, 3);
+  EXPECT_EQ(g.veb, 3 * 37);
+  EXPECT_DOUBLE_EQ(g.analysed_s, 3 * 1800.0);
+  EXPECT_EQ(g.beats, 3 * 2000);
+
+  ecgpipe::write_summary(dir.string(), rows);
+  const std::string csv = read_text(dir / "summary.csv");
+  EXPECT_EQ(csv.substr(0, csv.find('\n')),
+            "record,status,exit_code,duration_s,fs,beats,hr_mean_bpm,af_percent,af_episodes,se,ppv,auroc_abnormal,classes,"
+            "top_outliers,seconds,input,error,duration,analysed_s,hr_min_bpm,hr_max_bpm,veb,veb_per_hour,sveb,sveb_per_hour,"
+            "longest_pause_s,reference,qrs_tp,qrs_fn,qrs_fp,qrs_se_percent,qrs_ppv_percent,veb_tp,veb_fn,veb_fp,"
+            "veb_se_percent,veb_ppv_percent,sveb_tp,sveb_fn,sveb_fp,sveb_se_percent,sveb_ppv_percent")
+      << "the earlier columns first, in their order";
+  EXPECT_EQ(testutil::count_lines(csv), 6u) << "header, 4 recordings, GROSS";
+  EXPECT_EQ(cell(csv, "100", "duration"), "0:30:05");
+  EXPECT_EQ(cell(csv, "100", "duration_s"), "1805.00");
+  EXPECT_EQ(cell(csv, "100", "hr_mean_bpm"), "76") << "the Holter's mean, whole bpm";
+  EXPECT_EQ(cell(csv, "101", "hr_mean_bpm"), "60");
+  EXPECT_EQ(cell(csv, "100", "hr_min_bpm"), "51");
+  EXPECT_EQ(cell(csv, "100", "hr_max_bpm"), "121") << "120.5 rounds half away from zero";
+  EXPECT_EQ(cell(csv, "100", "af_percent"), "12.35");
+  EXPECT_EQ(cell(csv, "100", "veb"), "37");
+  EXPECT_EQ(cell(csv, "100", "veb_per_hour"), "74.0");
+  EXPECT_EQ(cell(csv, "100", "sveb_per_hour"), "8.0");
+  EXPECT_EQ(cell(csv, "100", "longest_pause_s"), "4.76");
+  EXPECT_EQ(cell(csv, "100", "seconds"), "1.23");
+  EXPECT_EQ(cell(csv, "100", "se"), "0.9950");
+  EXPECT_EQ(cell(csv, "100", "qrs_se_percent"), "99.50");
+  EXPECT_EQ(cell(csv, "100", "qrs_ppv_percent"), "99.75");
+  EXPECT_EQ(cell(csv, "101", "veb_se_percent"), "50.00");
+  EXPECT_EQ(cell(csv, "101", "veb_ppv_percent"), "83.33");
+  EXPECT_EQ(cell(csv, "100", "reference"), (dir / "100" / "rec.atr").string());
+  EXPECT_EQ(cell(csv, "102", "qrs_tp"), "") << "no reference: empty, not 0";
+  EXPECT_EQ(cell(csv, "102", "se"), "");
+  EXPECT_EQ(cell(csv, "103", "veb"), "") << "failed";
+  // GROSS: the last line.
+  EXPECT_EQ(csv.rfind("\nGROSS,gross,"), csv.rfind('\n', csv.size() - 2)) << csv;
+  EXPECT_EQ(csv_cells(csv, "GROSS").size(), csv_cells(csv, "100").size());
+  EXPECT_EQ(cell(csv, "GROSS", "qrs_tp"), "2098");
+  EXPECT_EQ(cell(csv, "GROSS", "qrs_fn"), "12");
+  EXPECT_EQ(cell(csv, "GROSS", "qrs_se_percent"), "99.43");  // 2098 / 2110
+  EXPECT_EQ(cell(csv, "GROSS", "qrs_ppv_percent"), "99.76");  // 2098 / 2103
+  EXPECT_EQ(cell(csv, "GROSS", "se"), "0.9943");
+  EXPECT_EQ(cell(csv, "GROSS", "veb_se_percent"), "87.50");   // 35 / 40
+  EXPECT_EQ(cell(csv, "GROSS", "veb_ppv_percent"), "92.11");  // 35 / 38
+  EXPECT_EQ(cell(csv, "GROSS", "sveb_tp"), "2");
+  EXPECT_EQ(cell(csv, "GROSS", "beats"), "6000");
+  EXPECT_EQ(cell(csv, "GROSS", "veb"), "111");
+  EXPECT_EQ(cell(csv, "GROSS", "veb_per_hour"), "74.0");
+  EXPECT_EQ(cell(csv, "GROSS", "duration"), "1:30:15");
+  EXPECT_EQ(cell(csv, "GROSS", "hr_mean_bpm"), "") << "no mean of means";
+  EXPECT_NE(cell(csv, "GROSS", "input").find("(1 without one left out)"), std::string::npos) << csv;
+  EXPECT_NE(cell(csv, "GROSS", "input").find("1 failed"), std::string::npos) << csv;
+
+  const auto j = nlohmann::json::parse(read_text(dir / "summary.json"));
+  EXPECT_EQ(j["gross"]["qrs"]["tp"], 2098);
+  EXPECT_DOUBLE_EQ(j["gross"]["qrs"]["se_percent"].get<double>(), 99.43);
+  EXPECT_EQ(j["gross"]["without_reference"], 1);
+  EXPECT_DOUBLE_EQ(j["rows"][0]["longest_pause_s"].get<double>(), 4.76);
+  EXPECT_DOUBLE_EQ(j["rows"][0]["hr_mean_bpm"].get<double>(), 76.0);
+  EXPECT_TRUE(j["rows"][2]["qrs"].is_null());
+
+  const std::string html = read_text(dir / "index.html");
+  const auto gross_row = html.find("<tr class=gross>");
+  ASSERT_NE(gross_row, std::string::npos);
+  EXPECT_GT(gross_row, html.find("href=\"103/error.json\"")) << "the gross row comes last";
+  EXPECT_NE(html.find("tr.gross td{font-weight:bold"), std::string::npos);
+  EXPECT_NE(html.find(">99.43% / 99.76%</td>", gross_row), std::string::npos) << html;
+  EXPECT_NE(html.find("title=\"TP 2098, FN 12, FP 5\"", gross_row), std::string::npos);
+  EXPECT_NE(html.find("<td>0:30:05</td>"), std::string::npos);
+}
+
+// report.json is a file like any other when read back: Holter and evaluation fields of the wrong
+// type, or counts that are not whole numbers in range, become unknown (empty) cells, not a crash or
+// a cast of 1e300 to an integer.
+TEST(BatchSummary, MalformedHolterAndEvaluationFieldsAreUnknown) {
+  const fs::path dir = fresh_dir("summary_malformed");
+  write_run_folder(dir / "a", 70, 10, 0, 0, 1, 0, 0);
+  auto report = nlohmann::json::parse(read_text(dir / "a" / "report.json"));
+  report["holter"]["heart_rate"] = "fast";
+  report["holter"]["veb"]["total"] = 1e300;
+  report["holter"]["sveb"]["total"] = -4;
+  report["holter"]["longest_pause"] = nlohmann::json::array({1, 2});
+  report["evaluation"]["fn"] = 2.5;
+  report["evaluation"]["ec57"] = "none";
+  write_text(dir / "a" / "report.json", report.dump());
+  const auto row = ecgpipe::read_output_folder((dir / "a").string(), "a");
+  EXPECT_TRUE(std::isnan(row.hr_min_bpm));
+  EXPECT_EQ(row.veb, -1);
+  EXPECT_EQ(row.sveb, -1);
+  EXPECT_TRUE(std::isnan(row.longest_pause_s));
+  EXPECT_FALSE(row.qrs.known()) << "all three counts or none";
+  EXPECT_FALSE(row.veb_stat.known());
+  ecgpipe::write_summary(dir.string(), {row});
+  EXPECT_EQ(cell(read_text(dir / "summary.csv"), "a", "veb"), "");
+  EXPECT_EQ(cell(read_text(dir / "summary.csv"), "GROSS", "qrs_tp"), "");
+}
+
+// Under an hour analysed, index.html marks the per-hour figures as extrapolated.
+TEST(BatchSummary, PerHourUnderAnHourIsMarkedExtrapolated) {
+  const fs::path dir = fresh_dir("summary_per_hour");
+  write_run_folder(dir / "a", 70, -1, 0, 0, 0, 0, 0);
+  auto report = nlohmann::json::parse(read_text(dir / "a" / "report.json"));
+  report["holter"]["af"]["analysed_s"] = 900.0;
+  write_text(dir / "a" / "report.json", report.dump());
+  const std::vector<ecgpipe::SummaryRow> rows = {ecgpipe::read_output_folder((dir / "a").string(), "a")};
+  EXPECT_DOUBLE_EQ(rows[0].veb_per_hour(), 37 * 4.0);
+  ecgpipe::write_summary(dir.string(), rows);
+  EXPECT_NE(read_text(dir / "index.html").find("<td>148.0*</td>"), std::string::npos);
+  EXPECT_EQ(cell(read_text(dir / "summary.csv"), "a", "veb_per_hour"), "148.0");
+}
+
+// A WFDB record given without a reference takes REC.atr beside it; one given in a manifest keeps
+// its own; a record without a .atr, and a CSV, get none.
+TEST(Batch, WfdbRecordsTakeTheirAtrBesideThem) {
+  const auto dir = fresh_dir();
+  for (const char* n : {"100.hea", "100.dat", "100.atr", "101.hea", "101.dat", "102.csv", "102.atr", "own.atr"})
+    write_text(dir / n, "");
+  fs::create_directory(dir / "103.atr");  // a directory is not an annotation file
+  write_text(dir / "103.hea", "");
+  write_text(dir / "m.txt", "100.hea,own.atr\n");
+  const auto items = ecgpipe::expand_inputs({dir.string()}, (dir / "m.txt").string());
+  ASSERT_EQ(items.size(), 5u);
+  const std::string b = dir.string() + "/";
+  EXPECT_EQ(items[0].reference, b + "100.atr");
+  EXPECT_EQ(items[1].reference, "");
+  EXPECT_EQ(items[2].reference, "") << "a CSV's reference is never guessed";
+  EXPECT_EQ(items[3].reference, "");
+  EXPECT_EQ(items[4].reference, b + "own.atr");
+  EXPECT_EQ(ecgpipe::wfdb_reference_beside(b + "100.dat"), "") << "only a header names a record";
+}
+
+// End to end: `detect` over a directory of WFDB records evaluates each against its .atr, and the
+// summary's gross row adds them up.
+TEST(BatchCli, DirectoryOfWfdbRecordsIsEvaluatedAgainstEachAtr) {
+  const auto dir = fresh_dir();
+  fs::create_directories(dir / "db");
+  for (const auto& [name, beats] : std::vector<std::pair<std::string, int>>{{"r1", 30}, {"r2", 20}}) {
+    const auto x = testutil::synthetic_ecg(beats, 200);
+    std::string dat;
+    for (float v : x) {
+      const auto adu = static_cast<std::int16_t>(std::lround(v * 200.0f));  // gain 200 adu/mV
+      dat += static_cast<char>(adu & 0xFF);
+      dat += static_cast<char>((adu >> 8) & 0xFF);
+    }
+    write_text(dir / "db" / (name + ".dat"), dat);
+    write_text(dir / "db" / (name + ".hea"),
+               name + " 1 250 " + std::to_string(x.size()) + "\n" + name + ".dat 16 200 12 0 0 0 0 ECG\n");
+    testutil::Bytes atr;
+    unsigned last = 0;
+    for (int b = 0; b < beats; ++b) {
+      const unsigned s = static_cast<unsigned>(200 + b * 200 + (b % 3) * 2);
+      testutil::put_word(atr, 1, s - last);  // N
+      last = s;
+    }
+    testutil::put_word(atr, 0, 0);
+    write_text(dir / "db" / (name + ".atr"), std::string(atr.begin(), atr.end()));
+  }
+  const auto r = run_ecgpipe("detect " + q(dir / "db") + " --device cpu --out " + q(dir / "out"), dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("reference " + (dir / "db" / "r1.atr").string()), std::string::npos) << r.err;
+  const std::string csv = read_text(dir / "out" / "summary.csv");
+  EXPECT_EQ(cell(csv, "r1", "qrs_tp"), "30") << csv;
+  EXPECT_EQ(cell(csv, "r2", "qrs_tp"), "20") << csv;
+  EXPECT_EQ(cell(csv, "GROSS", "qrs_tp"), "50") << csv;
+  EXPECT_EQ(cell(csv, "GROSS", "qrs_se_percent"), "100.00") << csv;
+  EXPECT_NE(cell(csv, "GROSS", "input").find("over the 2 with a reference"), std::string::npos) << csv;
 }
 
 TEST(BatchShard, PartsPartitionTheRecordingsExactly) {

@@ -31,7 +31,12 @@ std::vector<BatchItem> parse_manifest(const std::string& path);
 // ecgpipe's own outputs (beats.csv, outliers.csv, summary.csv). InputError if there is none.
 std::vector<std::string> directory_recordings(const std::string& dir);
 
-// Arguments (files or directories, in order) then the manifest's lines, as one list.
+// The reference annotations of a WFDB record: REC.atr beside REC.hea (a regular file), as WFDB
+// tools read annotator `atr`; empty when `path` is not a .hea or there is no such file.
+std::string wfdb_reference_beside(const std::string& path);
+
+// Arguments (files or directories, in order) then the manifest's lines, as one list. A WFDB record
+// (.hea) given without a reference gets wfdb_reference_beside's .atr when there is one (logged).
 std::vector<BatchItem> expand_inputs(const std::vector<std::string>& args, const std::string& manifest);
 
 // One part of the recordings for a job array (`--shard K/N`): every `count`-th recording from the
