@@ -16,6 +16,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
+#include <limits>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -69,30 +71,46 @@ void require_columns(const Reader& reader, const std::string& path, std::initial
     if (!reader.has_column(name)) throw InputError(path + ": no column '" + name + "' in the header");
 }
 
+// A model cell of beats.csv: empty (no model: `ecgpipe analyze`) gives `empty`; otherwise the whole
+// cell must be a number ("nan" included, as beats.csv writes an undefined one). InputError naming
+// the file and line for anything else.
+double model_cell(const std::string& cell, double empty, const std::string& path, unsigned line, const char* column) {
+  if (cell.empty()) return empty;
+  char* end = nullptr;
+  const double v = std::strtod(cell.c_str(), &end);
+  if (end != cell.c_str() + cell.size())
+    throw InputError(path + ":" + std::to_string(line) + ": " + column + " '" + cell + "' is not a number");
+  return v;
+}
+
 void read_beats(const std::string& dir, ViewData& d) {
   const std::string path = path_join(dir, "beats.csv");
   require_regular_file(path, "the beats");
+  constexpr double kNoScore = std::numeric_limits<double>::quiet_NaN();
+  bool any_score = false;
   try {
     CsvReader<4> in(path);
     in.read_header(io::ignore_extra_column | io::ignore_missing_column, "r_peak", "score", "outlier", "class");
-    require_columns(in, path, {"r_peak", "score", "outlier"});
+    require_columns(in, path, {"r_peak"});
     const bool has_class = in.has_column("class");
     std::int64_t r_peak = 0;
-    double score = 0.0;
-    int outlier = 0;
-    std::string cls = "-";
+    std::string score, outlier, cls = "-";
     while (in.read_row(r_peak, score, outlier, cls)) {
+      const unsigned line = in.get_file_line();
       if (r_peak < 0 || (!d.r_peak.empty() && r_peak < d.r_peak.back()))
-        throw InputError(path + ":" + std::to_string(in.get_file_line()) + ": r_peak " + std::to_string(r_peak) +
+        throw InputError(path + ":" + std::to_string(line) + ": r_peak " + std::to_string(r_peak) +
                          " is negative or out of order");
       d.r_peak.push_back(r_peak);
-      d.score.push_back(static_cast<float>(score));
-      d.outlier.push_back(outlier != 0 ? 1 : 0);
+      any_score = any_score || !score.empty();
+      d.score.push_back(static_cast<float>(model_cell(score, kNoScore, path, line, "score")));
+      d.outlier.push_back(model_cell(outlier, 0.0, path, line, "outlier") != 0.0 ? 1 : 0);
       if (has_class) d.beat_class.push_back(cls.empty() ? '-' : cls[0]);
+      score.clear(), outlier.clear();  // a missing column leaves the cell as it was
     }
   } catch (const io::error::base& e) {
     throw InputError(std::string("beats.csv: ") + e.what());
   }
+  d.has_model = any_score;
 }
 
 // rhythm.csv's AF episodes; a folder from before rhythm analysis has no rhythm.csv: none.
@@ -115,17 +133,38 @@ void read_rhythm(const std::string& dir, ViewData& d) {
   }
 }
 
+// outliers.csv, with each beat's class (its own `class` column, else beats.csv's for that R peak).
+// A folder without a model (beats.csv's scores all empty) has none: no list.
 void read_outliers(const std::string& dir, ViewData& d) {
   const std::string path = path_join(dir, "outliers.csv");
+  if (!d.has_model && !path_exists(path)) return;
   require_regular_file(path, "the ranked outliers");
   try {
-    CsvReader<4> in(path);
-    in.read_header(io::ignore_extra_column, "rank", "index", "r_peak", "score");
+    CsvReader<5> in(path);
+    in.read_header(io::ignore_extra_column | io::ignore_missing_column, "rank", "index", "r_peak", "score", "class");
+    require_columns(in, path, {"rank", "index", "r_peak", "score"});
     ViewOutlier o;
-    while (in.read_row(o.rank, o.index, o.r_peak, o.score)) d.outliers.push_back(o);
+    std::string cls;
+    while (in.read_row(o.rank, o.index, o.r_peak, o.score, cls)) {
+      o.beat_class = cls.empty() ? '-' : cls[0];
+      if (cls.empty() && !d.beat_class.empty()) {
+        const auto at = std::lower_bound(d.r_peak.begin(), d.r_peak.end(), o.r_peak);
+        if (at != d.r_peak.end() && *at == o.r_peak) o.beat_class = d.beat_class[static_cast<std::size_t>(at - d.r_peak.begin())];
+      }
+      d.outliers.push_back(o);
+      cls.clear();
+    }
   } catch (const io::error::base& e) {
     throw InputError(std::string("outliers.csv: ") + e.what());
   }
+}
+
+// Signal units per millivolt: WFDB's and EDF's physical units as their headers spell them.
+double units_per_mv(const std::string& units) {
+  if (units == "mV") return 1.0;
+  if (units == "uV" || units == "\xC2\xB5V" || units == "\xCE\xBCV") return 1000.0;  // u, micro sign, Greek mu
+  if (units == "V") return 0.001;
+  return std::numeric_limits<double>::quiet_NaN();
 }
 
 }  // namespace
@@ -143,6 +182,11 @@ ViewData load_view_data(const ViewOptions& o) {
     d.fs = report.at("parameters").at("fs").get<double>();
     d.outlier_threshold = report.value("/outliers/threshold"_json_pointer, 0.0);
     if (o.reference.empty()) d.reference = report.value("/evaluation/reference"_json_pointer, std::string());
+    // input.units: a string, or null where unknown (a CSV); absent in reports before issue 27.
+    if (const auto u = report.at("input").find("units"); u != report.at("input").end() && u->is_string()) {
+      d.units = u->get<std::string>();
+      d.units_per_mv = units_per_mv(d.units);
+    }
   } catch (const nlohmann::json::exception& e) {
     throw InputError(path_join(o.out_dir, "report.json") + ": lacks the input or parameters record: " + e.what());
   }

@@ -130,7 +130,10 @@ std::size_t lower_index(const std::vector<std::int64_t>& v, std::int64_t x) {
 
 json meta_json(const ViewData& d) {
   const Pyramid& p = d.pyramid;
-  std::vector<float> sorted = d.score;
+  // The scores that are numbers (a beat without a model's score is NaN, which has no order).
+  std::vector<float> sorted;
+  for (const float v : d.score)
+    if (std::isfinite(v)) sorted.push_back(v);
   std::sort(sorted.begin(), sorted.end());
   const auto quantile = [&](double q) {
     return sorted.empty() ? 0.0 : static_cast<double>(sorted[static_cast<std::size_t>(q * static_cast<double>(sorted.size() - 1))]);
@@ -144,6 +147,9 @@ json meta_json(const ViewData& d) {
          {"out_dir", d.out_dir},
          {"beats", d.r_peak.size()},
          {"has_class", !d.beat_class.empty()},
+         {"has_model", d.has_model},
+         {"units", d.units.empty() ? json(nullptr) : json(d.units)},
+         {"units_per_mv", std::isfinite(d.units_per_mv) ? json(d.units_per_mv) : json(nullptr)},
          {"outlier_threshold", d.outlier_threshold},
          {"score_p05", quantile(0.05)},
          {"score_p50", quantile(0.5)},
@@ -239,7 +245,8 @@ void tile_reply(const ViewData& d, const httplib::Request& req, httplib::Respons
 json outliers_json(const ViewData& d) {
   json rows = json::array();
   for (const auto& o : d.outliers)
-    rows.push_back({{"rank", o.rank}, {"index", o.index}, {"r_peak", o.r_peak}, {"score", o.score}});
+    rows.push_back({{"rank", o.rank}, {"index", o.index}, {"r_peak", o.r_peak}, {"score", o.score},
+                    {"class", std::string(1, o.beat_class)}});
   return rows;
 }
 

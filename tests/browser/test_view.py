@@ -7,7 +7,13 @@ serves the folder with `ecgpipe view --port 0`, and checks in the page:
   2. zoomed to one beat, its R-peak marker is drawn at the peak sample, in the beat's colour;
   3. a click on an outlier row centres the view on that beat;
   4. the "n" key goes to the next outlier;
-  5. the reference lane marks the beats the detector missed.
+  5. the reference lane marks the beats the detector missed;
+  6. each meaning has its own colour (classes, FN, FP) and the legend names them; the outlier list
+     shows each beat's class;
+  7. zoomed to seconds the ECG grid and an mV scale are drawn (square boxes where the signal fits
+     ECG paper's 25 mm/s, 10 mm/mV), zoomed out neither;
+  8. a folder without a model (beats.csv's model columns empty, no outliers.csv, as `analyze`
+     writes) opens and says "no model: analysis only".
 Takes a screenshot (--screenshot PATH; the README's docs/view.png comes from here).
 
 usage: test_view.py ECGPIPE_EXE SOURCE_DIR WORK_DIR [--screenshot PATH]
@@ -102,7 +108,9 @@ def main():
     with open(os.path.join(out, "beats.csv")) as f:
         beats = [int(r["r_peak"]) for r in csv.DictReader(f)]
     with open(os.path.join(out, "outliers.csv")) as f:
-        outliers = [int(r["r_peak"]) for r in csv.DictReader(f)]
+        rows_csv = list(csv.DictReader(f))
+    outliers = [int(r["r_peak"]) for r in rows_csv]
+    outlier_classes = [r["class"] for r in rows_csv]
 
     proc, url = start_view(exe, out)
     driver = make_driver()
@@ -115,6 +123,16 @@ def main():
         check(env["from"] == 0 and env["to"] == meta["samples"],
               "first view's envelope covers samples 0..%d (drew %d..%d)" % (meta["samples"], env["from"], env["to"]))
         check(env["columns"] >= 0.95 * width, "envelope fills the canvas (%d of %d columns)" % (env["columns"], width))
+        check(driver.execute_script("return window.ecgview.drawn.grid") is None, "the whole recording: no ECG grid")
+
+        colours = driver.execute_script("return window.ecgview.colours")
+        meaning = dict(colours["classes"], FN=colours["fn"], FP=colours["fp"])
+        check(len(set(c.lower() for c in meaning.values())) == len(meaning),
+              "every class, FN and FP has its own colour (%s)" % meaning)
+        legend = driver.find_element(By.ID, "legend").text
+        for words in ("N normal", "S supraventricular", "V ventricular", "F fusion", "Q unclassifiable",
+                      "FN: reference beat missed", "FP: detection without a reference beat", "grid 1 mm = 40 ms"):
+            check(words in legend, "the legend names '%s'" % words)
 
         # Zoom to one beat: 0.8 s around the 50th detected beat.
         r, fs = beats[50], meta["fs"]
@@ -126,6 +144,10 @@ def main():
         m = hit[0]
         check(abs(m["x"] - width / 2) <= 2, "the marker sits at the view's centre (x %.1f of %d)" % (m["x"], width))
         check(m["y"] is not None, "the marker is on the peak sample")
+        grid, scale = driver.execute_script("return [window.ecgview.drawn.grid, window.ecgview.drawn.scale]")
+        check(grid is not None and grid["minor"], "0.8 s visible: the ECG grid with its 1 mm lines (%s)" % grid)
+        check(abs(grid["minor_x_px"] - 0.04 * width / 0.8) < 0.5, "a minor box is 40 ms wide (%.1f px)" % grid["minor_x_px"])
+        check(scale is not None and scale["px"] > 0, "an mV scale bar is drawn (%s)" % scale)
         px = pixel(driver, m["x"], m["y"])
         want = rgb(m["colour"])
         check(all(abs(a - b) <= 8 for a, b in zip(px[:3], want)),
@@ -139,6 +161,8 @@ def main():
         # Click the third outlier row: the view centres on it.
         rows = driver.find_elements(By.CSS_SELECTOR, "#outlier-rows tr")
         check(len(rows) == len(outliers), "the outlier list has outliers.csv's %d rows" % len(outliers))
+        shown = [r.find_element(By.CSS_SELECTOR, "td.cls").text for r in rows]
+        check(shown == outlier_classes, "each outlier row shows its beat's class (%s...)" % "".join(shown[:10]))
         rows[2].click()
         wait_settled(driver)
         t0, t1 = driver.execute_script("return [window.ecgview.t0, window.ecgview.t1]")
@@ -174,6 +198,11 @@ def main():
         driver.execute_script("window.ecgview.goToOutlier(0); window.ecgview.centreOn(arguments[0], 10 * arguments[1])",
                               outliers[0], fs)
         wait_settled(driver)
+        grid = driver.execute_script("return window.ecgview.drawn.grid")
+        check(grid is not None, "10 s visible: the ECG grid")
+        if grid["paper"]:
+            check(abs(grid["minor_x_px"] - grid["minor_y_px"]) < 0.01,
+                  "at ECG paper's proportions the boxes are square (%.2f x %.2f px)" % (grid["minor_x_px"], grid["minor_y_px"]))
         driver.save_screenshot(shot)
         print("screenshot: " + shot)
     finally:
@@ -181,6 +210,40 @@ def main():
         proc.send_signal(2)  # Ctrl-C
         code = proc.wait(timeout=10)
     check(code == 0, "ecgpipe view exits 0 on Ctrl-C")
+
+    # No model (`ecgpipe analyze`'s folder): the model's columns are empty cells, no outliers.csv.
+    bare = os.path.join(work, "no-model")
+    shutil.rmtree(bare, ignore_errors=True)
+    os.makedirs(bare)
+    for name in ("report.json", "rhythm.csv"):
+        if os.path.exists(os.path.join(out, name)):
+            shutil.copy(os.path.join(out, name), bare)
+    model_columns = ("recon_error", "neg_elbo", "template_distance", "prematurity", "score", "outlier")
+    with open(os.path.join(out, "beats.csv")) as f, open(os.path.join(bare, "beats.csv"), "w", newline="") as g:
+        reader = csv.DictReader(f)
+        writer = csv.DictWriter(g, fieldnames=reader.fieldnames, lineterminator="\n")
+        writer.writeheader()
+        for row in reader:
+            for k in row:
+                if k in model_columns or k.startswith("latent_mu"):
+                    row[k] = ""
+            writer.writerow(row)
+    proc, url = start_view(exe, bare)
+    driver = make_driver()
+    try:
+        driver.get(url)
+        wait_settled(driver)
+        check("no model: analysis only" in driver.find_element(By.ID, "counts").text, "no model: the page says so")
+        check(not driver.find_elements(By.CSS_SELECTOR, "#outlier-rows tr"), "no model: no outlier list")
+        driver.execute_script("window.ecgview.setView(arguments[0], arguments[1])", beats[50] - 2 * fs, beats[50] + 2 * fs)
+        wait_settled(driver)
+        drawn = [m["sample"] for m in driver.execute_script("return window.ecgview.drawn.markers")]
+        check(beats[50] in drawn, "no model: the beats are still drawn, by class")
+    finally:
+        driver.quit()
+        proc.send_signal(2)
+        code = proc.wait(timeout=10)
+    check(code == 0, "ecgpipe view (no model) exits 0 on Ctrl-C")
     print("PASS")
 
 

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cmath>
 #include <chrono>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -171,6 +172,11 @@ TEST(View, LoadsFolderRecordingAndReference) {
   EXPECT_EQ(d.beat_class.size(), d.r_peak.size());
   ASSERT_EQ(d.outliers.size(), 2u);
   EXPECT_EQ(d.outliers[0].r_peak, true_peaks()[7]);
+  EXPECT_EQ(d.outliers[0].beat_class, 'V') << "outliers.csv without `class`: beats.csv's class of that beat";
+  EXPECT_EQ(d.outliers[1].beat_class, 'N');
+  EXPECT_TRUE(d.has_model);
+  EXPECT_TRUE(d.units.empty()) << "report.json without input.units";
+  EXPECT_TRUE(std::isnan(d.units_per_mv));
   EXPECT_EQ(d.ref_sample, true_peaks());
   EXPECT_EQ(d.match.tp, kBeats - 1);
   EXPECT_EQ(d.match.fn, 1);
@@ -199,6 +205,77 @@ TEST(View, AfEpisodesFromRhythmCsv) {
   }
   write_text(out / "rhythm.csv", "start_sample,end_sample,start_s,end_s,rhythm,beats,mean_hr\n900,400,0,0,AFIB,1,\n");
   EXPECT_NE(testutil::input_error_of([&] { ecgpipe::load_view_data(options_for(out)); }).find("rhythm.csv"), std::string::npos);
+}
+
+// `ecgpipe analyze` writes beats.csv with the model's columns as empty cells and no outliers.csv:
+// the folder loads, scores are NaN (null in the API), outliers 0, no list, has_model false; the
+// page says "no model: analysis only". A cell that is neither empty nor a number is still refused.
+TEST(View, AnalysisOnlyFolderWithoutAModel) {
+  const auto out = make_out_dir(fresh_dir(), true, false);
+  std::string beats = "index,start,r_peak,time_s,length,rr_before_s,rr_after_s,split,recon_error,neg_elbo,"
+                      "template_distance,prematurity,score,outlier,latent_mu0,latent_mu1,class,rhythm\n";
+  const auto p = true_peaks();
+  for (std::size_t i = 0; i < p.size(); ++i)
+    beats += std::to_string(i) + "," + std::to_string(p[i] - 50) + "," + std::to_string(p[i]) + ",0.8,200,0.8,0.8,,,,,,,,,," +
+             (i == 3 ? "S" : "N") + ",N\n";
+  write_text(out / "beats.csv", beats);
+  fs::remove(out / "outliers.csv");
+  auto report = json::parse(read_text(out / "report.json"));
+  report.erase("outliers");
+  report["input"]["units"] = "uV";
+  write_text(out / "report.json", report.dump());
+  const auto d = ecgpipe::load_view_data(options_for(out));
+  EXPECT_FALSE(d.has_model);
+  ASSERT_EQ(d.r_peak, p);
+  ASSERT_EQ(d.score.size(), p.size());
+  for (const float v : d.score) EXPECT_TRUE(std::isnan(v));
+  EXPECT_EQ(d.outlier, std::vector<std::uint8_t>(p.size(), 0));
+  EXPECT_EQ(d.beat_class, "NNNSNNNNNN");
+  EXPECT_TRUE(d.outliers.empty());
+  EXPECT_EQ(d.units, "uV");
+  EXPECT_EQ(d.units_per_mv, 1000.0);
+  {
+    Served s(options_for(out));
+    auto c = s.client();
+    auto meta = c.Get("/api/meta");
+    ASSERT_TRUE(meta);
+    const auto m = json::parse(meta->body);
+    EXPECT_FALSE(m.at("has_model"));
+    EXPECT_EQ(m.at("score_p50"), 0.0) << "no score: the quantiles of none";
+    EXPECT_EQ(m.at("units_per_mv"), 1000.0);
+    auto b = c.Get(("/api/beats?from=0&to=" + std::to_string(p.back() + 1)).c_str());
+    ASSERT_TRUE(b);
+    const auto j = json::parse(b->body);
+    EXPECT_TRUE(j.at("beats").at("score").at(0).is_null());
+    EXPECT_EQ(j.at("beats").at("class"), "NNNSNNNNNN");
+    auto o = c.Get("/api/outliers");
+    ASSERT_TRUE(o);
+    EXPECT_EQ(json::parse(o->body), json::array());
+    auto js = c.Get("/view.js");
+    ASSERT_TRUE(js);
+    EXPECT_NE(js->body.find("no model: analysis only"), std::string::npos);
+  }
+  // A scored folder still needs its outliers.csv; a model cell that is not a number is refused.
+  make_out_dir(out.parent_path(), true, false);
+  fs::remove(out / "outliers.csv");
+  EXPECT_NE(testutil::input_error_of([&] { ecgpipe::load_view_data(options_for(out)); }).find("outliers.csv"), std::string::npos);
+  write_text(out / "beats.csv", "r_peak,score,outlier\n100,0.5,0\n300,abc,0\n");
+  EXPECT_NE(testutil::input_error_of([&] { ecgpipe::load_view_data(options_for(out)); }).find("beats.csv:3: score 'abc'"),
+            std::string::npos);
+}
+
+// outliers.csv's own `class` column wins; the API gives each row its class.
+TEST(View, OutlierListCarriesEachBeatsClass) {
+  const auto out = make_out_dir(fresh_dir(), true, false);
+  const auto d0 = ecgpipe::load_view_data(options_for(out));
+  write_text(out / "outliers.csv", "rank,index,r_peak,time_s,time,score,outlier,class\n1," +
+                                       std::to_string(d0.outliers[0].index) + "," + std::to_string(d0.outliers[0].r_peak) +
+                                       ",6.4,0:00:06.4,3.5,1,F\n");
+  Served s(options_for(out));
+  auto c = s.client();
+  auto o = c.Get("/api/outliers");
+  ASSERT_TRUE(o);
+  EXPECT_EQ(json::parse(o->body).at(0).at("class"), "F");
 }
 
 TEST(View, FindsARelativeRecordingBesideTheOutputFolder) {

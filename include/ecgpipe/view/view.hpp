@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <ostream>
 #include <string>
@@ -45,6 +46,7 @@ struct ViewOutlier {
   std::int64_t index = 0;   // beat index in beats.csv
   std::int64_t r_peak = 0;  // sample
   double score = 0.0;
+  char beat_class = '-';    // outliers.csv's `class`, else beats.csv's for that beat; '-': none
 };
 
 // Everything the server answers from, loaded once.
@@ -54,8 +56,16 @@ struct ViewData {
   Pyramid pyramid;
   // Detected beats, in sample order (beats.csv).
   std::vector<std::int64_t> r_peak;
+  // NaN / 0 where beats.csv's model columns are empty cells (`ecgpipe analyze`: no model).
   std::vector<float> score;
   std::vector<std::uint8_t> outlier;
+  // Whether a model scored the beats: some beats.csv `score` cell holds a number. Without one
+  // there is no outliers.csv and the page says "no model: analysis only".
+  bool has_model = true;
+  // The signal's units (report.json input.units: "mV", "uV", ...; empty: unknown, a CSV) and how
+  // many of them make a millivolt (NaN where unknown): the page's mV scale and ECG grid.
+  std::string units;
+  double units_per_mv = std::numeric_limits<double>::quiet_NaN();
   std::string beat_class;  // one AAMI class letter per beat ('-': none) when beats.csv has `class`
   double outlier_threshold = 0.0;
   std::vector<ViewOutlier> outliers;
@@ -69,7 +79,8 @@ struct ViewData {
 };
 
 // Loads OUT_DIR (report.json, beats.csv, outliers.csv), the recording and the reference, and
-// builds the pyramid. InputError (exit 3) naming what is missing or malformed.
+// builds the pyramid. InputError (exit 3) naming what is missing or malformed. A folder whose
+// beats.csv has empty model columns (no score anywhere) needs no outliers.csv: has_model false.
 ViewData load_view_data(const ViewOptions& options);
 
 // The HTTP server over one ViewData. Requests are answered from memory on httplib's threads.

@@ -1,6 +1,7 @@
 // ecgpipe view: draws a recording from the server's min/max pyramid (tiles of the visible range
 // only), the detected beats (coloured by class, else by score), the reference beats with misses
-// and false positives, a heart-rate lane and the outlier list. No libraries: canvas 2D only.
+// and false positives, a heart-rate lane and the outlier list; zoomed to seconds, the ECG grid and
+// an mV scale. No libraries: canvas 2D only.
 // window.ecgview exposes the state for the browser tests and the benchmark (scripts/view-bench.py).
 'use strict';
 (function () {
@@ -12,7 +13,20 @@
   const MIN_SPAN = 10;           // samples: the closest zoom (a sample every ~100 px)
   const OUTLIER_SPAN_S = 4;      // seconds shown around an outlier when jumping to it
   const TOP = 18, REF_LANE = 18, AXIS = 22;  // px bands of the signal canvas (CSS px)
-  const CLASS_COLOURS = { N: '#2e7d32', S: '#ef8f00', V: '#d62728', F: '#8e44ad', Q: '#7f7f7f' };
+  // One colour per meaning (issue 27: V and missed beats shared one red, S and false positives one
+  // orange), from Okabe and Ito's palette for colour-blind readers where it has one: the classes
+  // on the beat markers (a triangle above the trace); the reference matching's misses (FN, an
+  // orange square in the reference lane) and false positives (FP, a green diamond) in colours and
+  // shapes that no class uses; AF a pale yellow shade; the grid pale red, as ECG paper.
+  const CLASS_COLOURS = { N: '#3a3a3a', S: '#0072b2', V: '#d55e00', F: '#cc79a7', Q: '#8c564b' };
+  const CLASS_NAMES = { N: 'normal', S: 'supraventricular', V: 'ventricular', F: 'fusion', Q: 'unclassifiable' };
+  const FN_COLOUR = '#e69f00', FN_SHADE = 'rgba(230,159,0,0.16)';
+  const FP_COLOUR = '#009e73', FP_SHADE = 'rgba(0,158,115,0.13)';
+  const NO_SCORE_COLOUR = '#777777';  // no class and no model score
+  // ECG paper: 25 mm/s and 10 mm/mV; 1 mm boxes (40 ms x 0.1 mV), 5 mm boxes (0.2 s x 0.5 mV).
+  const GRID_SPAN_S = 20;  // the grid and the mV scale when at most this many seconds are visible
+  const PAPER_MM_PER_S = 25, PAPER_MM_PER_MV = 10;
+  const GRID_MINOR = '#f7d4d4', GRID_MAJOR = '#e8a3a3';
 
   const S = {
     meta: null, outliers: [], current: -1,
@@ -160,10 +174,11 @@
       const c = CLASS_COLOURS[b.class[i]];
       if (c) return c;
     }
-    return scoreColour(b.score[i]);
+    return b.score[i] === null || !S.meta.has_model ? NO_SCORE_COLOUR : scoreColour(b.score[i]);
   }
+  S.colours = { classes: CLASS_COLOURS, fn: FN_COLOUR, fp: FP_COLOUR, noScore: NO_SCORE_COLOUR };
   // AF episodes (rhythm.csv) in view, shaded from y0 to y1 under what is drawn next.
-  const AF_SHADE = 'rgba(217,95,2,0.13)';
+  const AF_SHADE = 'rgba(240,228,66,0.30)';
   function shadeAf(ctx, W, y0, y1) {
     const eps = S.meta.af_episodes || [];
     ctx.fillStyle = AF_SHADE;
@@ -188,6 +203,55 @@
     }
   }
 
+  // Signal units per mV: the header's (WFDB, EDF); a CSV's unknown units are taken as mV, as
+  // report.html's strips take them, and the scale says so.
+  function unitsPerMv() { return S.meta.units_per_mv || 1; }
+  function gridWanted() { return (S.t1 - S.t0) / S.meta.fs <= GRID_SPAN_S; }
+  // The ECG grid over the plot: lines every 40 ms and 0.1 mV, bolder every 0.2 s and 0.5 mV; the
+  // minor lines only where they are at least 3 px apart, no grid where even the major ones would
+  // be closer than 4 px (a CSV in ADC units taken as mV). Returns what was drawn, or null.
+  function drawGrid(ctx, W, top, bottom, lo, hi) {
+    const fs = S.meta.fs, u = unitsPerMv(), span = S.t1 - S.t0;
+    const pxPerS = W / (span / fs), pxPerUnit = (bottom - top) / (hi - lo);
+    const minorX = 0.04 * pxPerS, minorY = 0.1 * u * pxPerUnit;
+    if (5 * Math.min(minorX, minorY) < 4) return null;
+    const minor = Math.min(minorX, minorY) >= 3;
+    ctx.save();
+    ctx.beginPath(); ctx.rect(0, top, W, bottom - top); ctx.clip();
+    ctx.lineWidth = 1;
+    for (const major of minor ? [false, true] : [true]) {
+      ctx.strokeStyle = major ? GRID_MAJOR : GRID_MINOR;
+      ctx.beginPath();
+      const stepS = major ? 0.2 : 0.04, stepU = (major ? 0.5 : 0.1) * u;
+      for (let k = Math.ceil(S.t0 / fs / stepS - 1e-9); k <= Math.floor(S.t1 / fs / stepS + 1e-9); ++k) {
+        if (!major && k % 5 === 0) continue;  // a major line is drawn there
+        const x = Math.round((k * stepS * fs - S.t0) / span * W) + 0.5;
+        ctx.moveTo(x, top); ctx.lineTo(x, bottom);
+      }
+      for (let j = Math.ceil(lo / stepU - 1e-9); j <= Math.floor(hi / stepU + 1e-9); ++j) {
+        if (!major && j % 5 === 0) continue;
+        const y = Math.round(bottom - (j * stepU - lo) * pxPerUnit) + 0.5;
+        ctx.moveTo(0, y); ctx.lineTo(W, y);
+      }
+      ctx.stroke();
+    }
+    ctx.restore();
+    return { minor_x_px: minorX, minor_y_px: minorY, minor: minor };
+  }
+  // A vertical mV scale bar at the plot's lower left: 1 mV where it fits (else 0.5, 2, 0.2, 5, ...
+  // whichever is 15 px to 60 % of the plot), labelled; the units said when they are unknown.
+  function drawScale(ctx, top, bottom, lo, hi) {
+    const pxPerMv = (bottom - top) / (hi - lo) * unitsPerMv();
+    const mv = [1, 0.5, 2, 0.2, 5, 0.1, 10, 20, 50, 100].find((v) => v * pxPerMv >= 15 && v * pxPerMv <= 0.6 * (bottom - top));
+    if (mv === undefined) return null;
+    const x = 10, y0 = bottom - 8, y1 = y0 - mv * pxPerMv;
+    ctx.strokeStyle = '#000'; ctx.lineWidth = 2;
+    ctx.beginPath(); ctx.moveTo(x - 4, y0); ctx.lineTo(x + 4, y0); ctx.moveTo(x, y0); ctx.lineTo(x, y1); ctx.moveTo(x - 4, y1); ctx.lineTo(x + 4, y1); ctx.stroke();
+    ctx.fillStyle = '#000'; ctx.font = 'bold 11px system-ui, sans-serif'; ctx.textAlign = 'left'; ctx.textBaseline = 'middle';
+    ctx.fillText(mv + ' mV' + (S.meta.units_per_mv ? '' : ' (units unknown: taken as mV)'), x + 7, (y0 + y1) / 2);
+    return { mv: mv, px: mv * pxPerMv };
+  }
+
   function drawSignal() {
     const [ctx, W, H] = sizeCanvas(sigCanvas);
     ctx.clearRect(0, 0, W, H);
@@ -203,7 +267,7 @@
     const sx = (s) => (s - S.t0) / spp;  // sample -> x
     shadeAf(ctx, W, plotTop, plotBottom);
     timeTicks(ctx, W, 0, W, plotTop, plotBottom + refLane, true);
-    S.drawn = { level: level, envelope: null, markers: [], reference: [] };
+    S.drawn = { level: level, envelope: null, markers: [], reference: [], grid: null, scale: null };
     if (level < 0) return complete;
 
     const bw = Math.pow(m.factor, level), nb = levelBins(level);
@@ -236,6 +300,19 @@
     if (!(hi > lo)) { hi = lo + 1; lo -= 1; }
     const pad = (hi - lo) * 0.06;
     lo -= pad; hi += pad;
+    // Zoomed to seconds: ECG paper's proportions (25 mm/s, 10 mm/mV, so the boxes are square)
+    // where the visible signal fits the plot at that gain, centred; else the fitted range.
+    let grid = null, scale = null, paper = false;
+    if (gridWanted()) {
+      const h = plotBottom - plotTop, paperPxPerUnit = W / ((S.t1 - S.t0) / m.fs) * PAPER_MM_PER_MV / PAPER_MM_PER_S / unitsPerMv();
+      paper = (hi - lo) * paperPxPerUnit <= h;
+      if (paper) {
+        const c = (hi + lo) / 2, half = h / 2 / paperPxPerUnit;
+        lo = c - half; hi = c + half;
+      }
+      grid = drawGrid(ctx, W, plotTop, plotBottom, lo, hi);
+      if (grid) grid.paper = paper;
+    }
     const sy = (v) => plotBottom - (v - lo) / (hi - lo) * (plotBottom - plotTop);
     S.yOf = sy;
     ctx.fillStyle = '#1f3b63'; ctx.strokeStyle = '#1f3b63';
@@ -251,6 +328,9 @@
       if (spp < 0.15) for (const [x, v] of cols) ctx.fillRect(x - 1.5, sy(v) - 1.5, 3, 3);  // each sample
     }
     S.drawn.envelope = { columns: cols.length, from: first, to: last, lo: lo, hi: hi };
+    if (grid) scale = drawScale(ctx, plotTop, plotBottom, lo, hi);
+    S.drawn.grid = grid;
+    S.drawn.scale = scale;
 
     // Beats: markers on the top band and at the peak; reference lane below the plot.
     let beatsComplete = true;
@@ -277,7 +357,7 @@
       if (r < S.t0 || r >= S.t1) continue;
       const x = sx(r), colour = beatColour(i);
       const fp = b.matched !== undefined && !b.matched[i];
-      if (fp) { ctx.fillStyle = 'rgba(255,140,0,0.18)'; ctx.fillRect(x - 4, plotTop, 8, plotBottom - plotTop); }
+      if (fp) { ctx.fillStyle = FP_SHADE; ctx.fillRect(x - 4, plotTop, 8, plotBottom - plotTop); }
       ctx.fillStyle = colour;
       const size = b.outlier[i] ? 7 : 5;
       ctx.beginPath(); ctx.moveTo(x - size, 3); ctx.lineTo(x + size, 3); ctx.lineTo(x, 3 + 1.6 * size); ctx.closePath(); ctx.fill();
@@ -290,7 +370,12 @@
           ctx.strokeStyle = '#fff'; ctx.lineWidth = 1; ctx.stroke();
         }
       }
-      if (fp) { ctx.fillStyle = '#c05600'; ctx.font = 'bold 10px system-ui'; ctx.textAlign = 'left'; ctx.fillText('FP', x + 6, plotTop + 2); }
+      if (fp) {  // a green diamond under the marker, and the letters
+        const yd = plotTop + 8;
+        ctx.fillStyle = FP_COLOUR;
+        ctx.beginPath(); ctx.moveTo(x, yd - 6); ctx.lineTo(x + 6, yd); ctx.lineTo(x, yd + 6); ctx.lineTo(x - 6, yd); ctx.closePath(); ctx.fill();
+        ctx.font = 'bold 10px system-ui'; ctx.textAlign = 'left'; ctx.textBaseline = 'middle'; ctx.fillText('FP', x + 8, yd);
+      }
       S.drawn.markers.push({ index: b.index + i, sample: r, x: x * dpr, y: y === null ? null : y * dpr, colour: colour, fp: fp });
     }
     if (!ref) return;
@@ -300,10 +385,10 @@
       const r = ref.sample[i];
       if (r < S.t0 || r >= S.t1) continue;
       const x = sx(r), miss = !ref.matched[i];
-      if (miss) {
-        ctx.fillStyle = 'rgba(214,39,40,0.15)'; ctx.fillRect(x - 4, plotTop, 8, plotBottom - plotTop);
-        ctx.fillStyle = '#d62728'; ctx.fillRect(x - 7, y0, 14, REF_LANE - 4);
-        ctx.fillStyle = '#fff'; ctx.fillText('FN', x, y0 + 2);
+      if (miss) {  // an orange square in the lane, black letters
+        ctx.fillStyle = FN_SHADE; ctx.fillRect(x - 4, plotTop, 8, plotBottom - plotTop);
+        ctx.fillStyle = FN_COLOUR; ctx.fillRect(x - 8, y0, 16, REF_LANE - 4);
+        ctx.fillStyle = '#000'; ctx.fillText('FN', x, y0 + 2);
       } else {
         ctx.fillStyle = '#666'; ctx.fillRect(x - 0.5, y0, 1, 5);
         if ((S.t1 - S.t0) / S.meta.fs < 30) ctx.fillText(ref.symbol[i], x, y0 + 5);
@@ -383,7 +468,10 @@
     S.outliers.forEach((o, k) => {
       const tr = document.createElement('tr');
       tr.dataset.rank = o.rank;
-      tr.innerHTML = '<td>' + o.rank + '</td><td>' + clock(o.r_peak / fs, 1) + '</td><td>' + o.score.toFixed(2) + '</td>';
+      const cls = CLASS_COLOURS[o.class] ? o.class : '-';  // one letter of ours, never the file's text
+      tr.innerHTML = '<td>' + o.rank + '</td><td>' + clock(o.r_peak / fs, 1) + '</td><td class="cls"' +
+        (CLASS_COLOURS[cls] ? ' style="color:' + CLASS_COLOURS[cls] + '" title="' + CLASS_NAMES[cls] + '"' : '') + '>' + cls +
+        '</td><td>' + o.score.toFixed(2) + '</td>';
       tr.addEventListener('click', () => goToOutlier(k));
       body.appendChild(tr);
     });
@@ -422,13 +510,21 @@
     window.addEventListener('resize', requestDraw);
   }
 
+  // The legend: each meaning with its colour and shape, as drawn (every text here is ours).
   function legend() {
     const m = S.meta, parts = [];
-    if (m.has_class) for (const c in CLASS_COLOURS) parts.push('<span><i style="background:' + CLASS_COLOURS[c] + '"></i>' + c + '</span>');
-    else parts.push('<span><i style="background:' + scoreColour(m.score_p50) + '"></i>typical score</span><span><i style="background:' +
-      scoreColour(m.outlier_threshold) + '"></i>outlier score</span>');
+    const item = (shape, colour, text) => parts.push('<span><b class="' + shape + '" style="color:' + colour + '"></b>' + text + '</span>');
+    if (m.has_class) for (const c in CLASS_COLOURS) item('tri', CLASS_COLOURS[c], c + ' ' + CLASS_NAMES[c]);
+    else if (m.has_model) { item('tri', scoreColour(m.score_p50), 'typical score'); item('tri', scoreColour(m.outlier_threshold), 'outlier score'); }
+    else item('tri', NO_SCORE_COLOUR, 'beat');
+    if (m.has_model) parts.push('<span>larger marker: outlier</span>');
     if ((m.af_episodes || []).length) parts.push('<span><i style="background:' + AF_SHADE + '"></i>atrial fibrillation (' + m.af_episodes.length + ' episodes)</span>');
-    if (m.has_reference) parts.push('<span><i style="background:#d62728"></i>FN: reference beat missed</span><span><i style="background:#ff8c00"></i>FP: detection without a reference beat</span>');
+    if (m.has_reference) {
+      item('sq', FN_COLOUR, 'FN: reference beat missed');
+      item('dia', FP_COLOUR, 'FP: detection without a reference beat');
+    }
+    parts.push('<span><i class="grid"></i>at \u2264 ' + GRID_SPAN_S + ' s: grid 1 mm = 40 ms \u00d7 0.1 mV, 5 mm = 0.2 s \u00d7 0.5 mV' +
+      (m.units_per_mv ? '' : ' (units unknown: taken as mV)') + '</span>');
     $('legend').innerHTML = parts.join('');
   }
 
@@ -439,6 +535,10 @@
     document.title = 'ecgpipe view: ' + name;
     $('title').textContent = name + ' \u00b7 ' + clock(meta.samples / meta.fs, 0) + ' at ' + meta.fs + ' Hz';
     let counts = meta.beats + ' beats';
+    if (!meta.has_model) {
+      counts += ' \u00b7 no model: analysis only';
+      $('outliers-title').textContent = 'Outliers: none (no model: analysis only)';
+    }
     if (meta.reference) counts += ' \u00b7 reference: TP ' + meta.reference.tp + ', FN ' + meta.reference.fn + ', FP ' + meta.reference.fp;
     $('counts').textContent = counts;
     legend();
