@@ -3,6 +3,7 @@
 #include "ecgpipe/classify/holter.hpp"
 
 #include "ecgpipe/classify/holter_json.hpp"
+#include "common/json_number.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -24,17 +25,24 @@ std::size_t class_index(char c) {
   throw InternalError(std::string("holter_summary: class '") + c + "' is not one of N S V F Q");
 }
 
-// Min / max of 60 x w / (sum of w consecutive RR), w = min(window, RR count), by a running sum.
-void rate_extremes(const std::vector<double>& rr, const std::vector<double>& rr_start_s, std::size_t window,
-                   HolterSummary& s) {
-  const std::size_t w = std::max<std::size_t>(1, std::min(window, rr.size()));
-  double sum = 0.0;
+// Min / max of 60 x w / (sum of w consecutive RR) by a running sum, each window inside one
+// stretch of consecutive intervals (`starts`: where each begins in rr; artefact splits them);
+// w = min(window, the longest stretch).
+void rate_extremes_over_stretches(const std::vector<double>& rr, const std::vector<double>& rr_start_s,
+                                  const std::vector<std::size_t>& starts, std::size_t window, HolterSummary& s) {
+  std::size_t longest = 0;
+  for (std::size_t k = 0; k < starts.size(); ++k)
+    longest = std::max(longest, (k + 1 < starts.size() ? starts[k + 1] : rr.size()) - starts[k]);
+  const std::size_t w = std::max<std::size_t>(1, std::min(window, longest));
   s.hr_min = std::numeric_limits<double>::infinity();
   s.hr_max = -std::numeric_limits<double>::infinity();
-  for (std::size_t i = 0; i < rr.size(); ++i) {
-    sum += rr[i];
-    if (i >= w) sum -= rr[i - w];
-    if (i + 1 < w) continue;
+  for (std::size_t k = 0; k < starts.size(); ++k) {
+    const std::size_t begin = starts[k], end = k + 1 < starts.size() ? starts[k + 1] : rr.size();
+    double sum = 0.0;
+    for (std::size_t i = begin; i < end; ++i) {
+      sum += rr[i];
+      if (i >= begin + w) sum -= rr[i - w];
+      if (i + 1 < begin + w) continue;
     const double bpm = kSecondsPerMinute * static_cast<double>(w) / sum;
     const double start = rr_start_s[i + 1 - w];
     if (bpm < s.hr_min) {
@@ -44,6 +52,7 @@ void rate_extremes(const std::vector<double>& rr, const std::vector<double>& rr_
     if (bpm > s.hr_max) {
       s.hr_max = bpm;
       s.hr_max_time_s = start;
+    }
     }
   }
 }
@@ -95,11 +104,19 @@ void bigeminy(const std::vector<char>& cls, const std::vector<double>& t, std::s
 
 }  // namespace
 
-HolterSummary holter_summary(const std::vector<std::int64_t>& r_peaks, double fs, const std::vector<char>& classes,
-                             double duration_s, const HolterOptions& o) {
+HolterSummary holter_summary(const std::vector<std::int64_t>& r_peaks, double fs, const std::vector<char>& classes_in,
+                             double duration_s, const HolterOptions& o, const std::vector<bool>& artefact) {
   if (!std::isfinite(fs) || fs <= 0.0) throw UsageError("holter_summary: the sampling rate must be positive");
-  if (!classes.empty() && classes.size() != r_peaks.size())
+  if (!classes_in.empty() && classes_in.size() != r_peaks.size())
     throw InternalError("holter_summary: classes and R peaks differ in size");
+  if (!artefact.empty() && artefact.size() != r_peaks.size())
+    throw InternalError("holter_summary: artefact flags and R peaks differ in size");
+  const auto in_artefact = [&artefact](std::size_t i) { return !artefact.empty() && artefact[i]; };
+  // A beat in artefact is no ectopic beat: it counts as Q, which ends any run, couplet or bigeminy.
+  std::vector<char> classes = classes_in;
+  if (!classes.empty())
+    for (std::size_t i = 0; i < classes.size(); ++i)
+      if (in_artefact(i)) classes[i] = 'Q';
   if (!std::is_sorted(r_peaks.begin(), r_peaks.end())) throw InternalError("holter_summary: R peaks are not sorted");
   HolterSummary s;
   s.options = o;
@@ -110,9 +127,15 @@ HolterSummary holter_summary(const std::vector<std::int64_t>& r_peaks, double fs
   for (std::size_t i = 0; i < n; ++i) t[i] = static_cast<double>(r_peaks[i]) / fs;
   s.duration_s = duration_s > 0.0 ? duration_s : (n ? t.back() : 0.0);
 
-  // --- Rate.
+  // --- Rate, over the RR intervals clear of artefact (an interval that ends or starts in noise
+  // is not known: a pause may be missed beats, a short interval noise taken for a beat).
   std::vector<double> rr, rr_start;
+  std::vector<std::size_t> stretch_starts;  // where each stretch of consecutive clear intervals starts in rr
+  std::size_t last = 0;                     // the beat that ended the last clear interval (0: none)
   for (std::size_t i = 1; i < n; ++i) {
+    if (in_artefact(i) || in_artefact(i - 1)) continue;
+    if (last != i - 1 || rr.empty()) stretch_starts.push_back(rr.size());
+    last = i;
     rr.push_back(t[i] - t[i - 1]);
     rr_start.push_back(t[i - 1]);
   }
@@ -121,7 +144,7 @@ HolterSummary holter_summary(const std::vector<std::int64_t>& r_peaks, double fs
   for (double v : rr) rr_sum += v;
   if (!rr.empty() && rr_sum > 0.0) {
     s.hr_mean = kSecondsPerMinute * static_cast<double>(rr.size()) / rr_sum;
-    rate_extremes(rr, rr_start, o.hr_window_beats, s);
+    rate_extremes_over_stretches(rr, rr_start, stretch_starts, o.hr_window_beats, s);
     const auto longest = std::max_element(rr.begin(), rr.end());
     s.longest_pause_s = *longest;
     s.longest_pause_start_s = rr_start[static_cast<std::size_t>(longest - rr.begin())];
@@ -135,8 +158,8 @@ HolterSummary holter_summary(const std::vector<std::int64_t>& r_peaks, double fs
   for (std::size_t i = 0; i < n; ++i) {
     const auto m = static_cast<std::size_t>(t[i] / kSecondsPerMinute);
     ++s.trend[m].beats;
-    if (i > 0) {
-      minute_rr[m] += rr[i - 1];
+    if (i > 0 && !in_artefact(i) && !in_artefact(i - 1)) {
+      minute_rr[m] += t[i] - t[i - 1];
       ++minute_rr_count[m];
     }
   }
@@ -172,23 +195,25 @@ HolterSummary holter_summary(const std::vector<std::int64_t>& r_peaks, double fs
 }
 
 nlohmann::json holter_json(const HolterSummary& s) {
-  const auto num = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); };
+  // Rates to 0.1 bpm, times and intervals to the ms: what they mean, no more (issue 27).
+  const auto num = [](double v) { return json_number(v, 1); };
+  const auto sec = [](double v) { return json_number(v, 3); };
   nlohmann::json trend = nlohmann::json::array();
   for (const HolterMinute& m : s.trend) trend.push_back({{"minute", m.minute}, {"beats", m.beats}, {"bpm", num(m.bpm)}});
   nlohmann::json j = {
-      {"duration_s", s.duration_s},
+      {"duration_s", sec(s.duration_s)},
       {"beats", s.beats},
       {"heart_rate",
        {{"mean_bpm", num(s.hr_mean)},
         {"min_bpm", num(s.hr_min)},
-        {"min_time_s", std::isfinite(s.hr_min) ? nlohmann::json(s.hr_min_time_s) : nlohmann::json(nullptr)},
+        {"min_time_s", std::isfinite(s.hr_min) ? sec(s.hr_min_time_s) : nlohmann::json(nullptr)},
         {"max_bpm", num(s.hr_max)},
-        {"max_time_s", std::isfinite(s.hr_max) ? nlohmann::json(s.hr_max_time_s) : nlohmann::json(nullptr)},
+        {"max_time_s", std::isfinite(s.hr_max) ? sec(s.hr_max_time_s) : nlohmann::json(nullptr)},
         {"extremes_over_rr_intervals", s.options.hr_window_beats},
         {"trend_per_minute", trend}}},
       {"longest_pause",
-       {{"rr_s", num(s.longest_pause_s)},
-        {"start_s", std::isfinite(s.longest_pause_s) ? nlohmann::json(s.longest_pause_start_s) : nlohmann::json(nullptr)}}},
+       {{"rr_s", sec(s.longest_pause_s)},
+        {"start_s", std::isfinite(s.longest_pause_s) ? sec(s.longest_pause_start_s) : nlohmann::json(nullptr)}}},
       {"pauses", {{"threshold_s", s.options.pause_threshold_s}, {"count", s.pauses}}},
       {"has_classes", s.has_classes}};
   if (!s.has_classes) return j;
@@ -200,11 +225,11 @@ nlohmann::json holter_json(const HolterSummary& s) {
   nlohmann::json runs = nlohmann::json::array();
   for (const EctopicRun& r : s.runs)
     runs.push_back({{"class", std::string(1, r.cls)}, {"first_beat", r.first_beat}, {"beats", r.beats},
-                    {"start_s", r.start_s}, {"rate_bpm", num(r.rate_bpm)}});
+                    {"start_s", sec(r.start_s)}, {"rate_bpm", num(r.rate_bpm)}});
   nlohmann::json big = nlohmann::json::array();
   for (const BigeminyEpisode& b : s.bigeminy)
     big.push_back({{"class", std::string(1, b.cls)}, {"first_beat", b.first_beat}, {"cycles", b.cycles},
-                   {"start_s", b.start_s}, {"end_s", b.end_s}});
+                   {"start_s", sec(b.start_s)}, {"end_s", sec(b.end_s)}});
   j["classes"] = counts;
   j["veb"] = {{"total", s.veb}, {"couplets", s.v_couplets}, {"runs", s.v_runs}, {"longest_run", s.longest_v_run},
               {"bigeminy_episodes", s.v_bigeminy}};

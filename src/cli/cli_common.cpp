@@ -148,6 +148,20 @@ int max_cpu_threads() {
   return kPerCore * static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
 
+SignalSource resolve_input(const std::string& input, CsvOptions& csv, double& fs, bool fs_given) {
+  SignalSource s = resolve_signal_source(input, csv, fs_given ? std::optional<double>(fs) : std::nullopt, kSeedFs);
+  fs = s.fs;
+  csv.column = s.column;
+  spdlog::info("{}: {}", input, s.description());
+  return s;  // its warnings are said by the run or detection (after the options' checks: a usage error stays one line)
+}
+
+void add_threads_note(CLI::App& cmd) {
+  cmd.footer(
+      "Global options (also after the subcommand): -q/--quiet, -v/--verbose (a line per training epoch), --threads N "
+      "(CPU threads for training, scoring and the CPU band-pass; 0: OMP_NUM_THREADS, else one per core)");
+}
+
 void check_windows(const SampleWindows& w, double fs) {
   // Upper bounds as durations, far beyond any physiological value, so that a typo cannot
   // overflow an index or allocate gigabytes: the Ricker wavelet (default 0.12 s) spans a QRS;

@@ -122,8 +122,8 @@ void add_bench_command(CLI::App& app) {
   cmd->callback([args] {
     // As run and detect: a WFDB or EDF header's rate unless --fs is given (issue 25: a record
     // without --fs was refused as "--fs 250 does not match the 360 Hz", no --fs having been given).
-    if (args->fs_option->count() == 0)
-      if (const auto header_fs = signal_file_fs(args->options.input, args->options.csv.column)) args->options.fs = *header_fs;
+    args->options.source = resolve_input(args->options.input, args->options.csv, args->options.fs,
+                                         args->fs_option->count() > 0);
     const SampleWindows w = seed_windows(args->options.fs);
     args->options.ricker_width = w.ricker_width;
     args->options.nms_window = w.nms_window;

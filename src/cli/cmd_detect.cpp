@@ -2,6 +2,7 @@
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
+#include <iostream>
 #include <memory>
 #include <string>
 
@@ -37,8 +38,7 @@ struct DetectArgs {
     if (!column.empty()) o.csv.column = column;
     o.reference = reference;
     o.fs = fs;
-    if (fs_option->count() == 0)  // a WFDB or EDF header knows its rate; a CSV does not
-      if (const auto header_fs = signal_file_fs(input, o.csv.column)) o.fs = *header_fs;
+    o.source = resolve_input(input, o.csv, o.fs, fs_option->count() > 0);
     const SampleWindows def = seed_windows(o.fs);
     o.windows = windows;
     if (ricker->count() == 0) o.windows.ricker_width = def.ricker_width;
@@ -67,28 +67,41 @@ void add_detect_command(CLI::App& app) {
   a->min_length = cmd->add_option("--min-length", a->windows.min_length, "seed: shortest beat, samples [default: 0.4 s]");
   a->max_length = cmd->add_option("--max-length", a->windows.max_length, "seed: longest beat, samples [default: 1.024 s]");
   a->out_option = cmd->add_option("--out", a->out,
-                                  "Output CSV (index,r_peak); with several recordings a directory [default there: "
+                                  "Output CSV (index,r_peak; '-' or /dev/stdout: standard output); with several recordings a directory [default there: "
                                   "ecgpipe-detect] with NAME/beats.csv and NAME/report.json per recording")
                       ->capture_default_str();
   add_device_option(*cmd, a->device);
   add_chunk_option(*cmd, a->chunk_seconds);
+  add_threads_note(*cmd);
   cmd->callback([a, cmd] {
     require_inputs(a->in);
     if (is_batch(a->in.inputs, a->in.manifest)) {
       const std::string out = a->out_option->count() > 0 ? a->out : "ecgpipe-detect";
       run_many(*cmd, a->in, out, false, [a](const BatchItem& item, const std::string& folder) {
         const DetectFileOptions o = a->options_for(item.path, item.column, item.reference);
-        write_detect_folder(folder, o, detect_file(o));
+        const DetectFileResult found = detect_file(o);
+        write_detect_folder(folder, o, found);
+        for (const std::string& w : found.warnings) spdlog::warn("{}: {}", item.name, w);
       });
       return;
     }
     const DetectFileOptions o = a->options_for(a->in.single(), "", "");
     const DetectFileResult found = detect_file(o);
-    OutputSet files;  // temp + rename: a failed write leaves the earlier file whole
-    write_r_peaks_csv(files.text(a->out), found.r_peaks);
-    files.commit();
-    spdlog::info("{}: {} samples at {} Hz, preset {} on {}: {} candidates -> {} R peaks -> {}", o.input, found.samples, o.fs,
-                 preset_name(o.preset), found.device, found.candidates, found.r_peaks.size(), a->out);
+    const bool to_stdout = a->out == "-" || a->out == "/dev/stdout";
+    if (to_stdout) {
+      // A pipe has no earlier output to keep whole: written as it goes (`detect X --out - | head`).
+      write_r_peaks_csv(std::cout, found.r_peaks);
+      std::cout.flush();
+      if (!std::cout) throw OutputError("cannot write the R peaks to stdout");
+    } else {
+      OutputSet files;  // temp + rename: a failed write leaves the earlier file whole
+      write_r_peaks_csv(files.text(a->out), found.r_peaks);
+      files.commit();
+    }
+    spdlog::info("{}: {} samples at {} Hz ({}), preset {} on {}: {} candidates -> {} R peaks -> {}", o.input, found.samples,
+                 o.fs, o.source.fs_source, preset_name(o.preset), found.device, found.candidates, found.r_peaks.size(),
+                 to_stdout ? "stdout" : a->out);
+    for (const std::string& w : found.warnings) spdlog::warn("{}", w);  // last: beside the summary
   });
 }
 

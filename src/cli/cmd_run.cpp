@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <string>
@@ -34,19 +35,34 @@ struct RunArgs {
 
 void print_summary(const RunOptions& o, const RunResult& r) {
   const auto& s = r.seconds;
-  spdlog::info("{}: {} samples -> {} beats on {}; train loss {:.5f} -> {:.5f}, test loss {:.5f}", o.input, r.samples,
-               r.beats.size(), r.device, r.model.epoch_loss.front(), r.model.epoch_loss.back(), r.model.test_loss);
-  spdlog::info("seconds: csv {:.3f}, band-pass {:.3f}, peaks {:.3f}, beats {:.3f}, train {:.3f}, score {:.3f}, total {:.3f}",
-               s.csv, s.bandpass, s.peaks, s.beats, s.train, s.score, s.total);
-  spdlog::info("wrote {}/beats.csv, outliers.csv, rhythm.csv, model.safetensors, report.json, report.html", o.out_dir);
+  const std::size_t artefact_beats = static_cast<std::size_t>(std::count(r.artefact.begin(), r.artefact.end(), true));
+  if (o.analyze_only) {
+    spdlog::info("{}: {} samples at {} Hz ({}) -> {} beats ({} in artefact) on {}", o.input, r.samples, o.fs,
+                 o.source.fs_source, r.beats.size(), artefact_beats, r.device);
+  } else {
+    spdlog::info("{}: {} samples at {} Hz ({}) -> {} beats ({} in artefact) on {}; train loss {:.5f} -> {:.5f}, test loss {:.5f}",
+                 o.input, r.samples, o.fs, o.source.fs_source, r.beats.size(), artefact_beats, r.device,
+                 r.model.epoch_loss.front(), r.model.epoch_loss.back(), r.model.test_loss);
+  }
+  spdlog::info("seconds: read {:.3f}, band-pass {:.3f}, peaks {:.3f}, beats {:.3f}, classes {:.3f}, rhythm and quality {:.3f}, "
+               "train {:.3f}, score {:.3f}, total {:.3f}",
+               s.csv, s.bandpass, s.peaks, s.beats, s.classify, s.rhythm, s.train, s.score, s.total);
+  spdlog::info("wrote {}/: beats.csv, rhythm.csv, WFDB annotations (.ecgpipe, .hea), report.json, report.html{}", o.out_dir,
+               o.analyze_only ? "" : o.model_in.empty() ? ", outliers.csv, model.safetensors" : ", outliers.csv");
 }
 
 }  // namespace
 
-void add_run_command(CLI::App& app) {
+// `run` (the whole pipeline) and `analyze` (all but the VAE: no training options) share their
+// options, outputs and batch handling.
+void add_run_like_command(CLI::App& app, bool analyze) {
   auto args = std::make_shared<RunArgs>();
   auto& o = args->options;
-  auto* cmd = app.add_subcommand("run", "Segment beats, train the VAE and score every beat");
+  o.analyze_only = analyze;
+  auto* cmd = analyze ? app.add_subcommand("analyze",
+                                           "Holter analysis without training: beats, classes, rhythm, signal quality, "
+                                           "HRV and the Holter report (no VAE, no scores)")
+                      : app.add_subcommand("run", "Segment beats, train the VAE and score every beat");
   add_inputs_options(*cmd, args->in, o.csv);
   add_preset_option(*cmd, o.preset,
                     "robust: adaptive-threshold R-peak detector, far more accurate on real ECG; seed: the notebook's "
@@ -63,32 +79,38 @@ void add_run_command(CLI::App& app) {
   args->max_length = cmd->add_option("--max-length", o.limits.max_length,
                                      "Longest beat kept, samples (1.024 s; the VAE input length; multiple of 8)")
       ->capture_default_str();
-  cmd->add_option("--epochs", o.train.epochs, "Training epochs (1.." + std::to_string(kMaxEpochs) + ")")
-      ->check(CLI::Range(1, kMaxEpochs))
-      ->capture_default_str();
-  cmd->add_option("--batch-size", o.train.batch_size,
-                  "Training batch size; 0 = automatic: the seed's 1024 with --model seed, else about 32 steps an "
-                  "epoch (64..1024)")
-      ->capture_default_str();
-  // Above ~1 Adam diverges at once; 10 leaves room for experiments and refuses typos.
-  constexpr double kMaxLearningRate = 10.0;
-  check_finite(cmd->add_option("--learning-rate", o.train.learning_rate, "Adam learning rate")->capture_default_str(), 0.0,
-               kMaxLearningRate, /*lo_open=*/true);
-  add_seed_option(*cmd, o.train.seed, "Seed for the shuffle, split, initialisation and sampling");
+  if (!analyze) {
+    cmd->add_option("--epochs", o.train.epochs, "Training epochs (1.." + std::to_string(kMaxEpochs) + ")")
+        ->check(CLI::Range(1, kMaxEpochs))
+        ->capture_default_str();
+    cmd->add_option("--batch-size", o.train.batch_size,
+                    "Training batch size; 0 = automatic: the seed's 1024 with --model seed, else about 32 steps an "
+                    "epoch (64..1024)")
+        ->capture_default_str();
+    // Above ~1 Adam diverges at once; 10 leaves room for experiments and refuses typos.
+    constexpr double kMaxLearningRate = 10.0;
+    check_finite(cmd->add_option("--learning-rate", o.train.learning_rate, "Adam learning rate")->capture_default_str(), 0.0,
+                 kMaxLearningRate, /*lo_open=*/true);
+    add_seed_option(*cmd, o.train.seed, "Seed for the shuffle, split, initialisation and sampling");
+  }
   add_device_option(*cmd, o.device);
   cmd->add_option("--out", o.out_dir, "Output directory (created if missing)")->capture_default_str();
-  cmd->add_option("--outlier-quantile", o.outlier_quantile,
-                  "Flag beats whose outlier score (see --model) is above this quantile of all beats' scores")
-      ->capture_default_str();
-  cmd->add_option("--top", o.top_outliers, "Beats listed in outliers.csv, highest score first")->capture_default_str();
-  add_model_option(*cmd, o.model);
+  if (!analyze) {
+    cmd->add_option("--outlier-quantile", o.outlier_quantile,
+                    "Flag beats whose outlier score (see --model) is above this quantile of all beats' scores")
+        ->capture_default_str();
+    cmd->add_option("--top", o.top_outliers, "Beats listed in outliers.csv, highest score first")->capture_default_str();
+    add_model_option(*cmd, o.model);
+  }
   add_reference_option(*cmd, o.reference);
   add_chunk_option(*cmd, o.chunk_seconds);
   cmd->add_flag("--json", args->json, "Print report.json to stdout");
   cmd->add_flag("--view", args->view, "Then serve the results in a browser until Ctrl-C, as `ecgpipe view OUT_DIR`");
   add_view_server_options(*cmd, args->view_options, "--view-");
-  cmd->add_flag("--cohort-model", args->cohort,
-                "With several recordings: train one model on all their beats (OUT/model.safetensors), then score each with it");
+  if (!analyze)
+    cmd->add_flag("--cohort-model", args->cohort,
+                  "With several recordings: train one model on all their beats (OUT/model.safetensors), then score each with it");
+  add_threads_note(*cmd);
   cmd->callback([args, cmd] {
     require_inputs(args->in);
     auto& opts = args->options;
@@ -103,8 +125,7 @@ void add_run_command(CLI::App& app) {
       check_windows(SampleWindows{o.ricker_width, o.nms_window, o.limits.min_length, o.limits.max_length}, o.fs);
     };
     const auto resolve = [args, scale_windows](RunOptions& o) {
-      if (args->fs_option->count() == 0)  // a WFDB or EDF header knows its rate; a CSV does not
-        if (const auto header_fs = signal_file_fs(o.input, o.csv.column)) o.fs = *header_fs;
+      o.source = resolve_input(o.input, o.csv, o.fs, args->fs_option->count() > 0);
       scale_windows(o);
     };
     if (is_batch(args->in.inputs, args->in.manifest)) {
@@ -152,10 +173,10 @@ void add_run_command(CLI::App& app) {
     opts.input = args->in.single();
     resolve(opts);
     // A progress bar when a person watches stderr; a log line per epoch for logs and pipes.
-    const bool bar = ::isatty(STDERR_FILENO) == 1 && spdlog::should_log(spdlog::level::info);
+    const bool bar = !opts.analyze_only && ::isatty(STDERR_FILENO) == 1 && spdlog::should_log(spdlog::level::info);
     opts.train.on_epoch = [&opts, bar](int epoch, double loss, double beats_per_second) {
-      if (!bar) {
-        spdlog::info("epoch {}/{}: train loss {:.6f}, {:.0f} beats/s", epoch, opts.train.epochs, loss, beats_per_second);
+      if (!bar) {  // a line per epoch only with --log-level debug: the summary says the losses
+        spdlog::debug("epoch {}/{}: train loss {:.6f}, {:.0f} beats/s", epoch, opts.train.epochs, loss, beats_per_second);
         return;
       }
       constexpr int kBarWidth = 30;
@@ -174,5 +195,8 @@ void add_run_command(CLI::App& app) {
     }
   });
 }
+
+void add_run_command(CLI::App& app) { add_run_like_command(app, false); }
+void add_analyze_command(CLI::App& app) { add_run_like_command(app, true); }
 
 }  // namespace ecgpipe::cli

@@ -59,6 +59,7 @@ void add_score_command(CLI::App& app) {
   add_reference_option(*cmd, o.reference);
   add_chunk_option(*cmd, o.chunk_seconds);
   cmd->add_flag("--json", args->json, "Print report.json to stdout");
+  add_threads_note(*cmd);
   cmd->callback([args, cmd] {
     require_inputs(args->in);
     auto& opts = args->options;
@@ -67,7 +68,15 @@ void add_score_command(CLI::App& app) {
     // A WFDB or EDF record carries its rate; the model's windows are durations at the rate it was
     // trained at, so another rate cannot be scored (and no --fs exists here to blame).
     const auto use_header_rate = [args](RunOptions& o) {
-      if (const auto header_fs = signal_file_fs(o.input, o.csv.column)) {
+      o.source = resolve_signal_source(o.input, o.csv, std::nullopt, o.fs);
+      o.csv.column = o.source.column;
+      if (o.source.fs_is_default) {  // a CSV without a rate is scored at the model's
+        o.source.fs_source = "the model's rate";
+        o.source.warnings.clear();
+      }
+      spdlog::info("{}: {}", o.input, o.source.description());
+      if (!o.source.fs_is_default) {
+        const std::optional<double> header_fs = o.source.fs;
         if (std::abs(*header_fs - o.fs) > kFsRelativeTolerance * *header_fs) {
           const std::string file = is_wfdb_record_path(o.input) ? wfdb_header_path(o.input) : o.input;
           char buf[512];

@@ -58,7 +58,8 @@ void add_synth_command(CLI::App& app) {
                   "rhythm: none (random PVC/PAC/dropped at --abnormal-rate), apc-bradycardia (APCs in most "
                   "cycles of a sinus bradycardia with long pauses), bigeminy (ventricular), vt-runs (3-10 PVCs at "
                   "160 bpm), fusion (F beats), junctional-escape (j beats after sinus arrest), paroxysmal-af (AF "
-                  "episodes between sinus stretches; rhythm truth in OUT_rhythm.csv), af (AF throughout)")
+                  "episodes between sinus stretches; rhythm truth in OUT_rhythm.csv), af (AF throughout), noise (sinus "
+                  "rhythm with bursts of muscle noise, electrode motion and baseline wander; truth in OUT_noise.csv)")
       ->capture_default_str();
   add_seed_option(*cmd, o.seed, "random seed (same seed, same files)");
   cmd->add_option("--digits", args->digits, "0: values as %.4f mV; 1..17: significant digits (%.Ne, the seed's files use 17)")
@@ -76,7 +77,8 @@ void add_synth_command(CLI::App& app) {
     const SynthRecord record = synthesize(options);
     write_synth_files(record, args->out, truth, args->digits);
     std::cerr << "synth: wrote " << args->out << " and " << truth
-              << (record.rhythm.empty() ? std::string() : " and " + rhythm_truth_path(args->out)) << ": "
+              << (record.rhythm.empty() ? std::string() : " and " + rhythm_truth_path(args->out))
+              << (record.noise.empty() ? std::string() : " and " + noise_truth_path(args->out)) << ": "
               << synth_summary(record, options) << '\n';
   });
 }

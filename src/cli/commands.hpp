@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "ecgpipe/io/signal_source.hpp"
+
 namespace CLI {
 class App;
 class Option;
@@ -25,6 +27,7 @@ enum class Model;
 namespace ecgpipe::cli {
 
 void add_run_command(CLI::App& app);
+void add_analyze_command(CLI::App& app);
 void add_synth_command(CLI::App& app);
 void add_eval_command(CLI::App& app);
 void add_bench_command(CLI::App& app);
@@ -68,6 +71,15 @@ inline constexpr int kMaxEpochs = 100000;
 // The sample windows (--ricker-width, --nms-window, --min-length, --max-length) within bounds
 // that are durations at `fs` (UsageError naming the option otherwise); fs itself by validate_fs.
 void check_windows(const SampleWindows& w, double fs);
+
+// The global options (-q, -v, --threads) in a subcommand's --help, which CLI11 lists only in the
+// top-level help although they work after the subcommand too (issue 27: --threads "missing").
+void add_threads_note(CLI::App& cmd);
+
+// One recording's signal and rate (io/signal_source.hpp): `fs` and `csv.column` are set to what is
+// read, unless --fs (`fs_given`) fixed the rate; what was chosen is logged (info). Its warnings
+// (a default rate, an irregular time column) are said by run_pipeline / detect_file's caller.
+SignalSource resolve_input(const std::string& input, CsvOptions& csv, double& fs, bool fs_given);
 
 void add_summarize_command(CLI::App& app);
 

@@ -74,6 +74,7 @@ int run_main(int argc, char** argv) {
     ecgpipe::set_cpu_threads(threads);
   });
   ecgpipe::cli::add_run_command(app);
+  ecgpipe::cli::add_analyze_command(app);
   ecgpipe::cli::add_score_command(app);
   ecgpipe::cli::add_synth_command(app);
   ecgpipe::cli::add_eval_command(app);

@@ -12,4 +12,12 @@ namespace ecgpipe {
 
 inline nlohmann::json json_number(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
 
+// `v` rounded to `digits` decimals, for figures that mean no more (issue 27: a pause of
+// 4.758333333333212 s is 4.758 s; a rate of 75.03466 bpm is 75.0 bpm). Non-finite values pass.
+inline double rounded(double v, int digits) {
+  const double scale = std::pow(10.0, digits);
+  return std::isfinite(v) ? std::round(v * scale) / scale : v;
+}
+inline nlohmann::json json_number(double v, int digits) { return json_number(rounded(v, digits)); }
+
 }  // namespace ecgpipe

@@ -68,7 +68,7 @@ class Rng {
   double spare_ = 0.0;
 };
 
-enum Stream : std::uint64_t { kRhythmStream = 1, kShapeStream, kWanderStream, kNoiseStream };
+enum Stream : std::uint64_t { kRhythmStream = 1, kShapeStream, kWanderStream, kNoiseStream, kBurstStream };
 
 // --- Waves. An asymmetric Gaussian: amplitude * exp(-dt^2 / (2 sigma^2)), sigma_left before
 // the center, sigma_right after it.
@@ -388,6 +388,10 @@ std::vector<Event> scenario_rhythm(const SynthOptions& o, Rng& rhythm, SinusRr& 
         // Persistent AF: every beat conducted at random (a short recording of a patient in AF).
         t = beats.add(t + kAfMeanRrS * (1.0 + kAfRrSpread * (2.0 * rhythm.uniform() - 1.0)), Kind::af);
         break;
+      case SynthScenario::noise:
+        // Sinus rhythm throughout: every pause, run or ectopic beat reported is the noise's.
+        t = beats.add(t + sinus.next(t, rr_mean), Kind::normal);
+        break;
       case SynthScenario::none:
         throw InternalError("scenario_rhythm: no scenario");
     }
@@ -432,6 +436,55 @@ void validate(const SynthOptions& o) {
       o.pvc_share + o.pac_share + o.dropped_share <= 0.0)
     throw UsageError("abnormal beat shares must be >= 0 with a positive sum");
 }
+
+namespace {
+
+// The noise scenario's bursts (synth.hpp): one every kBurstGapS[0..1] s, kBurstS[0..1] s long,
+// of the three kinds in turn, each faded in and out over kBurstRampS (a burst does not start
+// with a step, which a detector would take as a beat).
+constexpr double kBurstGapS[2] = {40.0, 80.0}, kBurstS[2] = {4.0, 12.0}, kBurstRampS = 0.2;
+constexpr double kMuscleRmsMv = 0.35;                      // muscle: broadband, 0.35 mV RMS
+constexpr double kMotionMv = 1.5, kMotionHz[2] = {0.7, 2.3};  // electrode motion: large swings, 0.7-2.3 Hz
+constexpr double kMotionSpikeMv = 1.2, kMotionSpikesPerS = 1.5;  // ... and steps of the electrode's contact
+constexpr double kWanderBurstMv = 2.5, kWanderBurstHz = 0.4;  // baseline wander: a slow swing of 2.5 mV
+
+void add_noise_bursts(const SynthOptions& o, SynthRecord& rec) {
+  Rng burst(o.seed, kBurstStream);
+  const double duration_s = static_cast<double>(o.samples) / o.fs;
+  const char* const kinds[3] = {"muscle", "motion", "wander"};
+  int kind = 0;
+  for (double t = kBurstGapS[0] * burst.uniform() + 10.0;; kind = (kind + 1) % 3) {
+    const double len = kBurstS[0] + (kBurstS[1] - kBurstS[0]) * burst.uniform();
+    if (t + len > duration_s) break;
+    const auto first = static_cast<std::int64_t>(std::ceil(t * o.fs));
+    const auto last = std::min(o.samples, static_cast<std::int64_t>(std::ceil((t + len) * o.fs)));
+    const double phase = 2.0 * kPi * burst.uniform();
+    double step = 0.0;
+    for (std::int64_t k = first; k < last; ++k) {
+      const double tk = static_cast<double>(k) / o.fs - t;
+      const double ramp = std::min({1.0, tk / kBurstRampS, (len - tk) / kBurstRampS});
+      double v = 0.0;
+      switch (kind) {
+        case 0:
+          v = kMuscleRmsMv * burst.normal();
+          break;
+        case 1:
+          if (burst.uniform() < kMotionSpikesPerS / o.fs) step = kMotionSpikeMv * (2.0 * burst.uniform() - 1.0);
+          v = kMotionMv * (0.6 * std::sin(2.0 * kPi * kMotionHz[0] * tk + phase) + 0.4 * std::sin(2.0 * kPi * kMotionHz[1] * tk)) +
+              step;
+          break;
+        default:
+          v = kWanderBurstMv * std::sin(2.0 * kPi * kWanderBurstHz * tk + phase);
+          break;
+      }
+      rec.signal[static_cast<std::size_t>(k)] += std::max(0.0, ramp) * v;
+    }
+    rec.noise.push_back({first, last, kinds[kind]});
+    t += len + kBurstGapS[0] + (kBurstGapS[1] - kBurstGapS[0]) * burst.uniform();
+  }
+}
+
+}  // namespace
 
 SynthRecord synthesize(const SynthOptions& o) {
   validate(o);
@@ -586,6 +639,7 @@ SynthRecord synthesize(const SynthOptions& o) {
     Rng noise(o.seed, kNoiseStream);
     for (std::size_t i = 0; i < n; ++i) rec.signal[i] += noise_rms * noise.normal();
   }
+  if (o.scenario == SynthScenario::noise) add_noise_bursts(o, rec);
   return rec;
 }
 
@@ -601,7 +655,8 @@ constexpr ScenarioName kScenarioNames[] = {{SynthScenario::none, "none"},
                                            {SynthScenario::fusion, "fusion"},
                                            {SynthScenario::junctional_escape, "junctional-escape"},
                                            {SynthScenario::paroxysmal_af, "paroxysmal-af"},
-                                           {SynthScenario::af, "af"}};
+                                           {SynthScenario::af, "af"},
+                                           {SynthScenario::noise, "noise"}};
 }  // namespace
 
 SynthScenario parse_synth_scenario(const std::string& name) {
@@ -661,6 +716,19 @@ std::string format_rhythm_truth_csv(const std::vector<RhythmChange>& rhythm) {
   return out;
 }
 
+std::string noise_truth_path(const std::string& signal_path) {
+  namespace fs = std::filesystem;
+  const fs::path p(signal_path);
+  const std::string ext = p.has_extension() ? p.extension().string() : std::string(".csv");
+  return (p.parent_path() / (p.stem().string() + "_noise" + ext)).string();
+}
+
+std::string format_noise_truth_csv(const std::vector<SynthNoise>& noise) {
+  std::string out = "start_sample,end_sample,kind\n";
+  for (const SynthNoise& b : noise) out += std::to_string(b.start) + "," + std::to_string(b.end) + "," + b.kind + "\n";
+  return out;
+}
+
 std::string format_truth_csv(const std::vector<SynthBeat>& beats) {
   std::string out = "sample,symbol,class\n";
   for (const SynthBeat& b : beats) {
@@ -691,6 +759,12 @@ void write_synth_files(const SynthRecord& record, const std::string& signal_path
   files.bytes(signal_path, format_signal_csv(record.signal, digits));
   files.bytes(truth_path, format_truth_csv(record.beats));
   if (!rhythm_path.empty()) files.bytes(rhythm_path, format_rhythm_truth_csv(record.rhythm));
+  if (!record.noise.empty()) {
+    const std::string noise_path = noise_truth_path(signal_path);
+    if (same(truth_path, noise_path))
+      throw UsageError("the truth file must differ from the noise truth, " + noise_path + " (beside the signal)");
+    files.bytes(noise_path, format_noise_truth_csv(record.noise));
+  }
   files.commit();
 }
 

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <charconv>
 #include <cctype>
 #include <cmath>
@@ -132,6 +133,11 @@ EdfHeader header_of(const std::string& path, const edf_hdr_struct& h) {
     out.signals.push_back(std::move(s));
   }
   if (out.signals.empty()) throw InputError(path + ": the file has no signals (only annotations)");
+  // edflib has validated the header's date and time fields (digits, ranges) on open.
+  char start[32];
+  std::snprintf(start, sizeof start, "%04d-%02d-%02d %02d:%02d:%02d", h.startdate_year, h.startdate_month,
+                h.startdate_day, h.starttime_hour, h.starttime_minute, h.starttime_second);
+  out.start = start;
   return out;
 }
 

@@ -300,6 +300,13 @@ WfdbHeader parse_wfdb_header(std::string_view text, const std::string& path) {
           throw InputError(header_error(path, line_no, "bad number of samples '" + std::string(tok[3]) + "'"));
         h.samples = n;
       }
+      // Base time and date (header(5): "hh:mm:ss[.sss]" and "dd/mm/yyyy"), kept as text for the
+      // report's clock times; a field of anything but digits and separators is not a time.
+      const auto clock_text = [](std::string_view t) {
+        return !t.empty() && t.size() <= 16 && t.find_first_not_of("0123456789:./") == std::string_view::npos;
+      };
+      if (tok.size() > 4 && clock_text(tok[4])) h.base_time = std::string(tok[4]);
+      if (tok.size() > 5 && clock_text(tok[5])) h.base_date = std::string(tok[5]);
       return true;
     }
     if (static_cast<long long>(h.signals.size()) == nsig) return false;  // info strings may follow
@@ -340,7 +347,11 @@ std::string wfdb_header_path(const std::string& path) {
 
 bool is_wfdb_record_path(const std::string& path) {
   const std::string ext = extension_lower(path);
-  return ext == ".hea" || ext == ".dat";
+  if (ext == ".hea" || ext == ".dat") return true;
+  // A record name as WFDB tools take it ("data/100"): nothing by that name, a header beside it
+  // (issue 27). A file of that name is read as what it is (a CSV without extension).
+  std::error_code ec;
+  return !path.empty() && !std::filesystem::exists(path, ec) && std::filesystem::is_regular_file(path + ".hea", ec);
 }
 
 namespace {

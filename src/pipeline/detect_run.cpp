@@ -13,6 +13,7 @@
 #include "common/output_lock.hpp"
 #include "common/output_set.hpp"
 #include "ecgpipe/eval/eval_json.hpp"
+#include "ecgpipe/pipeline/plausibility.hpp"
 #include "ecgpipe/pipeline/segment.hpp"
 #ifdef ECGPIPE_WITH_CUDA
 #include "ecgpipe/pipeline/segment_cuda.hpp"
@@ -78,6 +79,7 @@ DetectFileResult detect_file(const DetectFileOptions& o) {
   r.samples = found.samples;
   r.candidates = found.candidates;
   r.r_peaks = std::move(found.r_peaks);
+  r.warnings = plausibility_warnings(o.source, r.samples, o.fs, r.r_peaks);
   if (reference) {
     EvalOptions eo;
     eo.fs = o.fs;
@@ -101,7 +103,8 @@ void write_detect_folder(const std::string& dir, const DetectFileOptions& o, con
   nlohmann::json j;
   j["ecgpipe_version"] = ECGPIPE_VERSION;
   j["mode"] = "detect";
-  j["input"] = {{"path", o.input}, {"samples", r.samples}, {"column", o.csv.column}, {"header", o.csv.has_header}};
+  j["input"] = input_json(o.input, o.source, r.samples, o.csv);
+  j["warnings"] = r.warnings;
   j["device"] = r.device;
   j["parameters"] = {{"preset", preset_name(o.preset)}, {"fs", o.fs}, {"ricker_width", o.windows.ricker_width},
                      {"nms_window", o.windows.nms_window}, {"min_length", o.windows.min_length},

@@ -7,11 +7,16 @@
 
 #include <cmath>
 #include <cstdio>
+#include <algorithm>
 #include <future>
 #include <optional>
 
 #include "ecgpipe/classify/classify.hpp"
 #include "common/clock.hpp"
+#include "ecgpipe/pipeline/plausibility.hpp"
+#include "ecgpipe/io/signal_input.hpp"
+#include "ecgpipe/rhythm/hrv.hpp"
+#include "ecgpipe/signal/signal_quality.hpp"
 #include "pipeline/run_steps.hpp"
 #include "ecgpipe/pipeline/segment.hpp"
 #include "ecgpipe/config.hpp"
@@ -42,6 +47,51 @@ void check_finite_scores(const RunOptions& o, const RunResult& r, const std::vec
                 "values are far outside the model's range",
                 bad, r.model.score.size(), first, static_cast<long long>(peaks[first]));
   throw InputError(o.input + buf);
+}
+
+// Stage 5: the model trained on (or a saved one scoring) the beat matrix, and each beat's score.
+// The rhythm term over the compact R-peak list (host) is computed on a thread while the model
+// trains (a sort of the ~20 s of RR intervals around each beat: 45 ms for 93 k beats, before
+// training on an H100 host, 2026-11-24); the score function, or the line after training, takes it.
+void train_or_score(const RunOptions& o, Segmentation& seg, const std::vector<std::int64_t>& peaks, Device device,
+                    RunResult& r) {
+  std::future<std::vector<float>> pending_rhythm = std::async(
+      std::launch::async, [&peaks, rr = o.model == Model::rr] { return rr ? rhythm_term(peaks) : prematurity(peaks); });
+  ScoreFunction score;
+  if (o.model == Model::rr) {
+    score = [&r, &pending_rhythm](const TrainResult& t) {
+      if (pending_rhythm.valid()) r.prematurity = pending_rhythm.get();
+      return score_rr(t.recon_error, t.template_distance, r.prematurity);
+    };
+  }
+  if (o.model_in.empty()) {
+    r.model = train_and_score(std::move(seg.matrix), o.train, /*model_path=*/"", model_meta_json(o), score);
+  } else {
+    r.model = score_with_model(std::move(seg.matrix), o.model_in, score);
+  }
+  if (pending_rhythm.valid()) r.prematurity = pending_rhythm.get();  // not taken by a score function
+  r.seconds.train = r.model.train_seconds;
+  if (device == Device::cuda) {
+    spdlog::debug("training steps {} a captured CUDA graph", r.model.cuda_graph ? "replayed" : "did not use");
+  }
+  r.seconds.score = r.model.score_seconds;
+  check_finite_scores(o, r, peaks);
+}
+
+// The whole signal on the host for signal quality and the report's strips: the segmentation's
+// copy when it kept one, else read again when it is at most kMaxHostSignal samples (the GPU path
+// keeps its copy on the device); empty beyond that (quality not assessed, no strips; logged).
+constexpr std::size_t kMaxHostSignal = std::size_t{1} << 25;  // 128 MiB of floats, 37 h at 250 Hz
+const std::vector<float>& host_signal(const RunOptions& o, Segmentation& seg) {
+  if (seg.host_signal.empty() && seg.samples > 0 && seg.samples <= kMaxHostSignal)
+    seg.host_signal = read_signal(o.input, o.csv, o.fs);
+  return seg.host_signal;
+}
+
+std::vector<bool> usable_beats(const std::vector<bool>& artefact) {
+  std::vector<bool> usable(artefact.size());
+  for (std::size_t i = 0; i < artefact.size(); ++i) usable[i] = !artefact[i];
+  return usable;
 }
 
 }  // namespace
@@ -75,44 +125,44 @@ RunResult run_pipeline(const RunOptions& o) {
   r.candidates = seg.candidates;
   r.beats = std::move(seg.beats);
   r.seconds = seg.seconds;
-
-  // The rhythm term over the compact R-peak list (host), then the model's score (score.hpp). The
-  // term is computed on a thread while the model trains (a sort of the ~20 s of RR intervals
-  // around each beat: 45 ms for 93 k beats, before training on an H100 host, 2026-11-24); the
-  // score function, or the line after training, takes it.
   const std::vector<std::int64_t> peaks = kept_r_peaks(o, r.beats);
-  std::future<std::vector<float>> pending_rhythm = std::async(
-      std::launch::async, [&peaks, rr = o.model == Model::rr] { return rr ? rhythm_term(peaks) : prematurity(peaks); });
-  ScoreFunction score;
-  if (o.model == Model::rr) {
-    score = [&r, &pending_rhythm](const TrainResult& t) {
-      if (pending_rhythm.valid()) r.prematurity = pending_rhythm.get();
-      return score_rr(t.recon_error, t.template_distance, r.prematurity);
-    };
-  }
-  const bool training = o.model_in.empty();
-  if (training) {
-    r.model = train_and_score(std::move(seg.matrix), o.train, /*model_path=*/"", model_meta_json(o), score);
+  r.warnings = plausibility_warnings(o.source, r.samples, o.fs, peaks);
+
+  if (o.analyze_only) {
+    seg.matrix = BeatMatrix();  // no model: the rows are not needed (frees them now)
   } else {
-    r.model = score_with_model(std::move(seg.matrix), o.model_in, score);
+    train_or_score(o, seg, peaks, device, r);
   }
-  if (pending_rhythm.valid()) r.prematurity = pending_rhythm.get();  // not taken by a score function
-  r.seconds.train = r.model.train_seconds;
-  if (device == Device::cuda) {
-    spdlog::debug("training steps {} a captured CUDA graph", r.model.cuda_graph ? "replayed" : "did not use");
-  }
-  r.seconds.score = r.model.score_seconds;
-  check_finite_scores(o, r, peaks);
   finish_classification(seg);  // on the GPU path, computed while the model trained
   r.beat_class = std::move(seg.beat_class);
   r.seconds.classify = seg.seconds.classify;
   analyse_rhythm(peaks, seg.atrial, r);  // may relabel S beats in AF: before the letters
+
+  // Signal quality, before the Holter summary: pauses, runs and rates leave artefact out.
+  const auto t_quality = detail::Clock::now();
+  const std::vector<float>& signal = host_signal(o, seg);
+  if (!signal.empty()) {
+    const SignalQuality q = assess_signal_quality(signal.data(), signal.size(), peaks, o.fs);
+    r.artefact = q.beat_artefact;
+    r.artefact_spans = q.spans;
+    spdlog::info("signal quality: {} artefact stretches, {:.0f} s ({:.1f} %), {} beats in them", q.spans.size(),
+                 q.artefact_seconds(o.fs), 100.0 * q.artefact_seconds(o.fs) / (static_cast<double>(r.samples) / o.fs),
+                 std::count(q.beat_artefact.begin(), q.beat_artefact.end(), true));
+  } else {
+    r.artefact.assign(peaks.size(), false);
+    spdlog::info("signal quality not assessed: {} samples are more than the host copy's limit", r.samples);
+  }
+  r.seconds.rhythm += detail::seconds_since(t_quality);
   const std::vector<char> predicted = class_letters(r.beat_class);
 
-  r.holter = holter_summary(peaks, o.fs, predicted, static_cast<double>(r.samples) / o.fs);
+  r.holter = holter_summary(peaks, o.fs, predicted, static_cast<double>(r.samples) / o.fs, {}, r.artefact);
   finish_rhythm(o, peaks, r);  // needs the Holter summary's runs; evaluate_run needs the episodes
+  r.hrv = compute_hrv(peaks, predicted, usable_beats(r.artefact), o.fs);
   if (reference) evaluate_run(o, *reference, peaks, predicted, r);
-  write_run_outputs(o, r, std::move(seg.signal_excerpt), std::move(seg.curvature_excerpt), t_all);
+  std::vector<EventStrip> strips = event_strips(o, r, peaks, signal);
+  write_run_outputs(o, r, std::move(seg.signal_excerpt), std::move(seg.curvature_excerpt), std::move(strips), t_all);
+  // Said last, where they are read beside the summary; an error before this is one line alone.
+  for (const std::string& w : r.warnings) spdlog::warn("{}", w);
   return r;
 }
 

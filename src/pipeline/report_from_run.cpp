@@ -3,15 +3,124 @@
 #include "pipeline/report_from_run.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <limits>
 
 #include "ecgpipe/pipeline/pipeline.hpp"
+#include "ecgpipe/pipeline/segment.hpp"
 
 namespace ecgpipe {
 
+namespace {
+
+// The hourly table: per hour of the recording, the time analysed (without artefact), the beats and
+// ectopy (the Holter summary's hours), the rate over the RR intervals clear of artefact that end
+// in the hour (min/max over single intervals), the pauses and the AF time.
+std::vector<ReportHour> hourly_table(const RunOptions& o, const RunResult& r, const std::vector<std::int64_t>& peaks) {
+  constexpr double kHour = 3600.0;
+  const double recording_s = static_cast<double>(r.samples) / o.fs;
+  const auto hours = static_cast<std::size_t>(std::ceil(recording_s / kHour));
+  std::vector<ReportHour> out(hours);
+  const auto overlap = [](double a0, double a1, double b0, double b1) { return std::max(0.0, std::min(a1, b1) - std::max(a0, b0)); };
+  for (std::size_t h = 0; h < hours; ++h) {
+    ReportHour& row = out[h];
+    row.hour = static_cast<std::int64_t>(h);
+    const double h0 = kHour * static_cast<double>(h), h1 = std::min(recording_s, h0 + kHour);
+    row.analysed_s = h1 - h0;
+    for (const auto& a : r.artefact_spans)
+      row.analysed_s -= overlap(h0, h1, static_cast<double>(a.first) / o.fs, static_cast<double>(a.second) / o.fs);
+    for (const RhythmEpisode& e : r.rhythm_episodes)
+      if (e.rhythm == Rhythm::AFIB)
+        row.af_s += overlap(h0, h1, static_cast<double>(e.start_sample) / o.fs, static_cast<double>(e.end_sample) / o.fs);
+    if (h < r.holter.hours.size()) {
+      row.beats = r.holter.hours[h].beats;
+      row.veb = r.holter.hours[h].veb;
+      row.sveb = r.holter.hours[h].sveb;
+    }
+    row.hr_min = row.hr_mean = row.hr_max = std::numeric_limits<double>::quiet_NaN();
+  }
+  std::vector<double> rr_sum(hours, 0.0);
+  std::vector<std::int64_t> rr_count(hours, 0);
+  const auto artefact = [&r](std::size_t i) { return i < r.artefact.size() && r.artefact[i]; };
+  for (std::size_t i = 1; i < peaks.size(); ++i) {
+    if (artefact(i) || artefact(i - 1)) continue;
+    const double t = static_cast<double>(peaks[i]) / o.fs, rr = static_cast<double>(peaks[i] - peaks[i - 1]) / o.fs;
+    const auto h = std::min(hours - 1, static_cast<std::size_t>(t / kHour));
+    ReportHour& row = out[h];
+    const double bpm = 60.0 / rr;
+    row.hr_min = std::isnan(row.hr_min) ? bpm : std::min(row.hr_min, bpm);
+    row.hr_max = std::isnan(row.hr_max) ? bpm : std::max(row.hr_max, bpm);
+    rr_sum[h] += rr;
+    ++rr_count[h];
+    if (rr >= r.holter.options.pause_threshold_s) ++row.pauses;
+  }
+  for (std::size_t h = 0; h < hours; ++h)
+    if (rr_count[h] > 0) out[h].hr_mean = 60.0 * static_cast<double>(rr_count[h]) / rr_sum[h];
+  return out;
+}
+
+// The pauses list: every RR interval clear of artefact of at least the pause threshold.
+std::vector<ReportPause> pause_list(const RunOptions& o, const RunResult& r, const std::vector<std::int64_t>& peaks) {
+  std::vector<ReportPause> out;
+  const auto artefact = [&r](std::size_t i) { return i < r.artefact.size() && r.artefact[i]; };
+  for (std::size_t i = 1; i < peaks.size(); ++i) {
+    if (artefact(i) || artefact(i - 1)) continue;
+    const double rr = static_cast<double>(peaks[i] - peaks[i - 1]) / o.fs;
+    if (rr >= r.holter.options.pause_threshold_s) out.push_back({static_cast<double>(peaks[i - 1]) / o.fs, rr});
+  }
+  return out;
+}
+
+// The EC57 figures of a run with --reference, as the report's two-column table.
+std::vector<std::pair<std::string, std::string>> ec57_rows(const RunResult& r) {
+  std::vector<std::pair<std::string, std::string>> rows;
+  if (!r.evaluated) return rows;
+  const EvalReport& e = r.evaluation;
+  char buf[64];
+  const auto pct = [&buf](double v) {
+    if (!std::isfinite(v)) return std::string("-");
+    std::snprintf(buf, sizeof buf, "%.2f %%", 100.0 * v);
+    return std::string(buf);
+  };
+  const auto stat = [&](const char* name, const Ec57Stat& st) {
+    rows.emplace_back(std::string(name) + " Se", pct(st.se()) + " (" + std::to_string(st.tp) + "/" + std::to_string(st.tp + st.fn) + ")");
+    rows.emplace_back(std::string(name) + " +P", pct(st.ppv()) + " (" + std::to_string(st.tp) + "/" + std::to_string(st.tp + st.fp) + ")");
+  };
+  rows.emplace_back("reference", e.reference_path);
+  rows.emplace_back("matching window", std::to_string(static_cast<int>(e.tolerance_ms)) + " ms");
+  stat("QRS", Ec57Stat{e.match.tp, e.match.fn, e.match.fp});
+  if (e.has_classes) {
+    stat("VEB", ec57_veb(e.ec57));
+    stat("SVEB", ec57_sveb(e.ec57));
+  }
+  if (e.has_af) {
+    rows.emplace_back("AF episode Se / +P", pct(e.af.episode_se()) + " / " + pct(e.af.episode_ppv()));
+    rows.emplace_back("AF duration Se / +P", pct(e.af.duration_se()) + " / " + pct(e.af.duration_ppv()));
+  }
+  return rows;
+}
+
+}  // namespace
+
 ReportData report_data_from_run(const RunOptions& o, const RunResult& r, std::int64_t r_peak_offset,
-                                std::vector<float> signal_excerpt, std::vector<double> bandpassed_excerpt) {
+                                std::vector<float> signal_excerpt, std::vector<double> bandpassed_excerpt,
+                                std::vector<EventStrip> strips) {
   ReportData d;
+  const std::vector<std::int64_t> peaks = kept_r_peaks(o, r.beats);
+  d.warnings = r.warnings;
+  d.input_description = o.source.description();
+  d.recording_start = o.source.start_time;
+  d.recording_s = static_cast<double>(r.samples) / o.fs;
+  for (const auto& a : r.artefact_spans) d.artefact_s += static_cast<double>(a.second - a.first) / o.fs;
+  d.analysed_s = d.recording_s - d.artefact_s;
+  d.artefact_spans = r.artefact_spans;
+  d.hourly = hourly_table(o, r, peaks);
+  d.pauses = pause_list(o, r, peaks);
+  d.strips = std::move(strips);
+  d.hrv = r.hrv;
+  d.ec57 = ec57_rows(r);
+  d.model_trained = !o.analyze_only;
   const TrainResult& m = r.model;
   d.file_name = o.input;
   d.device = r.device;

@@ -17,6 +17,7 @@ struct RunResult;
 // its band-passed curve come from segmentation; R peaks sit `r_peak_offset` samples after a
 // beat's start.
 ReportData report_data_from_run(const RunOptions& options, const RunResult& result, std::int64_t r_peak_offset,
-                                std::vector<float> signal_excerpt, std::vector<double> bandpassed_excerpt);
+                                std::vector<float> signal_excerpt, std::vector<double> bandpassed_excerpt,
+                                std::vector<EventStrip> strips = {});
 
 }  // namespace ecgpipe

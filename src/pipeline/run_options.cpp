@@ -41,7 +41,8 @@ void validate(const RunOptions& o) {
     throw UsageError("--max-length must be a multiple of " + std::to_string(kModelLengthMultiple) +
                      " (the VAE halves it three times)");
   }
-  if (o.train.epochs < 1) throw UsageError("--epochs must be at least 1");
+  if (o.train.epochs < 1 && !o.analyze_only)
+    throw UsageError("--epochs must be at least 1 (for no model: ecgpipe analyze)");
   if (o.train.batch_size < 0) throw UsageError("--batch-size must be at least 1 (or 0: automatic)");
   if (!(o.outlier_quantile > 0.0 && o.outlier_quantile < 1.0)) throw UsageError("--outlier-quantile must lie in (0, 1)");
   if (o.top_outliers < 1) throw UsageError("--top must be at least 1");

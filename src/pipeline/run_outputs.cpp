@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -18,9 +19,12 @@
 #include "ecgpipe/model/torch_runtime.hpp"
 #include "ecgpipe/classify/holter_json.hpp"
 #include "ecgpipe/common/error.hpp"
+#include "rhythm/hrv_json.hpp"
 #include "rhythm/rhythm_json.hpp"
+#include "common/json_number.hpp"
 #include "common/parallel.hpp"
 #include "pipeline/report_from_run.hpp"
+#include "ecgpipe/pipeline/plausibility.hpp"
 #include "pipeline/run_steps.hpp"
 #include "common/time_format.hpp"
 #include "ecgpipe/config.hpp"
@@ -82,12 +86,19 @@ void append_beat_rows(std::string& text, const RunOptions& o, const RunResult& r
     row.num(static_cast<std::int64_t>(i)).sep().num(r.beats.start[i]).sep().num(r_peak).sep().num(seconds_at(r_peak, o.fs)).sep();
     row.num(static_cast<std::int64_t>(r.beats.length[i])).sep().num(rr_seconds(o, r, i - 1, i)).sep();
     row.num(rr_seconds(o, r, i, i + 1)).sep();
-    row.str(!o.model_in.empty() ? "scored" : r.model.in_train[i] ? "train" : "test").sep();
-    row.num(static_cast<double>(r.model.recon_error[i])).sep().num(static_cast<double>(r.model.neg_elbo[i])).sep();
-    row.num(static_cast<double>(r.model.template_distance[i])).sep().num(static_cast<double>(r.prematurity[i])).sep();
-    row.num(static_cast<double>(r.model.score[i])).sep().num(static_cast<std::int64_t>(r.outlier[i]));
-    for (int k = 0; k < kLatentDim; ++k) row.sep().num(static_cast<double>(r.model.latent_mean[i * kLatentDim + static_cast<std::size_t>(k)]));
-    row.sep().str(class_name(r.beat_class[i])).sep().str(rhythm_name(r.rhythm[i])).str("\n");
+    if (o.analyze_only) {
+      // No model: its columns stay, empty (one layout for every beats.csv; docs/formats.md).
+      row.str(",,,,,,");
+      for (int k = 0; k < kLatentDim; ++k) row.sep();
+    } else {
+      row.str(!o.model_in.empty() ? "scored" : r.model.in_train[i] ? "train" : "test").sep();
+      row.num(static_cast<double>(r.model.recon_error[i])).sep().num(static_cast<double>(r.model.neg_elbo[i])).sep();
+      row.num(static_cast<double>(r.model.template_distance[i])).sep().num(static_cast<double>(r.prematurity[i])).sep();
+      row.num(static_cast<double>(r.model.score[i])).sep().num(static_cast<std::int64_t>(r.outlier[i]));
+      for (int k = 0; k < kLatentDim; ++k) row.sep().num(static_cast<double>(r.model.latent_mean[i * kLatentDim + static_cast<std::size_t>(k)]));
+    }
+    row.sep().str(class_name(r.beat_class[i])).sep().str(rhythm_name(r.rhythm[i])).sep();
+    row.str(!r.artefact.empty() && r.artefact[i] ? "artefact" : "ok").str("\n");
   }
 }
 
@@ -113,8 +124,9 @@ nlohmann::json report_json(const RunOptions& o, const RunResult& r) {
   for (auto t : r.model.in_train) n_train += t;
   json j;
   j["ecgpipe_version"] = ECGPIPE_VERSION;
-  j["input"] = {{"path", o.input}, {"bytes", bytes}, {"samples", r.samples},
-                {"column", o.csv.column}, {"header", o.csv.has_header}};
+  j["input"] = input_json(o.input, o.source, r.samples, o.csv);
+  j["input"]["bytes"] = bytes;
+  j["warnings"] = r.warnings;
   j["device"] = r.device;
   j["parameters"] = {{"preset", preset_name(o.preset)}, {"model", model_name(o.model)}, {"fs", o.fs}, {"ricker_width", o.ricker_width}, {"nms_window", o.nms_window},
                      {"min_length", o.limits.min_length}, {"max_length", o.limits.max_length},
@@ -130,17 +142,33 @@ nlohmann::json report_json(const RunOptions& o, const RunResult& r) {
   const auto n_class = class_counts(r.beat_class);
   j["classes"] = json::object();
   for (int c = 0; c < kBeatClassCount; ++c) j["classes"][class_name(static_cast<BeatClass>(c))] = n_class[static_cast<std::size_t>(c)];
-  j["loss"] = {{"train_per_epoch", r.model.epoch_loss}, {"test", r.model.test_loss}};
-  j["training"] = {{"cuda_graph", r.model.cuda_graph}, {"fused_step", r.model.fused_step}, {"cpu_threads", cpu_threads()}};
-  j["mode"] = o.model_in.empty() ? "train" : "score";
-  if (!o.model_in.empty()) j["model"] = o.model_in;
-  std::size_t flagged = 0;
-  for (auto f : r.outlier) flagged += f;
-  j["outliers"] = {{"score", o.model == Model::rr ? "ln(recon/median) + ln(template/median) + 10 rhythm" : "recon_error"}, {"quantile", o.outlier_quantile}, {"threshold", r.outlier_threshold},
-                   {"flagged", flagged}};
+  j["mode"] = o.analyze_only ? "analyze" : o.model_in.empty() ? "train" : "score";
+  if (!o.analyze_only) {
+    j["loss"] = {{"train_per_epoch", r.model.epoch_loss}, {"test", r.model.test_loss}};
+    j["training"] = {{"cuda_graph", r.model.cuda_graph}, {"fused_step", r.model.fused_step}, {"cpu_threads", cpu_threads()}};
+    if (!o.model_in.empty()) j["model"] = o.model_in;
+    std::size_t flagged = 0;
+    for (auto f : r.outlier) flagged += f;
+    j["outliers"] = {{"score", o.model == Model::rr ? "ln(recon/median) + ln(template/median) + 10 rhythm" : "recon_error"}, {"quantile", o.outlier_quantile}, {"threshold", r.outlier_threshold},
+                     {"flagged", flagged}};
+  }
   if (r.evaluated) j["evaluation"] = eval_report_json(r.evaluation);
   j["holter"] = holter_json(r.holter);
   j["holter"]["af"] = rhythm_burden_json(r.rhythm_burden);
+  j["holter"]["hrv"] = hrv_json(r.hrv);
+  // Signal quality: the artefact stretches (signal_quality.hpp) and the time analysed without them.
+  std::int64_t artefact_samples = 0;
+  json spans = json::array();
+  for (const auto& a : r.artefact_spans) {
+    artefact_samples += a.second - a.first;
+    spans.push_back({{"start_s", rounded(seconds_at(a.first, o.fs), 3)}, {"end_s", rounded(seconds_at(a.second, o.fs), 3)}});
+  }
+  const double recording_s = static_cast<double>(r.samples) / o.fs;
+  j["quality"] = {{"recording_s", rounded(recording_s, 3)},
+                  {"artefact_s", rounded(seconds_at(artefact_samples, o.fs), 3)},
+                  {"analysed_s", rounded(recording_s - seconds_at(artefact_samples, o.fs), 3)},
+                  {"artefact_beats", std::count(r.artefact.begin(), r.artefact.end(), true)},
+                  {"artefact", spans}};
   j["versions"] = {{"ecgpipe", ECGPIPE_VERSION}, {"libtorch", torch_version()}};
   return j;
 }
@@ -156,7 +184,7 @@ std::string beats_csv(const RunOptions& o, const RunResult& r, int threads) {
       "index,start,r_peak,time_s,length,rr_before_s,rr_after_s,split,recon_error,neg_elbo,template_distance,"
       "prematurity,score,outlier";
   for (int k = 0; k < kLatentDim; ++k) text += ",latent_mu" + std::to_string(k);
-  text += ",class,rhythm\n";
+  text += ",class,rhythm,quality\n";
   constexpr std::size_t kRowsPerPiece = 8192;  // ~1 MB of text: a thread's start-up is worth it
   const std::size_t n = r.beats.size(), pieces = (n + kRowsPerPiece - 1) / kRowsPerPiece;
   std::vector<std::string> piece(pieces);
@@ -173,17 +201,20 @@ std::string beats_csv(const RunOptions& o, const RunResult& r, int threads) {
 std::string run_report_json(const RunOptions& o, const RunResult& r) { return report_json(o, r).dump(2); }
 
 void write_run_outputs(const RunOptions& o, RunResult& r, std::vector<float> signal_excerpt,
-                       std::vector<double> curvature_excerpt, detail::Clock::time_point run_start) {
+                       std::vector<double> curvature_excerpt, std::vector<EventStrip> strips,
+                       detail::Clock::time_point run_start) {
   const auto t_write = detail::Clock::now();
-  OutlierFlags flagged = flag_outliers(r.model.score, o.outlier_quantile);
-  r.outlier_threshold = flagged.threshold;
-  r.outlier = std::move(flagged.flags);
+  if (!o.analyze_only) {
+    OutlierFlags flagged = flag_outliers(r.model.score, o.outlier_quantile);
+    r.outlier_threshold = flagged.threshold;
+    r.outlier = std::move(flagged.flags);
+  }
   // One set, committed whole (output.hpp): the model first, the largest file last.
   OutputSet files(/*create_dirs=*/true);
   const auto path = [&o](const char* name) { return (std::filesystem::path(o.out_dir) / name).string(); };
-  if (o.model_in.empty()) files.bytes(path("model.safetensors"), std::move(r.model.model_file));
+  if (o.model_in.empty() && !o.analyze_only) files.bytes(path("model.safetensors"), std::move(r.model.model_file));
   files.bytes(path("beats.csv"), beats_csv(o, r, cpu_threads()));
-  write_outliers_csv(files.text(path("outliers.csv")), o, r);
+  if (!o.analyze_only) write_outliers_csv(files.text(path("outliers.csv")), o, r);
   write_rhythm_csv(files.text(path("rhythm.csv")), r.rhythm_episodes, o.fs);
   for (auto& [name, bytes] : wfdb_annotation_files(o, r)) files.bytes(path(name.c_str()), std::move(bytes));  // WFDB tools
   std::ostream& report = files.text(path("report.json"));
@@ -191,7 +222,8 @@ void write_run_outputs(const RunOptions& o, RunResult& r, std::vector<float> sig
   r.seconds.total = detail::seconds_since(run_start);
   report << report_json(o, r).dump(2) << '\n';
   write_report_html(files.text(path("report.html")),
-                    report_data_from_run(o, r, r_peak_offset(o.rows()), std::move(signal_excerpt), std::move(curvature_excerpt)));
+                    report_data_from_run(o, r, r_peak_offset(o.rows()), std::move(signal_excerpt), std::move(curvature_excerpt),
+                                         std::move(strips)));
   files.commit();
 }
 

@@ -11,6 +11,7 @@
 #include "ecgpipe/eval/evaluate.hpp"
 #include "ecgpipe/io/wfdb.hpp"
 #include "ecgpipe/pipeline/run_types.hpp"
+#include "ecgpipe/report/report_data.hpp"
 
 namespace ecgpipe {
 
@@ -35,7 +36,14 @@ void finish_rhythm(const RunOptions& options, const std::vector<std::int64_t>& r
 // OutputSet (src/common/output_set.hpp): all or none, --out created only then. Sets result.seconds.write
 // and .total (from `run_start`).
 void write_run_outputs(const RunOptions& options, RunResult& result, std::vector<float> signal_excerpt,
-                       std::vector<double> curvature_excerpt, detail::Clock::time_point run_start);
+                       std::vector<double> curvature_excerpt, std::vector<EventStrip> strips,
+                       detail::Clock::time_point run_start);
+
+// src/pipeline/event_strips.cpp: the report's 10-s strips out of the host `signal` (empty: none),
+// one per place, in this order: the longest pause (when it is a pause), the longest and the
+// fastest ectopic run, the fastest and the slowest rate, the first AF onsets, the top outliers.
+std::vector<EventStrip> event_strips(const RunOptions& options, const RunResult& result,
+                                     const std::vector<std::int64_t>& r_peaks, const std::vector<float>& signal);
 
 // src/pipeline/run_annotations.cpp: the run as WFDB annotations, by sample (docs/formats.md): each
 // kept beat at its R peak with its class as the WFDB symbol (N S V F Q as N A V F Q); '+' with aux

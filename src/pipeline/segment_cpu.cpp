@@ -20,7 +20,7 @@ Segmentation segment_cpu(const RunOptions& o) {
 Segmentation segment_cpu_whole(const RunOptions& o) {
   Segmentation seg;
   auto t0 = detail::Clock::now();
-  const std::vector<float> signal = read_signal(o.input, o.csv, o.fs);  // CSV or WFDB record
+  std::vector<float> signal = read_signal(o.input, o.csv, o.fs);  // CSV or WFDB record
   seg.samples = signal.size();
   seg.seconds.csv = detail::seconds_since(t0);
   seg.signal_excerpt.assign(signal.begin(), signal.begin() + static_cast<std::ptrdiff_t>(report_excerpt_samples(o.fs, signal.size())));
@@ -51,6 +51,7 @@ Segmentation segment_cpu_whole(const RunOptions& o) {
   t0 = detail::Clock::now();
   seg.beat_class = classify_beats(signal, kept_r_peaks(o, seg.beats), o.fs, cpu_threads(), &seg.atrial);
   seg.seconds.classify = detail::seconds_since(t0);
+  seg.host_signal = std::move(signal);  // for signal quality and the report's strips
   return seg;
 }
 

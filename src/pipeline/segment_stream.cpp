@@ -140,7 +140,7 @@ Segmentation segment_cpu_chunked(const RunOptions& o, const ChunkOptions& chunks
   if (pass1.whole) {
     row_gather.push(pass1.signal.data(), 0, pass1.samples);
     window_gather.push(pass1.signal.data(), 0, pass1.samples);
-    pass1.signal = std::vector<float>();
+    seg.host_signal = std::move(pass1.signal);  // for signal quality and the report's strips
   } else {
     const std::int64_t at = for_each_chunk(o.input, o.csv, o.fs, chunks.chunk_samples, read_seconds,
                                            [&](const std::vector<float>& chunk, std::int64_t first) {

@@ -131,6 +131,39 @@ TEST(Holter, LongestPauseAndPauseCount) {
   EXPECT_FALSE(j.contains("veb"));  // no classes, no ectopy figures
 }
 
+// Artefact (issue 27): a beat in noise is no ectopic beat and the intervals it bounds are no
+// pause and no rate; windows of the rate extremes stay inside stretches clear of it.
+TEST(Holter, ArtefactIsNoPauseNoRunNoRate) {
+  std::vector<std::int64_t> p = regular(30);
+  for (std::size_t i = 11; i < p.size(); ++i) p[i] += 300;  // a 4-s "pause" after beat 10 ...
+  std::vector<char> c = cls("NNNNNNNNNNNVVVVNNNNNNNNNNNNNNN");  // ... and a V run of 4 (beats 11-14)
+  const HolterSummary plain = holter_summary(p, kFs, c, 0.0);
+  EXPECT_DOUBLE_EQ(plain.longest_pause_s, 4.0);
+  EXPECT_EQ(plain.pauses, 1);
+  ASSERT_EQ(plain.runs.size(), 1u);
+  // ... both in noise: beats 10 to 12 in artefact.
+  std::vector<bool> artefact(p.size(), false);
+  for (std::size_t i = 10; i <= 12; ++i) artefact[i] = true;
+  const HolterSummary s = holter_summary(p, kFs, c, 0.0, {}, artefact);
+  EXPECT_DOUBLE_EQ(s.longest_pause_s, 1.0);  // every clear interval is 1 s
+  EXPECT_EQ(s.pauses, 0);
+  EXPECT_TRUE(s.runs.empty());  // V V (13, 14) after two beats counted Q: a couplet
+  EXPECT_EQ(s.v_couplets, 1);
+  EXPECT_EQ(s.veb, 2);
+  EXPECT_EQ(s.class_counts[4], 3);  // Q: the three artefact beats
+  EXPECT_DOUBLE_EQ(s.hr_mean, 60.0);
+  EXPECT_DOUBLE_EQ(s.hr_min, 60.0);
+  EXPECT_DOUBLE_EQ(s.hr_max, 60.0);
+  // Windows: 9 intervals before the noise (beats 0-9), 16 after (12-29 minus the 2 touching 12);
+  // an 8-interval window fits in each. A stretch shorter than the window does not hold one.
+  std::vector<bool> most(p.size(), true);
+  most[0] = most[1] = most[2] = false;  // two clear intervals only
+  const HolterSummary t = holter_summary(p, kFs, c, 0.0, {}, most);
+  EXPECT_DOUBLE_EQ(t.hr_min, 60.0);  // a 2-interval window: the longest stretch
+  EXPECT_EQ(t.pauses, 0);
+  EXPECT_THROW(holter_summary(p, kFs, c, 0.0, {}, std::vector<bool>(3, false)), ecgpipe::InternalError);
+}
+
 TEST(Holter, EmptyAndOneBeat) {
   HolterSummary s = holter_summary({}, kFs, {}, 0.0);
   EXPECT_EQ(s.beats, 0);

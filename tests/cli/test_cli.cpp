@@ -184,7 +184,7 @@ TEST(Cli, RunWritesConsistentOutputs) {
 
   const auto csv = testutil::read_text(out / "beats.csv");
   EXPECT_EQ(csv.rfind("index,start,r_peak,time_s,length,rr_before_s,rr_after_s,split,recon_error,neg_elbo,"
-                     "template_distance,prematurity,score,outlier,latent_mu0,latent_mu1,class,rhythm\n",
+                     "template_distance,prematurity,score,outlier,latent_mu0,latent_mu1,class,rhythm,quality\n",
                      0),
             0u)
       << csv.substr(0, 120);

@@ -28,7 +28,7 @@ void expect_one_line(const testutil::Result& r, int code, const std::string& nee
 TEST(CliMessages, UnknownSubcommandIsNamedWithTheOthers) {
   const auto dir = fresh_dir();
   const auto r = run_ecgpipe("frobnicate data.csv", dir);
-  expect_one_line(r, 2, "unknown subcommand 'frobnicate'; the subcommands are run, score,");
+  expect_one_line(r, 2, "unknown subcommand 'frobnicate'; the subcommands are run, analyze, score,");
   const auto long_name = run_ecgpipe(std::string(5000, 'x'), dir);
   EXPECT_EQ(long_name.code, 2);
   EXPECT_LT(long_name.err.size(), 600u) << "the unknown word is cut in the message";

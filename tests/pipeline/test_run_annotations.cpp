@@ -2,6 +2,9 @@
 // real run writes (src/pipeline/run_outputs.cpp) read back against beats.csv and rhythm.csv.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <nlohmann/json.hpp>
+
 #include <cstdint>
 #include <sstream>
 #include <string>
@@ -183,10 +186,16 @@ TEST(RunAnnotationsCli, SampleRunsAnnotationsMatchBeatsAndRhythmCsv) {
   ASSERT_EQ(run.code, 0) << run.err;
   EXPECT_EQ(testutil::read_text(out / "sample.hea").substr(0, 21), "sample 0 250 150000\n#");  // 10 min at 250 Hz
   const auto annotations = ecgpipe::read_wfdb_annotations((out / "sample.ecgpipe").string());
-  std::vector<ecgpipe::Annotation> beats, rhythm;
-  for (const auto& a : annotations) {
-    EXPECT_NE(a.code, 14) << "no artefact spans yet: " << show(a);
-    (a.code == 28 ? rhythm : beats).push_back(a);
+  std::vector<ecgpipe::Annotation> beats, rhythm, noise;
+  for (const auto& a : annotations) (a.code == 28 ? rhythm : a.code == 14 ? noise : beats).push_back(a);
+  // Artefact: a '~' -1 at each span's start and a '~' 0 at its end, as report.json's quality lists them.
+  const auto report = nlohmann::json::parse(testutil::read_text(out / "report.json"));
+  const auto& spans = report["quality"]["artefact"];
+  ASSERT_EQ(noise.size(), 2 * spans.size());
+  for (std::size_t k = 0; k < spans.size(); ++k) {
+    EXPECT_EQ(noise[2 * k].subtype, -1);
+    EXPECT_EQ(noise[2 * k + 1].subtype, 0);
+    EXPECT_EQ(noise[2 * k].sample, std::llround(spans[k]["start_s"].get<double>() * 250.0));
   }
 
   const auto rows = csv_rows(testutil::read_text(out / "beats.csv"));

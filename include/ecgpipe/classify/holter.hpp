@@ -88,10 +88,14 @@ struct HolterSummary {
 };
 
 // r_peaks: ascending samples; classes: one AAMI class (N S V F Q) per beat, or empty for no
-// classes; duration_s: the record's length (<= 0: up to the last beat). UsageError for fs <= 0,
-// InternalError for unsorted peaks, a size mismatch or a class outside N S V F Q.
+// classes; duration_s: the record's length (<= 0: up to the last beat); artefact: per beat, true
+// in unreadable signal (signal_quality.hpp; empty: none) — such a beat counts as Q (no ectopy,
+// no run) and the RR intervals it bounds are left out of every rate, the trend and the pauses
+// (min/max windows lie inside stretches clear of it). UsageError for fs <= 0, InternalError for
+// unsorted peaks, a size mismatch or a class outside N S V F Q.
 HolterSummary holter_summary(const std::vector<std::int64_t>& r_peaks, double fs, const std::vector<char>& classes,
-                             double duration_s, const HolterOptions& options = {});
+                             double duration_s, const HolterOptions& options = {},
+                             const std::vector<bool>& artefact = {});
 
 // report.json's "holter" object: include/ecgpipe/classify/holter_json.hpp (internal).
 

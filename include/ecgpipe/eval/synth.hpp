@@ -37,7 +37,12 @@
 //    OUT_rhythm.csv (sample,rhythm: "(N", "(AFIB" as the AF database's files), holds the onsets
 //    and offsets at the first beat of each rhythm;
 //  * af: atrial fibrillation throughout, as paroxysmal-af's episodes (a short recording of a
-//    patient in AF); its rhythm truth is one "(AFIB" at sample 0.
+//    patient in AF); its rhythm truth is one "(AFIB" at sample 0;
+//  * noise: sinus rhythm (N beats only) with bursts of noise every 40-80 s, 4-12 s long, of
+//    three kinds in turn: muscle (broadband, 0.35 mV RMS), electrode motion (swings of 1.5 mV at
+//    0.7-2.3 Hz and steps of up to 1.2 mV) and baseline wander (2.5 mV at 0.4 Hz); the noise
+//    truth, OUT_noise.csv (start_sample,end_sample,kind), lists them. Every pause, run or
+//    ectopic beat reported is wrong, and none may lie in a burst.
 //
 // Randomness comes only from std::mt19937_64 (whose output the standard fixes) through this
 // file's own uniform and normal transforms, so a seed gives the same bytes on every platform.
@@ -56,9 +61,9 @@
 
 namespace ecgpipe {
 
-enum class SynthScenario { none, apc_bradycardia, bigeminy, vt_runs, fusion, junctional_escape, paroxysmal_af, af };
+enum class SynthScenario { none, apc_bradycardia, bigeminy, vt_runs, fusion, junctional_escape, paroxysmal_af, af, noise };
 
-// "none", "apc-bradycardia", "bigeminy", "vt-runs", "fusion", "junctional-escape", "paroxysmal-af", "af"; UsageError
+// "none", "apc-bradycardia", "bigeminy", "vt-runs", "fusion", "junctional-escape", "paroxysmal-af", "af", "noise"; UsageError
 // (listing them) for anything else.
 SynthScenario parse_synth_scenario(const std::string& name);
 std::string synth_scenario_name(SynthScenario scenario);
@@ -87,11 +92,18 @@ struct SynthBeat {
   char symbol = 'N';        // WFDB symbol: N, V, A, F (fusion) or j (junctional escape)
 };
 
+// A burst of the noise scenario: [start, end) samples and its kind ("muscle", "motion", "wander").
+struct SynthNoise {
+  std::int64_t start = 0, end = 0;
+  std::string kind;
+};
+
 struct SynthRecord {
   std::vector<double> signal;     // mV, what is written (before %.4f rounding)
   std::vector<double> clean;      // the ECG waves alone (no wander, hum or noise)
   std::vector<SynthBeat> beats;   // ascending sample
   std::vector<RhythmChange> rhythm;  // rhythm truth (paroxysmal-af): changes, the first at sample 0
+  std::vector<SynthNoise> noise;     // noise truth (the noise scenario): the bursts, in order
   std::size_t normal = 0, pvc = 0, pac = 0, dropped = 0, fusion = 0, escape = 0;
   std::size_t abnormal() const { return pvc + pac + dropped + fusion + escape; }
 };
@@ -120,6 +132,11 @@ std::string default_truth_path(const std::string& signal_path);
 // record has one.
 std::string rhythm_truth_path(const std::string& signal_path);
 std::string format_rhythm_truth_csv(const std::vector<RhythmChange>& rhythm);
+
+// "dir/rec.csv" -> "dir/rec_noise.csv": the noise truth (start_sample,end_sample,kind), written
+// beside the signal when the record has bursts.
+std::string noise_truth_path(const std::string& signal_path);
+std::string format_noise_truth_csv(const std::vector<SynthNoise>& noise);
 
 // The file contents: header "heartbeats", one "%.4f" value per line; header
 // "sample,symbol,class" (the MIT-BIH *_beats.csv columns, then the AAMI class of the symbol by

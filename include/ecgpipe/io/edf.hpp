@@ -31,6 +31,7 @@ struct EdfSignalInfo {
 struct EdfHeader {
   std::string path;
   std::string type;  // "EDF", "EDF+", "BDF" or "BDF+"
+  std::string start;  // "YYYY-MM-DD hh:mm:ss", the header's start date and time
   std::vector<EdfSignalInfo> signals;
 };
 

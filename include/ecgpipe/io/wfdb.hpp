@@ -54,6 +54,8 @@ struct WfdbHeader {
   std::string record;
   double fs = 250.0;        // WFDB's default when the header gives none
   std::int64_t samples = 0; // per signal; 0 when the header leaves it out (then: from file size)
+  std::string base_time;    // "hh:mm:ss" as the record line gives it; empty when absent
+  std::string base_date;    // "dd/mm/yyyy"; empty when absent
   std::vector<WfdbSignalSpec> signals;
 };
 
@@ -68,7 +70,8 @@ WfdbHeader parse_wfdb_header(std::string_view text, const std::string& path);
 // "rec.hea" for "rec.hea", "rec.dat" or "rec" (no extension): the header of a record path.
 std::string wfdb_header_path(const std::string& path);
 
-// True for a path ending in .hea or .dat (any case): a WFDB record rather than a CSV file.
+// True for a path ending in .hea or .dat (any case), or a record name without extension ("data/100":
+// no file by that name, a regular file "data/100.hea"): a WFDB record rather than a CSV file.
 bool is_wfdb_record_path(const std::string& path);
 
 struct WfdbSignal {

@@ -10,6 +10,7 @@
 
 #include "ecgpipe/io/csv.hpp"
 #include "ecgpipe/io/signal_input.hpp"
+#include "ecgpipe/io/signal_source.hpp"
 #include "ecgpipe/signal/detect.hpp"
 #include "ecgpipe/eval/evaluate.hpp"
 #include "ecgpipe/pipeline/pipeline.hpp"
@@ -20,6 +21,7 @@ struct DetectFileOptions {
   std::string input;
   CsvOptions csv;
   double fs = kSeedFs;
+  SignalSource source;  // where fs and the signal came from (resolve_signal_source)
   Preset preset = Preset::robust;
   SampleWindows windows;
   Device device = Device::automatic;
@@ -34,6 +36,7 @@ struct DetectFileResult {
   bool evaluated = false;
   EvalReport evaluation;
   double seconds = 0.0;  // reading and detection (and evaluation)
+  std::vector<std::string> warnings;  // plausibility_warnings (plausibility.hpp): logged, in report.json
 };
 
 // Reads options.input (read_signal) and detects its R peaks with the robust detector or the

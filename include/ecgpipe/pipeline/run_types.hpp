@@ -12,10 +12,12 @@
 #include "ecgpipe/pipeline/beat_rows.hpp"
 #include "ecgpipe/signal/beats.hpp"
 #include "ecgpipe/io/csv.hpp"
+#include "ecgpipe/io/signal_source.hpp"
 #include "ecgpipe/signal/detect.hpp"
 #include "ecgpipe/common/enum_names.hpp"
 #include "ecgpipe/eval/evaluate.hpp"
 #include "ecgpipe/classify/holter.hpp"
+#include "ecgpipe/rhythm/hrv.hpp"
 #include "ecgpipe/rhythm/rhythm_episodes.hpp"
 #include "ecgpipe/model/model_file.hpp"
 #include "ecgpipe/model/outlier_score.hpp"
@@ -42,6 +44,10 @@ struct RunOptions {
   // with either.
   Preset preset = Preset::robust;
   double fs = kSeedFs;     // Hz; the windows below are seed_windows(fs) unless given
+  SignalSource source;     // where fs and the signal came from (resolve_signal_source), for the outputs
+  // `ecgpipe analyze`: everything but the VAE (beats, classes, rhythm, quality, HRV, the Holter
+  // report); no model file, no scores, no outliers.csv.
+  bool analyze_only = false;
   int ricker_width = 30;   // samples (seed)
   int nms_window = 180;    // samples (seed)
   BeatLimits limits;       // 100 .. 256 samples (seed)
@@ -97,6 +103,9 @@ struct RunResult {
   // Signal quality (issue 27): per beat, true where the beat lies in artefact (unreadable signal,
   // left out of pauses, runs, rates and HRV); and the artefact spans, [start, end) samples, in order.
   std::vector<bool> artefact;
+  HrvResult hrv;  // heart-rate variability over the NN intervals clear of artefact (hrv.hpp)
+  // plausibility_warnings (plausibility.hpp): logged, report.json "warnings", the report's banner.
+  std::vector<std::string> warnings;
   std::vector<std::pair<std::int64_t, std::int64_t>> artefact_spans;
 };
 

@@ -35,6 +35,10 @@ struct Segmentation {
     double seconds = 0.0;
   };
   std::future<Classes> pending_classes;
+  // The whole signal on the host when a path had it anyway (the CPU's whole read; the chunked
+  // read of a recording of at most ChunkOptions::keep_samples): signal quality and the report's
+  // strips read it; empty otherwise (run_pipeline reads it again when it is not too long).
+  std::vector<float> host_signal;
   // For report.html: the first report_excerpt_samples() of the signal and of its band-passed curve.
   std::vector<float> signal_excerpt;
   std::vector<double> curvature_excerpt;

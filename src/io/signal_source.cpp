@@ -1,0 +1,347 @@
+// What a recording is read as (see signal_source.hpp).
+#include "ecgpipe/io/signal_source.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <string_view>
+
+#include "common/text.hpp"
+#include "ecgpipe/common/error.hpp"
+#include "ecgpipe/common/sample_rate.hpp"
+#include "ecgpipe/io/edf.hpp"
+#include "ecgpipe/io/wfdb.hpp"
+
+namespace ecgpipe {
+namespace {
+
+// The first rows of a CSV are enough to tell a time column and a monotonic one: 2000 rows are 8 s
+// at 250 Hz, and 256 KiB hold them with room to spare for wide rows.
+constexpr std::size_t kProbeBytes = std::size_t{256} << 10;
+constexpr std::size_t kProbeRows = 2000;
+// A column is refused as "monotonic" only from this many rows on: a short test signal may rise.
+constexpr std::size_t kMinMonotonicRows = 200;
+// --fs and a declared rate agree within 1 % (a time column's clock may be logged rounded).
+constexpr double kRateTolerance = 0.01;
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::string fmt_hz(double fs) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%g Hz", fs);
+  return buf;
+}
+
+// The first kProbeBytes of a regular file (a FIFO would be consumed by the probe: nothing then).
+std::string probe_bytes(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return {};
+  struct stat st {};
+  std::string out;
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+    out.resize(kProbeBytes);
+    std::size_t got = 0;
+    while (got < out.size()) {
+      const ssize_t n = ::read(fd, &out[got], out.size() - got);
+      if (n <= 0) break;
+      got += static_cast<std::size_t>(n);
+    }
+    out.resize(got);
+  }
+  ::close(fd);
+  return out;
+}
+
+std::vector<std::string_view> split_commas(std::string_view line) {
+  std::vector<std::string_view> out;
+  for (std::size_t begin = 0;;) {
+    const std::size_t comma = line.find(',', begin);
+    out.push_back(line.substr(begin, comma == std::string_view::npos ? std::string_view::npos : comma - begin));
+    if (comma == std::string_view::npos) return out;
+    begin = comma + 1;
+  }
+}
+
+std::string trim_name(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '"')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '"' || s.back() == '\r')) s.remove_suffix(1);
+  return std::string(s);
+}
+
+// The header names and the first rows' values (NaN for a cell that is not a number) of a CSV.
+struct CsvProbe {
+  std::vector<std::string> names;
+  std::vector<std::vector<double>> columns;  // [column][row]
+};
+
+CsvProbe probe_csv(const std::string& text, const CsvOptions& csv) {
+  CsvProbe p;
+  bool header_done = !csv.has_header;
+  std::size_t rows = 0;
+  const bool truncated = text.size() == kProbeBytes;
+  text::for_each_line(text, [&](std::string_view line, std::size_t) {
+    if (is_blank_line(line)) return true;
+    const std::vector<std::string_view> cells = split_commas(line);
+    if (!header_done) {
+      for (auto c : cells) p.names.push_back(trim_name(c));
+      header_done = true;
+      return true;
+    }
+    if (p.columns.size() < cells.size()) p.columns.resize(cells.size());
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+      float v = 0.0f;
+      p.columns[i].push_back(parse_cell(cells[i], v) ? static_cast<double>(v) : std::nan(""));
+    }
+    return ++rows < kProbeRows;
+  });
+  // The probe may end inside a line: its last row may be cut short, so it is dropped.
+  if (truncated)
+    for (auto& c : p.columns)
+      if (!c.empty()) c.pop_back();
+  return p;
+}
+
+// A time column's values must be read as double: float32 loses the steps of a clock past ~2^24 s.
+std::vector<double> probe_time_values(const std::string& text, std::size_t column, bool has_header) {
+  std::vector<double> out;
+  bool header_done = !has_header;
+  text::for_each_line(text, [&](std::string_view line, std::size_t) {
+    if (is_blank_line(line)) return true;
+    if (!header_done) {
+      header_done = true;
+      return true;
+    }
+    std::string_view cell;
+    if (!field_of_line(line, column, cell)) return false;
+    const std::string s = trim_name(cell);
+    char* end = nullptr;
+    const double v = std::strtod(s.c_str(), &end);
+    if (s.empty() || end != s.c_str() + s.size() || !std::isfinite(v)) return false;
+    out.push_back(v);
+    return out.size() < kProbeRows;
+  });
+  if (text.size() == kProbeBytes && !out.empty()) out.pop_back();
+  return out;
+}
+
+// The unit the values are written in: the largest 10^-k (k = 0..9) they are all whole multiples
+// of (1 for whole ms, 1e-6 for "%.6f" seconds); 0 when none is.
+double written_unit(const std::vector<double>& values) {
+  double unit = 1.0;
+  for (int k = 0; k <= 9; ++k, unit /= 10.0) {
+    const bool whole = std::all_of(values.begin(), values.end(), [unit](double v) {
+      const double q = v / unit;
+      return std::abs(q - std::round(q)) <= 1e-6 * std::max(1.0, std::abs(q)) + 1e-6;
+    });
+    if (whole) return unit;
+  }
+  return 0.0;
+}
+
+bool monotonic(const std::vector<double>& v) {
+  if (v.size() < kMinMonotonicRows) return false;
+  bool rising = true, falling = true;
+  for (std::size_t i = 1; i < v.size() && (rising || falling); ++i) {
+    if (!(v[i] > v[i - 1])) rising = false;
+    if (!(v[i] < v[i - 1])) falling = false;
+  }
+  return rising || falling;
+}
+
+std::string quoted(const std::string& s) { return "'" + text::shorten(s, 60) + "'"; }
+
+void check_against_option(std::optional<double> fs_option, double declared, const std::string& where) {
+  if (!fs_option) return;
+  if (std::abs(*fs_option - declared) <= kRateTolerance * declared) return;
+  char buf[512];
+  std::snprintf(buf, sizeof buf, "--fs %g does not match the %g Hz of %s: leave --fs out or pass --fs %g", *fs_option,
+                declared, where.c_str(), declared);
+  throw UsageError(buf);
+}
+
+void resolve_csv(const std::string& path, const CsvOptions& csv, std::optional<double> fs_option, SignalSource& s) {
+  s.format = "CSV";
+  const std::string text = probe_bytes(path);
+  const CsvProbe p = probe_csv(text, csv);
+  const std::size_t ncols = std::max(p.names.size(), p.columns.size());
+
+  // The column to read, by the rules of signal_source.hpp.
+  std::size_t chosen = 0;
+  bool found = false;
+  std::optional<std::size_t> time_col;
+  if (csv.has_header && !p.names.empty() && is_time_column_name(p.names[0])) time_col = 0;
+  if (!csv.column.empty()) {
+    // The readers resolve it (a name, else an index; their errors name the file).
+    s.column = csv.column;
+    const auto it = std::find(p.names.begin(), p.names.end(), csv.column);
+    if (it != p.names.end()) {
+      chosen = static_cast<std::size_t>(it - p.names.begin());
+      found = true;
+    } else if (!csv.column.empty() && std::all_of(csv.column.begin(), csv.column.end(), [](unsigned char c) { return std::isdigit(c) != 0; }) &&
+               csv.column.size() < 6) {
+      chosen = static_cast<std::size_t>(std::stoul(csv.column));
+      found = chosen < ncols || ncols == 0;
+    }
+  } else {
+    const auto it = std::find(p.names.begin(), p.names.end(), "heartbeats");
+    if (it != p.names.end()) {
+      chosen = static_cast<std::size_t>(it - p.names.begin());
+    } else {
+      // The first column that is neither named as a time nor only rising or falling (an index);
+      // none such: column 0, refused below as monotonic if it is.
+      for (std::size_t i = 0; i < ncols; ++i) {
+        const bool time_named = csv.has_header && i < p.names.size() && is_time_column_name(p.names[i]);
+        if (!time_named && !(i < p.columns.size() && monotonic(p.columns[i]))) {
+          chosen = i;
+          break;
+        }
+      }
+    }
+    found = true;
+    s.column = std::to_string(chosen);
+  }
+  if (found) {
+    const bool named = csv.has_header && chosen < p.names.size();
+    s.signal_name = named ? "column " + quoted(p.names[chosen]) + " (" + std::to_string(chosen) + ")"
+                          : "column " + std::to_string(chosen);
+    if (chosen < p.columns.size() && monotonic(p.columns[chosen])) {
+      throw InputError(path + ": " + s.signal_name + " only " +
+                       (p.columns[chosen][1] > p.columns[chosen][0] ? "rises" : "falls") + " over its first " +
+                       std::to_string(p.columns[chosen].size()) +
+                       " rows: a time or index column, not an ECG; choose the signal with --column");
+    }
+  } else {
+    s.signal_name = "column " + quoted(csv.column);
+  }
+
+  // The rate.
+  if (time_col && chosen != *time_col) {
+    const std::vector<double> t = probe_time_values(text, *time_col, csv.has_header);
+    if (const auto fs = rate_from_time_column(t, p.names[*time_col])) {
+      if (!(*fs >= kMinFs && *fs <= kMaxFs)) {
+        // Not a sampling clock (beat times, minutes, another unit than its name says): not used.
+        char buf[256];
+        std::snprintf(buf, sizeof buf, ": the time column %s gives %g Hz, outside %g..%g Hz: not used",
+                      quoted(p.names[*time_col]).c_str(), *fs, kMinFs, kMaxFs);
+        s.warnings.push_back(path + buf);
+      } else if (!fs_option) {
+        s.fs = *fs;
+        s.fs_source = "time column " + quoted(p.names[*time_col]);
+      } else if (std::abs(*fs_option - *fs) > kRateTolerance * *fs) {
+        // --fs wins over a column that may be in other units than its name says, but not quietly.
+        char buf[256];
+        std::snprintf(buf, sizeof buf, "--fs %g is used, but the time column %s of %s says %g Hz", *fs_option,
+                      quoted(p.names[*time_col]).c_str(), path.c_str(), *fs);
+        s.warnings.emplace_back(buf);
+      }
+    } else if (!fs_option) {
+      s.warnings.push_back("the time column " + quoted(p.names[*time_col]) + " of " + path +
+                           " has irregular steps: its rate is not used");
+    }
+  }
+}
+
+}  // namespace
+
+bool is_time_column_name(const std::string& name) {
+  std::string n = lower(trim_name(name));
+  // A unit in brackets: "time (s)", "Time [ms]".
+  if (const auto b = n.find_first_of("(["); b != std::string::npos) n = trim_name(n.substr(0, b));
+  static const char* const kNames[] = {"time", "t", "sec", "secs", "seconds", "time_s", "time_sec", "time_ms",
+                                       "ms", "timestamp", "elapsed", "elapsed_time", "elapsed time", "time_stamp"};
+  return std::any_of(std::begin(kNames), std::end(kNames), [&](const char* k) { return n == k; });
+}
+
+std::optional<double> rate_from_time_column(const std::vector<double>& values, const std::string& name) {
+  if (values.size() < 3) return std::nullopt;
+  // Every step equals the mean step within 1 % or within the unit the times are written in (a
+  // clock at 360 Hz logged in whole ms steps 2 or 3 ms). That refuses gaps, repeats and beat
+  // times (whose steps vary by more than their written unit).
+  const double mean = (values.back() - values.front()) / static_cast<double>(values.size() - 1);
+  if (!(mean > 0) || !std::isfinite(mean)) return std::nullopt;
+  const double slack = std::max(kRateTolerance * mean, written_unit(values)) * (1.0 + 1e-9);
+  for (std::size_t i = 1; i < values.size(); ++i)
+    if (!(std::abs(values[i] - values[i - 1] - mean) <= slack)) return std::nullopt;
+  std::string n = lower(trim_name(name));
+  const bool ms = n == "ms" || (n.size() > 2 && n.compare(n.size() - 2, 2, "ms") == 0) ||
+                  n.find("(ms)") != std::string::npos || n.find("[ms]") != std::string::npos;
+  return (ms ? 1000.0 : 1.0) / mean;
+}
+
+std::string SignalSource::description() const {
+  std::string d = format + ", " + fmt_hz(fs) + " (" + fs_source + ")";
+  if (!signal_name.empty()) d += ", " + signal_name;
+  return d;
+}
+
+SignalSource resolve_signal_source(const std::string& path, const CsvOptions& csv, std::optional<double> fs_option,
+                                   double default_fs) {
+  SignalSource s;
+  if (fs_option) {
+    s.fs = *fs_option;
+    s.fs_source = "--fs";
+  }
+  if (is_wfdb_record_path(path)) {
+    s.format = "WFDB";
+    const WfdbHeader h = read_wfdb_header(wfdb_header_path(path));
+    s.column = csv.column;
+    // The channel is resolved by the reader (its errors name the file); named here for the log.
+    std::size_t ch = 0;
+    if (!csv.column.empty()) {
+      ch = h.signals.size();
+      for (std::size_t i = 0; i < h.signals.size(); ++i)
+        if (h.signals[i].description == csv.column || std::to_string(i) == csv.column) ch = i;
+    }
+    if (ch < h.signals.size()) {
+      s.signal_name = "signal " + quoted(h.signals[ch].description) + " (" + std::to_string(ch) + ")";
+      s.units = h.signals[ch].units;
+    }
+    s.start_time = h.base_time;
+    if (!h.base_date.empty()) s.start_time = h.base_date + " " + h.base_time;
+    check_against_option(fs_option, h.fs, wfdb_header_path(path));
+    if (!fs_option) {
+      s.fs = h.fs;
+      s.fs_source = "WFDB header";
+    }
+    return s;
+  }
+  if (is_edf_path(path)) {
+    const EdfHeader h = read_edf_header(path);
+    const EdfSignalInfo& info = edf_select_signal(h, csv.column);
+    s.format = h.type;
+    s.column = csv.column;
+    s.signal_name = "signal " + quoted(info.label) + " (" + std::to_string(info.index) + ")";
+    s.units = info.units;
+    s.start_time = h.start;
+    if (!(info.fs >= kMinFs && info.fs <= kMaxFs)) {
+      char buf[160];
+      std::snprintf(buf, sizeof buf, "sampling rate %g Hz is outside %g..%g Hz", info.fs, kMinFs, kMaxFs);
+      throw InputError(path + " (signal '" + info.label + "'): " + buf);
+    }
+    check_against_option(fs_option, info.fs, path + " (signal '" + info.label + "')");
+    if (!fs_option) {
+      s.fs = info.fs;
+      s.fs_source = "EDF header";
+    }
+    return s;
+  }
+  resolve_csv(path, csv, fs_option, s);
+  if (s.fs_source.empty()) {
+    s.fs = default_fs;
+    s.fs_source = "default: a CSV has no rate, pass --fs";
+    s.fs_is_default = true;
+    s.warnings.push_back(path + " has no sampling rate (a CSV without a time column) and no --fs was given: read as " +
+                         fmt_hz(default_fs) + "; if that is wrong every rate and interval is wrong");
+  }
+  return s;
+}
+
+}  // namespace ecgpipe

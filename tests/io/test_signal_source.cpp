@@ -1,0 +1,165 @@
+// What a recording is read as: rate, column and their sources (io/signal_source.hpp; issue 27).
+#include "ecgpipe/io/signal_source.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "ecgpipe/common/error.hpp"
+#include "test_util.hpp"
+
+namespace ecgpipe {
+namespace {
+
+// n rows of "time,ECG": times i/fs printed with `decimals` (or in whole ms), a sine as the ECG.
+std::string timed_csv(const std::string& header, int n, double fs, bool ms, int decimals = 6) {
+  std::string s = header + "\n";
+  char buf[96];
+  for (int i = 0; i < n; ++i) {
+    const double t = ms ? std::round(1000.0 * i / fs) : i / fs;
+    std::snprintf(buf, sizeof buf, "%.*f,%.4f\n", ms ? 0 : decimals, t, std::sin(0.05 * i));
+    s += buf;
+  }
+  return s;
+}
+
+TEST(SignalSource, TimeColumnNames) {
+  for (const char* n : {"time", "Time", "TIME (s)", "t", "time_ms", "Time [ms]", "timestamp", " \"time\" ", "elapsed"})
+    EXPECT_TRUE(is_time_column_name(n)) << n;
+  for (const char* n : {"ECG", "heartbeats", "MLII", "times", "idx", "", "timer"}) EXPECT_FALSE(is_time_column_name(n)) << n;
+}
+
+TEST(SignalSource, RateFromAnEvenTimeColumn) {
+  std::vector<double> t;
+  for (int i = 0; i < 1000; ++i) t.push_back(i / 360.0);
+  // The exact mean step: 1 / (999 / 360 / 999), equal to 360 within double round-off.
+  EXPECT_NEAR(*rate_from_time_column(t, "time"), 360.0, 1e-9);
+  // The same clock in whole ms, rounded (steps of 2 and 3 ms): 360 Hz within the rounding of the
+  // last time (0.5 ms over 2775 ms: 0.02 %).
+  std::vector<double> ms;
+  for (int i = 0; i < 1000; ++i) ms.push_back(std::round(1000.0 * i / 360.0));
+  EXPECT_NEAR(*rate_from_time_column(ms, "Time (ms)"), 360.0, 360.0 * 2e-4);
+  EXPECT_NEAR(*rate_from_time_column(ms, "time_ms"), 360.0, 360.0 * 2e-4);
+  // ... which without "ms" in its name is read as seconds: 0.36 Hz (refused by the caller).
+  EXPECT_NEAR(*rate_from_time_column(ms, "time"), 0.36, 0.36 * 2e-4);
+}
+
+TEST(SignalSource, IrregularTimesGiveNoRate) {
+  std::vector<double> gap;
+  for (int i = 0; i < 100; ++i) gap.push_back(i < 50 ? i * 0.004 : i * 0.004 + 0.004);  // one sample missing
+  EXPECT_FALSE(rate_from_time_column(gap, "time"));
+  std::vector<double> beats = {0.0, 0.81, 1.6, 2.45, 3.2, 4.1, 4.8};  // beat times, not samples
+  EXPECT_FALSE(rate_from_time_column(beats, "time"));
+  EXPECT_FALSE(rate_from_time_column({0.0, 0.0, 0.0, 0.0}, "time"));
+  EXPECT_FALSE(rate_from_time_column({3.0, 2.0, 1.0}, "time"));
+  EXPECT_FALSE(rate_from_time_column({0.0, 1.0}, "time"));  // too few to tell
+  EXPECT_FALSE(rate_from_time_column({}, "time"));
+}
+
+TEST(SignalSource, TimeAndEcgColumnsGiveTheRateAndTheSignal) {
+  const auto dir = testutil::fresh_dir("signal-source");
+  testutil::write_text(dir / "a.csv", timed_csv("time,ECG", 3000, 360.0, false));
+  const SignalSource s = resolve_signal_source((dir / "a.csv").string(), {}, std::nullopt, 250.0);
+  EXPECT_EQ(s.format, "CSV");
+  EXPECT_NEAR(s.fs, 360.0, 360.0 * 1e-6);  // times printed to 1 us: 0.5 us over the probe's span
+  EXPECT_EQ(s.fs_source, "time column 'time'");
+  EXPECT_FALSE(s.fs_is_default);
+  EXPECT_EQ(s.column, "1");
+  EXPECT_EQ(s.signal_name, "column 'ECG' (1)");
+  EXPECT_TRUE(s.warnings.empty());
+  EXPECT_EQ(s.description().substr(0, 14), "CSV, 360 Hz (t");
+
+  testutil::write_text(dir / "ms.csv", timed_csv("Time (ms),ECG", 3000, 500.0, true));
+  EXPECT_NEAR(resolve_signal_source((dir / "ms.csv").string(), {}, std::nullopt, 250.0).fs, 500.0, 0.1);
+}
+
+TEST(SignalSource, FsOptionWinsOverATimeColumnWithAWarning) {
+  const auto dir = testutil::fresh_dir("signal-source-fs");
+  testutil::write_text(dir / "a.csv", timed_csv("time,ECG", 3000, 360.0, false));
+  const SignalSource s = resolve_signal_source((dir / "a.csv").string(), {}, 250.0, 250.0);
+  EXPECT_EQ(s.fs, 250.0);
+  EXPECT_EQ(s.fs_source, "--fs");
+  ASSERT_EQ(s.warnings.size(), 1u);
+  EXPECT_NE(s.warnings[0].find("says 360 Hz"), std::string::npos) << s.warnings[0];
+  // Agreeing within 1 %: no warning.
+  EXPECT_TRUE(resolve_signal_source((dir / "a.csv").string(), {}, 361.0, 250.0).warnings.empty());
+}
+
+TEST(SignalSource, NoRateAnywhereIsTheDefaultSaidAloud) {
+  const auto dir = testutil::fresh_dir("signal-source-default");
+  testutil::write_signal_csv(dir / "s.csv", testutil::synthetic_ecg(20, 200));
+  const SignalSource s = resolve_signal_source((dir / "s.csv").string(), {}, std::nullopt, 250.0);
+  EXPECT_EQ(s.fs, 250.0);
+  EXPECT_TRUE(s.fs_is_default);
+  EXPECT_EQ(s.column, "0");
+  EXPECT_EQ(s.signal_name, "column 'heartbeats' (0)");
+  ASSERT_EQ(s.warnings.size(), 1u);
+  EXPECT_NE(s.warnings[0].find("read as 250 Hz"), std::string::npos);
+}
+
+TEST(SignalSource, IndexColumnsAreSkippedAndRefusedWhenChosen) {
+  const auto dir = testutil::fresh_dir("signal-source-index");
+  std::string text = "idx,ECG,other\n";
+  for (int i = 0; i < 500; ++i) text += std::to_string(i) + "," + std::to_string(std::sin(0.1 * i)) + ",1\n";
+  testutil::write_text(dir / "i.csv", text);
+  const std::string path = (dir / "i.csv").string();
+  const SignalSource s = resolve_signal_source(path, {}, std::nullopt, 250.0);
+  EXPECT_EQ(s.column, "1");  // idx only rises: not an ECG
+  CsvOptions by_name;
+  by_name.column = "idx";
+  const std::string e = testutil::input_error_of([&] { resolve_signal_source(path, by_name, std::nullopt, 250.0); });
+  EXPECT_NE(e.find("column 'idx' (0) only rises over its first 500 rows"), std::string::npos) << e;
+  // 199 rising rows are too few to call it an index (a short test signal may rise).
+  std::string short_text = "x\n";
+  for (int i = 0; i < 199; ++i) short_text += std::to_string(i) + "\n";
+  testutil::write_text(dir / "short.csv", short_text);
+  EXPECT_EQ(resolve_signal_source((dir / "short.csv").string(), {}, std::nullopt, 250.0).column, "0");
+  // The `heartbeats` column is taken wherever it is.
+  testutil::write_text(dir / "h.csv", "a,heartbeats\n1,2\n3,4\n");
+  EXPECT_EQ(resolve_signal_source((dir / "h.csv").string(), {}, std::nullopt, 250.0).column, "1");
+}
+
+TEST(SignalSource, ATimeColumnOutsideTheRatesIsNotUsedAndSaid) {
+  const auto dir = testutil::fresh_dir("signal-source-slow");
+  testutil::write_text(dir / "a.csv", timed_csv("time,ECG", 300, 10.0, false));  // 10 Hz
+  const SignalSource s = resolve_signal_source((dir / "a.csv").string(), {}, std::nullopt, 250.0);
+  EXPECT_TRUE(s.fs_is_default);
+  ASSERT_EQ(s.warnings.size(), 2u);
+  EXPECT_NE(s.warnings[0].find("gives 10 Hz, outside 50..100000 Hz: not used"), std::string::npos) << s.warnings[0];
+  EXPECT_NE(s.warnings[1].find("read as 250 Hz"), std::string::npos) << s.warnings[1];
+}
+
+TEST(SignalSource, NoHeaderAndEmptyFiles) {
+  const auto dir = testutil::fresh_dir("signal-source-noheader");
+  testutil::write_text(dir / "n.csv", "1.0\n2.0\n1.5\n");
+  CsvOptions no_header;
+  no_header.has_header = false;
+  const SignalSource s = resolve_signal_source((dir / "n.csv").string(), no_header, std::nullopt, 250.0);
+  EXPECT_EQ(s.signal_name, "column 0");
+  testutil::write_text(dir / "e.csv", "");
+  EXPECT_EQ(resolve_signal_source((dir / "e.csv").string(), {}, std::nullopt, 250.0).column, "0");  // the reader refuses it
+}
+
+TEST(SignalSource, WfdbRecordNameWithoutExtension) {
+  const auto dir = testutil::fresh_dir("signal-source-wfdb");
+  testutil::write_text(dir / "rec.hea", "rec 1 360 4 10:20:30 01/02/2003\nrec.dat 16 200 12 0 0 0 0 MLII\n");
+  testutil::write_text(dir / "rec.dat", std::string(8, '\0'));
+  const std::string name = (dir / "rec").string();
+  const SignalSource s = resolve_signal_source(name, {}, std::nullopt, 250.0);
+  EXPECT_EQ(s.format, "WFDB");
+  EXPECT_EQ(s.fs, 360.0);
+  EXPECT_EQ(s.fs_source, "WFDB header");
+  EXPECT_EQ(s.signal_name, "signal 'MLII' (0)");
+  EXPECT_EQ(s.start_time, "01/02/2003 10:20:30");
+  EXPECT_EQ(s.units, "mV");
+  // A header's rate and another --fs: refused (the windows scale with the rate).
+  EXPECT_THROW(resolve_signal_source(name, {}, 250.0, 250.0), UsageError);
+  // A file by the record's name is read as what it is.
+  testutil::write_text(dir / "rec", "heartbeats\n1\n");
+  EXPECT_EQ(resolve_signal_source(name, {}, std::nullopt, 250.0).format, "CSV");
+}
+
+}  // namespace
+}  // namespace ecgpipe
