@@ -21,6 +21,7 @@
 
 #include "common/paths.hpp"
 #include "common/text.hpp"
+#include "ecgpipe/io/wfdb.hpp"
 
 namespace ecgpipe {
 namespace {
@@ -96,15 +97,30 @@ std::vector<BatchItem> parse_manifest(const std::string& path) {
   return items;
 }
 
+// A WFDB header of no signals (what `run` writes beside its annotation file for the rate): no
+// recording. A header that does not parse is left to be refused, naming itself, when it is read.
+static bool header_without_signals(const std::string& path) {
+  try {
+    return read_wfdb_header(path).signals.empty();
+  } catch (const InputError&) {
+    return false;
+  }
+}
+
 std::vector<std::string> directory_recordings(const std::string& dir) {
   std::vector<std::string> entries, names;
   if (!detail::list_directory(dir, entries)) throw InputError("cannot list directory " + dir);
-  static const std::set<std::string> kOwnOutputs = {"beats.csv", "outliers.csv", "summary.csv"};
+  // ecgpipe's own outputs and synth's truth files are not recordings.
+  static const std::set<std::string> kOwnOutputs = {"beats.csv", "outliers.csv", "summary.csv", "rhythm.csv",
+                                                    "artefact.csv"};
   for (const std::string& n : entries) {
     const std::string l = lower(n);
+    const bool truth = ends_with(l, "_beats.csv") || ends_with(l, "_rhythm.csv") || ends_with(l, "_noise.csv");
     const bool record = ends_with(l, ".edf") || ends_with(l, ".bdf") || ends_with(l, ".hea") ||
-                        (ends_with(l, ".csv") && !ends_with(l, "_beats.csv") && kOwnOutputs.count(l) == 0);
-    if (record && !is_directory(path_join(dir, n))) names.push_back(n);
+                        (ends_with(l, ".csv") && !truth && kOwnOutputs.count(l) == 0);
+    if (!record || is_directory(path_join(dir, n))) continue;
+    if (ends_with(l, ".hea") && header_without_signals(path_join(dir, n))) continue;  // run's RECORD.hea beside RECORD.ecgpipe
+    names.push_back(n);
   }
   std::sort(names.begin(), names.end());
   if (names.empty()) throw InputError(dir + ": no recordings (*.csv, *.hea, *.edf, *.bdf) in this directory");

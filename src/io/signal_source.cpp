@@ -82,7 +82,7 @@ struct CsvProbe {
   std::vector<std::vector<double>> columns;  // [column][row]
 };
 
-CsvProbe probe_csv(const std::string& text, const CsvOptions& csv) {
+CsvProbe probe_csv(std::string_view text, const CsvOptions& csv) {
   CsvProbe p;
   bool header_done = !csv.has_header;
   std::size_t rows = 0;
@@ -110,7 +110,7 @@ CsvProbe probe_csv(const std::string& text, const CsvOptions& csv) {
 }
 
 // A time column's values must be read as double: float32 loses the steps of a clock past ~2^24 s.
-std::vector<double> probe_time_values(const std::string& text, std::size_t column, bool has_header) {
+std::vector<double> probe_time_values(std::string_view text, std::size_t column, bool has_header) {
   std::vector<double> out;
   bool header_done = !has_header;
   text::for_each_line(text, [&](std::string_view line, std::size_t) {
@@ -167,9 +167,11 @@ void check_against_option(std::optional<double> fs_option, double declared, cons
   throw UsageError(buf);
 }
 
-void resolve_csv(const std::string& path, const CsvOptions& csv, std::optional<double> fs_option, SignalSource& s) {
+}  // namespace
+
+void resolve_csv_source(std::string_view text, const std::string& path, const CsvOptions& csv,
+                        std::optional<double> fs_option, SignalSource& s) {
   s.format = "CSV";
-  const std::string text = probe_bytes(path);
   const CsvProbe p = probe_csv(text, csv);
   const std::size_t ncols = std::max(p.names.size(), p.columns.size());
 
@@ -248,8 +250,6 @@ void resolve_csv(const std::string& path, const CsvOptions& csv, std::optional<d
     }
   }
 }
-
-}  // namespace
 
 bool is_time_column_name(const std::string& name) {
   std::string n = lower(trim_name(name));
@@ -333,7 +333,7 @@ SignalSource resolve_signal_source(const std::string& path, const CsvOptions& cs
     }
     return s;
   }
-  resolve_csv(path, csv, fs_option, s);
+  resolve_csv_source(probe_bytes(path), path, csv, fs_option, s);
   if (s.fs_source.empty()) {
     s.fs = default_fs;
     s.fs_source = "default: a CSV has no rate, pass --fs";

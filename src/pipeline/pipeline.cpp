@@ -116,8 +116,12 @@ RunResult run_pipeline(const RunOptions& o) {
   Segmentation seg = segment_cpu(o);
 #endif
   seg.matrix.normalise = o.model == Model::rr;
-  spdlog::info("{} samples, {} gates, {} beats of {}..{} samples", seg.samples, seg.candidates, seg.beats.size(),
-               o.limits.min_length, o.limits.max_length);
+  if (o.preset == Preset::robust) {
+    spdlog::info("{} samples, {} candidates -> {} R peaks", seg.samples, seg.candidates, seg.beats.size());
+  } else {
+    spdlog::info("{} samples, {} gates, {} beats of {}..{} samples", seg.samples, seg.candidates, seg.beats.size(),
+                 o.limits.min_length, o.limits.max_length);
+  }
 
   RunResult r;
   r.device = device_name(device);

@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <string>
 #include <iomanip>
@@ -26,6 +27,7 @@
 #include "pipeline/report_from_run.hpp"
 #include "ecgpipe/pipeline/plausibility.hpp"
 #include "pipeline/run_steps.hpp"
+#include "ecgpipe/pipeline/segment.hpp"
 #include "common/time_format.hpp"
 #include "ecgpipe/config.hpp"
 #include "ecgpipe/report/report.hpp"
@@ -113,6 +115,19 @@ void write_outliers_csv(std::ostream& out, const RunOptions& o, const RunResult&
         << rr_seconds(o, r, i - 1, i) << ',' << rr_seconds(o, r, i, i + 1) << ',' << r.model.recon_error[i] << ','
         << r.model.neg_elbo[i] << ',' << r.model.template_distance[i] << ',' << r.prematurity[i] << ',' << r.model.score[i] << ','
         << static_cast<int>(r.outlier[i]) << ',' << class_name(r.beat_class[i]) << ',' << rhythm_name(r.rhythm[i]) << '\n';
+  }
+}
+
+// artefact.csv: the unreadable stretches (signal_quality.hpp), one row each, with the beats in them.
+void write_artefact_csv(std::ostream& out, const RunOptions& o, const RunResult& r) {
+  out << "start_sample,end_sample,start_s,end_s,beats\n";
+  const std::vector<std::int64_t> peaks = kept_r_peaks(o, r.beats);
+  char buf[160];
+  for (const auto& [a, b] : r.artefact_spans) {
+    const auto beats = std::lower_bound(peaks.begin(), peaks.end(), b) - std::lower_bound(peaks.begin(), peaks.end(), a);
+    std::snprintf(buf, sizeof buf, "%lld,%lld,%.3f,%.3f,%lld\n", static_cast<long long>(a), static_cast<long long>(b),
+                  seconds_at(a, o.fs), seconds_at(b, o.fs), static_cast<long long>(beats));
+    out << buf;
   }
 }
 
@@ -216,6 +231,7 @@ void write_run_outputs(const RunOptions& o, RunResult& r, std::vector<float> sig
   files.bytes(path("beats.csv"), beats_csv(o, r, cpu_threads()));
   if (!o.analyze_only) write_outliers_csv(files.text(path("outliers.csv")), o, r);
   write_rhythm_csv(files.text(path("rhythm.csv")), r.rhythm_episodes, o.fs);
+  write_artefact_csv(files.text(path("artefact.csv")), o, r);
   for (auto& [name, bytes] : wfdb_annotation_files(o, r)) files.bytes(path(name.c_str()), std::move(bytes));  // WFDB tools
   std::ostream& report = files.text(path("report.json"));
   r.seconds.write = detail::seconds_since(t_write);

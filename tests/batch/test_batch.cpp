@@ -104,8 +104,12 @@ TEST(Batch, OutputNamesResolveCollisionsInInputOrder) {
 TEST(Batch, DirectoryListsRecordingsNotReferencesOrOutputs) {
   const auto dir = fresh_dir();
   for (const char* n : {"101.hea", "101.dat", "100.csv", "100_beats.csv", "x.EDF", "y.bdf", "beats.csv", "outliers.csv",
-                        "summary.csv", "notes.txt", "101.atr"})
+                        "summary.csv", "notes.txt", "101.atr", "rhythm.csv", "artefact.csv", "n_rhythm.csv", "n_noise.csv"})
     write_text(dir / n, "");
+  // run's RECORD.hea beside RECORD.ecgpipe has no signals: not a recording (a bad header is listed,
+  // to be refused by name when read: 101.hea above is empty).
+  write_text(dir / "run.hea", "run 0 360 650000\n");
+  write_text(dir / "run.ecgpipe", "");
   fs::create_directory(dir / "sub.csv");  // a directory is never a recording
   const auto got = ecgpipe::directory_recordings(dir.string());
   const std::string b = dir.string() + "/";

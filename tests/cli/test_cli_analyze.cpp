@@ -30,8 +30,12 @@ TEST(AnalyzeCli, HolterAnalysisWithoutAModel) {
   ASSERT_EQ(r.code, 0) << r.err;
   std::vector<std::string> files = testutil::list_dir(dir / "a");
   std::sort(files.begin(), files.end());
-  EXPECT_EQ(files, (std::vector<std::string>{"beats.csv", "report.html", "report.json", "rhythm.csv", "sample.ecgpipe",
-                                             "sample.hea"}));  // no model.safetensors, no outliers.csv
+  EXPECT_EQ(files, (std::vector<std::string>{"artefact.csv", "beats.csv", "report.html", "report.json", "rhythm.csv",
+                                             "sample.ecgpipe", "sample.hea"}));  // no model.safetensors, no outliers.csv
+  // artefact.csv: the stretches of report.json's quality, one a row.
+  const std::string artefact = read_text(dir / "a" / "artefact.csv");
+  EXPECT_EQ(artefact.substr(0, 44), "start_sample,end_sample,start_s,end_s,beats\n");
+  EXPECT_EQ(testutil::count_lines(artefact), 1 + report_of(dir / "a")["quality"]["artefact"].size());
   const auto j = report_of(dir / "a");
   EXPECT_EQ(j["mode"], "analyze");
   EXPECT_FALSE(j.contains("loss"));

@@ -32,7 +32,8 @@ using testutil::read_text;
 using testutil::write_text;
 
 constexpr int kUsage = 2, kInput = 3, kOutput = 4;
-const char* const kOutputs[] = {"beats.csv", "outliers.csv", "rhythm.csv", "model.safetensors", "report.json", "report.html"};
+const char* const kOutputs[] = {"beats.csv",   "outliers.csv", "rhythm.csv", "artefact.csv", "model.safetensors",
+                                "report.json", "report.html"};
 
 std::string exe() {
   const char* other = std::getenv("ECGPIPE_EXE_UNDER_TEST");

@@ -1,5 +1,6 @@
 // libFuzzer harness: the CSV column reader (parse_csv_column, the in-memory core of
-// read_csv_column). The first byte picks the options (header or not, which column); the rest is
+// read_csv_column) and what a CSV is read as (resolve_csv_source: the column and a time
+// column's rate). The first byte picks the options (header or not, which column); the rest is
 // the file. Invariant: an InputError, or at least one value and every value finite.
 #include <cmath>
 #include <cstdint>
@@ -7,8 +8,25 @@
 #include <string_view>
 #include <vector>
 
+#include "ecgpipe/common/sample_rate.hpp"
 #include "ecgpipe/io/csv.hpp"
+#include "ecgpipe/io/signal_source.hpp"
 #include "fuzz_util.hpp"
+
+// And what the file is read as (signal_source.hpp): the column and the rate from a time column.
+// Invariant: an InputError, or a column, and a rate (when a time column gives one) in bounds.
+static void fuzz_source(const ecgpipe::CsvOptions& options, std::string_view text) {
+  ecgpipe::SignalSource s;
+  if (fuzz::rejects([&] { ecgpipe::resolve_csv_source(text, "fuzz.csv", options, std::nullopt, s); })) return;
+  FUZZ_CHECK(s.format == "CSV");
+  // A column chosen here is a 0-based index; a given one is passed on as given.
+  if (options.column.empty()) {
+    FUZZ_CHECK(!s.column.empty() && s.column.find_first_not_of("0123456789") == std::string::npos);
+  } else {
+    FUZZ_CHECK(s.column == options.column);
+  }
+  if (!s.fs_source.empty()) FUZZ_CHECK(s.fs >= ecgpipe::kMinFs && s.fs <= ecgpipe::kMaxFs);
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;
@@ -17,6 +35,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   static const char* const kColumns[] = {"", "", "0", "1", "heartbeats", "a", "2", "x"};
   options.column = kColumns[(data[0] >> 1) & 7];
   const std::string_view text(reinterpret_cast<const char*>(data + 1), size - 1);
+  fuzz_source(options, text);
   std::vector<float> values;
   if (fuzz::rejects([&] { values = ecgpipe::parse_csv_column(text, options, "fuzz.csv"); })) return 0;
   FUZZ_CHECK(!values.empty());

@@ -14,6 +14,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ecgpipe/io/csv.hpp"
@@ -44,6 +45,12 @@ struct SignalSource {
 // column's rate: --fs is used and a warning says so (the column's units may not be its name's).
 SignalSource resolve_signal_source(const std::string& path, const CsvOptions& csv, std::optional<double> fs_option,
                                    double default_fs);
+
+// resolve_signal_source's CSV half over the first bytes of the file (`text`, at most 256 KiB are
+// read; `path` names it in messages): fills s.format, column, signal_name, warnings and, from a
+// time column, fs and fs_source. The fuzzed core (tests/fuzz/fuzz_csv_column.cpp).
+void resolve_csv_source(std::string_view text, const std::string& path, const CsvOptions& csv,
+                        std::optional<double> fs_option, SignalSource& s);
 
 // The rate a time column's values give: `values` the first rows of that column, `name` its header
 // (a name ending in "ms" or "(ms)"/"[ms]" is milliseconds, else seconds): 1 / the mean step.
