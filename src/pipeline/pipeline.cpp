@@ -88,9 +88,12 @@ const std::vector<float>& host_signal(const RunOptions& o, Segmentation& seg) {
   return seg.host_signal;
 }
 
-std::vector<bool> usable_beats(const std::vector<bool>& artefact) {
+// The beats heart-rate variability may use: not in artefact, not in AF (its conducted beats are N,
+// but their intervals say how the AV node filters fibrillation, not how the sinus node varies;
+// the Task Force's HRV is of sinus rhythm).
+std::vector<bool> usable_beats(const std::vector<bool>& artefact, const std::vector<Rhythm>& rhythm) {
   std::vector<bool> usable(artefact.size());
-  for (std::size_t i = 0; i < artefact.size(); ++i) usable[i] = !artefact[i];
+  for (std::size_t i = 0; i < artefact.size(); ++i) usable[i] = !artefact[i] && !(i < rhythm.size() && rhythm[i] == Rhythm::AFIB);
   return usable;
 }
 
@@ -161,7 +164,7 @@ RunResult run_pipeline(const RunOptions& o) {
 
   r.holter = holter_summary(peaks, o.fs, predicted, static_cast<double>(r.samples) / o.fs, {}, r.artefact);
   finish_rhythm(o, peaks, r);  // needs the Holter summary's runs; evaluate_run needs the episodes
-  r.hrv = compute_hrv(peaks, predicted, usable_beats(r.artefact), o.fs);
+  r.hrv = compute_hrv(peaks, predicted, usable_beats(r.artefact, r.rhythm), o.fs);
   if (reference) evaluate_run(o, *reference, peaks, predicted, r);
   std::vector<EventStrip> strips = event_strips(o, r, peaks, signal);
   write_run_outputs(o, r, std::move(seg.signal_excerpt), std::move(seg.curvature_excerpt), std::move(strips), t_all);
