@@ -53,9 +53,15 @@ def check_run(ecgpipe, recording, out, record, fs, extra=()):
     want_rhythm = [(int(e["start_sample"]), "(" + e["rhythm"]) for e in episodes]
     if got_rhythm != want_rhythm:
         errors.append(f"rhythm: {got_rhythm[:5]}... vs rhythm.csv {want_rhythm[:5]}...")
-    if any(s == "~" for s in ann.symbol):
-        errors.append("noise annotations without artefact")
-    if any(int(c) != 0 or int(n) != 0 or int(t) != 0 for c, n, t in zip(ann.chan, ann.num, ann.subtype)):
+    # Artefact: '~' subtype -1 at each artefact.csv stretch's start, '~' subtype 0 at its end.
+    got_noise = [(int(s), int(t)) for s, y, t in zip(ann.sample, ann.symbol, ann.subtype) if y == "~"]
+    want_noise = []
+    for a in read_csv(os.path.join(out, "artefact.csv")):
+        want_noise += [(int(a["start_sample"]), -1), (int(a["end_sample"]), 0)]
+    if got_noise != want_noise:
+        errors.append(f"noise: {got_noise[:4]}... vs artefact.csv {want_noise[:4]}...")
+    if any(int(c) != 0 or int(n) != 0 or (y != "~" and int(t) != 0)
+           for c, n, t, y in zip(ann.chan, ann.num, ann.subtype, ann.symbol)):
         errors.append("chan, num and subtype are 0 for beats and rhythm")
     if errors:
         sys.exit(f"FAIL: {recording}:\n  " + "\n  ".join(errors))
