@@ -703,12 +703,17 @@ std::string format_signal_csv(const std::vector<double>& signal, int digits) {
   return out;
 }
 
-std::string rhythm_truth_path(const std::string& signal_path) {
+namespace {
+// "dir/rec.csv" -> "dir/rec" + suffix + ".csv" (no extension: ".csv").
+std::string truth_path_beside(const std::string& signal_path, const char* suffix) {
   namespace fs = std::filesystem;
   const fs::path p(signal_path);
   const std::string ext = p.has_extension() ? p.extension().string() : std::string(".csv");
-  return (p.parent_path() / (p.stem().string() + "_rhythm" + ext)).string();
+  return (p.parent_path() / (p.stem().string() + suffix + ext)).string();
 }
+}  // namespace
+
+std::string rhythm_truth_path(const std::string& signal_path) { return truth_path_beside(signal_path, "_rhythm"); }
 
 std::string format_rhythm_truth_csv(const std::vector<RhythmChange>& rhythm) {
   std::string out = "sample,rhythm\n";
@@ -716,12 +721,7 @@ std::string format_rhythm_truth_csv(const std::vector<RhythmChange>& rhythm) {
   return out;
 }
 
-std::string noise_truth_path(const std::string& signal_path) {
-  namespace fs = std::filesystem;
-  const fs::path p(signal_path);
-  const std::string ext = p.has_extension() ? p.extension().string() : std::string(".csv");
-  return (p.parent_path() / (p.stem().string() + "_noise" + ext)).string();
-}
+std::string noise_truth_path(const std::string& signal_path) { return truth_path_beside(signal_path, "_noise"); }
 
 std::string format_noise_truth_csv(const std::vector<SynthNoise>& noise) {
   std::string out = "start_sample,end_sample,kind\n";

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/spans.hpp"
 #include "ecgpipe/classify/classify.hpp"
 #include "ecgpipe/common/error.hpp"
 #include "ecgpipe/io/wfdb.hpp"
@@ -58,16 +59,7 @@ std::vector<std::pair<std::int64_t, std::int64_t>> joined_spans(std::vector<std:
   for (const auto& [start, end] : spans)
     if (start < 0 || end <= start)
       throw InternalError("run_annotations: artefact span [" + std::to_string(start) + ", " + std::to_string(end) + ")");
-  std::sort(spans.begin(), spans.end());
-  std::vector<std::pair<std::int64_t, std::int64_t>> out;
-  for (const auto& s : spans) {
-    if (!out.empty() && s.first <= out.back().second) {
-      out.back().second = std::max(out.back().second, s.second);
-    } else {
-      out.push_back(s);
-    }
-  }
-  return out;
+  return merged_spans(std::move(spans));
 }
 
 }  // namespace

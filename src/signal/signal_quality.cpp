@@ -1,13 +1,15 @@
 // Signal quality: artefact spans (see signal_quality.hpp).
 #include "ecgpipe/signal/signal_quality.hpp"
 
+#include "common/spans.hpp"
+
 #include <algorithm>
 #include <cmath>
 
 namespace ecgpipe {
 namespace {
 
-using Span = std::pair<std::int64_t, std::int64_t>;
+using Span = SampleSpan;
 
 double median_of(std::vector<double> v) {
   if (v.empty()) return 0.0;
@@ -28,19 +30,6 @@ std::vector<float> moving_mean(const float* x, std::int64_t n, std::int64_t len)
     while (hi < std::min(n - 1, i + after)) sum += x[++hi];
     while (lo < i - before) sum -= x[lo++];
     out[static_cast<std::size_t>(i)] = static_cast<float>(sum / static_cast<double>(hi - lo + 1));
-  }
-  return out;
-}
-
-std::vector<Span> merged(std::vector<Span> spans) {
-  std::sort(spans.begin(), spans.end());
-  std::vector<Span> out;
-  for (const Span& s : spans) {
-    if (!out.empty() && s.first <= out.back().second) {
-      out.back().second = std::max(out.back().second, s.second);
-    } else {
-      out.push_back(s);
-    }
   }
   return out;
 }
@@ -126,7 +115,7 @@ SignalQuality assess_signal_quality(const float* x, std::size_t n_samples, const
     }
   }
 
-  q.spans = merged(std::move(spans));
+  q.spans = merged_spans(std::move(spans));
   std::size_t s = 0;
   for (std::size_t i = 0; i < r_peaks.size(); ++i) {
     while (s < q.spans.size() && q.spans[s].second <= r_peaks[i]) ++s;
