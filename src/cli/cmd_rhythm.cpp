@@ -45,6 +45,7 @@ struct Beats {
   std::vector<std::int64_t> samples;
   std::vector<char> ventricular;  // per beat where the file labels beats (a .atr), else empty
   std::vector<char> classes;      // per beat, AAMI (N S V F Q); N where the file has no classes
+  std::vector<bool> usable;       // per beat: not artefact (a beats.csv `quality` column), else empty
   bool has_classes = false;
 };
 
@@ -55,15 +56,17 @@ Beats read_beats(const std::string& path) {
   struct Beat {
     std::int64_t sample;
     char ventricular, cls;
+    bool artefact = false;
     bool operator<(const Beat& o) const { return sample < o.sample; }
   };
   std::vector<Beat> found;
-  bool labelled = false, has_classes = false;
+  bool labelled = false, has_classes = false, has_quality = false;
   if (is_csv(path)) {
     const Detections d = read_detections_with_scores(path);
+    has_quality = !d.artefact.empty();
     has_classes = !d.classes.empty();
     for (std::size_t i = 0; i < d.r_peaks.size(); ++i)
-      found.push_back({d.r_peaks[i], 0, has_classes ? aami_class(d.classes[i]) : 'N'});
+      found.push_back({d.r_peaks[i], 0, has_classes ? aami_class(d.classes[i]) : 'N', !d.artefact.empty() && d.artefact[i] != 0});
   } else {
     for (const auto& a : read_wfdb_annotations(path))
       if (is_beat_symbol(a.symbol)) {
@@ -80,6 +83,7 @@ Beats read_beats(const std::string& path) {
     out.samples.push_back(b.sample);
     out.ventricular.push_back(b.ventricular);
     out.classes.push_back(b.cls);
+    if (has_quality) out.usable.push_back(!b.artefact);
   }
   if (!labelled) out.ventricular.clear();
   return out;
@@ -127,7 +131,8 @@ void add_rhythm_command(CLI::App& app) {
     const RhythmBurden burden = rhythm_burden(episodes, fs);
     // HRV over NN intervals: N beats by the file's classes (every beat N without them).
     if (!read.has_classes) spdlog::info("{}: no beat classes: every beat is taken as N for the HRV", a->beats);
-    const HrvResult hrv = compute_hrv(beats, read.classes, {}, fs);
+    // ... and beats in artefact (a beats.csv `quality` column) left out.
+    const HrvResult hrv = compute_hrv(beats, read.classes, read.usable, fs);
 
     const std::string path = (std::filesystem::path(a->out) / "rhythm.csv").string();
     {

@@ -385,8 +385,16 @@ Detections parse_detections_with_scores(std::string_view text, const std::string
     bool has_class = false;
     std::size_t rhythm_index = 0;
     bool has_rhythm = false;
+    std::size_t quality_index = 0;
+    bool has_quality = false;
+    bool score_by_default = false;  // the score column was chosen here, not asked for
+    bool first_row = true;
     std::size_t header(const std::vector<std::string>& h) {
       const auto find = [&](const std::string& name) { return std::find(h.begin(), h.end(), lower(name)); };
+      if (const auto it = find("quality"); it != h.end()) {
+        quality_index = static_cast<std::size_t>(it - h.begin());
+        has_quality = true;
+      }
       if (const auto it = find("rhythm"); it != h.end()) {
         rhythm_index = static_cast<std::size_t>(it - h.begin());
         has_rhythm = true;
@@ -407,6 +415,7 @@ Detections parse_detections_with_scores(std::string_view text, const std::string
           if (it == h.end()) continue;
           score_index = static_cast<std::size_t>(it - h.begin());
           has_score = true;
+          score_by_default = true;
           out.score_column = name;
           break;
         }
@@ -419,8 +428,17 @@ Detections parse_detections_with_scores(std::string_view text, const std::string
     }
     void row(const std::vector<std::string>& f, std::size_t line, std::size_t index) {
       if (f.size() <= index || (has_score && f.size() <= score_index) || (has_class && f.size() <= class_index) ||
-          (has_rhythm && f.size() <= rhythm_index))
+          (has_rhythm && f.size() <= rhythm_index) || (has_quality && f.size() <= quality_index))
         throw InputError(cell_error(path, line, "too few fields"));
+      // `ecgpipe analyze` leaves the model's columns empty: a score column found by name (not
+      // asked for) whose first cell is empty is no score column; an empty cell after a number
+      // stays an error below.
+      if (first_row && score_by_default && trim(f[score_index]).empty()) {
+        has_score = false;
+        out.score_column.clear();
+      }
+      first_row = false;
+      if (has_quality) out.artefact.push_back(trim(f[quality_index]) == "artefact");
       if (has_rhythm) {
         const std::string_view name = trim(f[rhythm_index]);
         if (name.empty()) throw InputError(cell_error(path, line, "an empty rhythm"));

@@ -153,6 +153,28 @@ TEST(AnalyzeCli, NoPauseAndNoRunInsideNoise) {
   }
 }
 
+// analyze's beats.csv (empty model cells, a quality column) is read by eval and rhythm as any
+// beats file: no score column, and rhythm's HRV leaves its artefact beats out as the run did.
+TEST(AnalyzeCli, ItsBeatsFileIsReadByEvalAndRhythm) {
+  const auto dir = testutil::fresh_dir();
+  auto r = run_ecgpipe("-q synth " + q(dir / "n.csv") + " --scenario noise --duration 600 --seed 1", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  r = run_ecgpipe("-q analyze " + q(dir / "n.csv") + " --fs 250 --out " + q(dir / "a"), dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto report = report_of(dir / "a");
+  ASSERT_GT(report["quality"]["artefact_beats"].get<int>(), 0);
+  r = run_ecgpipe("-q eval --reference " + q(dir / "n_beats.csv") + " " + q(dir / "a" / "beats.csv") + " --fs 250 --json", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_GT(nlohmann::json::parse(r.out)["se"].get<double>(), 0.9) << r.out;
+  r = run_ecgpipe("-q rhythm " + q(dir / "a" / "beats.csv") + " --fs 250 --out " + q(dir / "r") + " --json", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto hrv = nlohmann::json::parse(r.out)["hrv"];
+  if (report["holter"]["af"]["afib_s"].get<double>() == 0.0) {  // the run also leaves AF out of its HRV
+    EXPECT_EQ(hrv["nn_intervals"], report["holter"]["hrv"]["nn_intervals"]) << hrv;
+  }
+  EXPECT_LT(hrv["nn_intervals"].get<int>(), hrv["rr_intervals"].get<int>() - report["quality"]["artefact_beats"].get<int>());
+}
+
 TEST(DetectCli, OutDashAndDevStdoutWriteToStdout) {
   const auto dir = testutil::fresh_dir();
   for (const char* out : {"-", "/dev/stdout"}) {

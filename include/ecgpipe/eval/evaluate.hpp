@@ -115,13 +115,16 @@ struct Detections {
   std::string score_column;   // the column read, or empty
   std::vector<char> classes;  // column `class` (one beat label each: N S V F Q or a WFDB beat symbol), or empty
   std::vector<char> afib;     // column `rhythm` (1 where it is AFIB, 0 for any other rhythm name), or empty
+  std::vector<char> artefact; // column `quality` (1 where it is `artefact`, 0 otherwise), or empty
   bool from_annotations = false;  // read from a WFDB annotation file (detections_from_annotations)
 };
 // Reads the detections (read_detections_csv's column choice) and a score column: `score_column`
 // if given (InputError if the header lacks it), else `score` if present, else `recon_error`
 // (ecgpipe's beats.csv), else none. A score must be a finite number (InputError with the line).
 // A `class` column, when the header has one, is read too: each cell one beat label
-// (ec57_detected_class), else InputError with the line.
+// (ec57_detected_class), else InputError with the line; and a `quality` column (ecgpipe's
+// beats.csv: `artefact` or `ok`). A score column chosen by name whose first cell is empty
+// (`ecgpipe analyze` leaves the model's columns empty) is taken as no score column.
 Detections read_detections_with_scores(const std::string& path, const std::string& score_column = "");
 Detections parse_detections_with_scores(std::string_view text, const std::string& path,
                                         const std::string& score_column = "");
