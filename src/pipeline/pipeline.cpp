@@ -79,9 +79,9 @@ void train_or_score(const RunOptions& o, Segmentation& seg, const std::vector<st
 }
 
 // The whole signal on the host for signal quality and the report's strips: the segmentation's
-// copy when it kept one, else read again when it is at most kMaxHostSignal samples (the GPU path
-// keeps its copy on the device); empty beyond that (quality not assessed, no strips; logged).
-constexpr std::size_t kMaxHostSignal = std::size_t{1} << 25;  // 128 MiB of floats, 37 h at 250 Hz
+// copy when it kept one (the CPU paths; the GPU path's copy for the classes), else read again
+// when it is at most kMaxHostSignal samples; empty beyond that (quality not assessed, no strips;
+// logged).
 const std::vector<float>& host_signal(const RunOptions& o, Segmentation& seg) {
   if (seg.host_signal.empty() && seg.samples > 0 && seg.samples <= kMaxHostSignal)
     seg.host_signal = read_signal(o.input, o.csv, o.fs);

@@ -235,6 +235,8 @@ Segmentation segment_cuda(const RunOptions& o, CudaContext& ctx) {
     Segmentation::Classes c;
     c.classes = classify_beats(host, peaks, fs, threads, &c.atrial);
     c.seconds = detail::seconds_since(t_classify);
+    // Kept for signal quality and the report's strips (run_pipeline would read the file again).
+    if (host.size() <= kMaxHostSignal) c.signal = std::move(host);
     return c;
   });
 

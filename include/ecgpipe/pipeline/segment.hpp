@@ -33,6 +33,7 @@ struct Segmentation {
     std::vector<BeatClass> classes;
     AtrialActivity atrial;
     double seconds = 0.0;
+    std::vector<float> signal;  // the host copy the classes were read from, kept up to kMaxHostSignal
   };
   std::future<Classes> pending_classes;
   // The whole signal on the host when a path had it anyway (the CPU's whole read; the chunked
@@ -50,6 +51,10 @@ inline std::size_t report_excerpt_samples(double fs, std::size_t signal_samples)
   return std::min(signal_samples, static_cast<std::size_t>(kReportExcerptSeconds * fs));
 }
 
+// The longest signal kept on the host for signal quality and the report's strips (host_signal):
+// 128 MiB of floats, 37 h at 250 Hz; beyond it, quality is not assessed (logged).
+inline constexpr std::size_t kMaxHostSignal = std::size_t{1} << 25;
+
 // Waits for pending_classes, if any (rethrowing what classification threw).
 inline void finish_classification(Segmentation& seg) {
   if (!seg.pending_classes.valid()) return;
@@ -57,6 +62,7 @@ inline void finish_classification(Segmentation& seg) {
   seg.beat_class = std::move(c.classes);
   seg.atrial = std::move(c.atrial);
   seg.seconds.classify = c.seconds;
+  if (!c.signal.empty()) seg.host_signal = std::move(c.signal);
 }
 
 // The CPU's stages 1-4: the robust preset reads the recording in chunks of options.chunk_seconds
