@@ -153,11 +153,13 @@ RunResult run_pipeline(const RunOptions& o) {
     r.artefact = q.beat_artefact;
     r.artefact_spans = q.spans;
     spdlog::info("signal quality: {} artefact stretches, {:.0f} s ({:.1f} %), {} beats in them", q.spans.size(),
-                 q.artefact_seconds(o.fs), 100.0 * q.artefact_seconds(o.fs) / (static_cast<double>(r.samples) / o.fs),
+                 q.artefact_seconds(o.fs), 100.0 * q.artefact_seconds(o.fs) * o.fs / static_cast<double>(r.samples),
                  std::count(q.beat_artefact.begin(), q.beat_artefact.end(), true));
   } else {
     r.artefact.assign(peaks.size(), false);
-    spdlog::info("signal quality not assessed: {} samples are more than the host copy's limit", r.samples);
+    if (r.samples > kMaxHostSignal)
+      spdlog::info("signal quality not assessed: {} samples are more than the host copy's limit of {}", r.samples,
+                   kMaxHostSignal);
   }
   r.seconds.rhythm += detail::seconds_since(t_quality);
   const std::vector<char> predicted = class_letters(r.beat_class);
