@@ -47,7 +47,7 @@ void print_summary(const RunOptions& o, const RunResult& r) {
   spdlog::info("seconds: read {:.3f}, band-pass {:.3f}, peaks {:.3f}, beats {:.3f}, classes {:.3f}, rhythm and quality {:.3f}, "
                "train {:.3f}, score {:.3f}, total {:.3f}",
                s.csv, s.bandpass, s.peaks, s.beats, s.classify, s.rhythm, s.train, s.score, s.total);
-  spdlog::info("wrote {}/: beats.csv, rhythm.csv, WFDB annotations (.ecgpipe, .hea), report.json, report.html{}", o.out_dir,
+  spdlog::info("wrote {}/: beats.csv, rhythm.csv, artefact.csv, WFDB annotations (.ecgpipe, .hea), report.json, report.html{}", o.out_dir,
                o.analyze_only ? "" : o.model_in.empty() ? ", outliers.csv, model.safetensors" : ", outliers.csv");
 }
 
