@@ -21,13 +21,6 @@ double units_per_mv(const std::string& units) {
   return 0.0;
 }
 
-std::string clock_of(double s) {
-  char buf[32];
-  const auto t = static_cast<long long>(std::floor(s));
-  std::snprintf(buf, sizeof buf, "%lld:%02lld:%02lld", t / 3600, t / 60 % 60, t % 60);
-  return buf;
-}
-
 }  // namespace
 
 std::vector<EventStrip> event_strips(const RunOptions& o, const RunResult& r, const std::vector<std::int64_t>& peaks,
@@ -38,9 +31,11 @@ std::vector<EventStrip> event_strips(const RunOptions& o, const RunResult& r, co
   const auto len = std::min(n, static_cast<std::int64_t>(std::llround(kStripSeconds * o.fs)));
   const std::vector<char> letters = class_letters(r.beat_class);
   const double per_mv = units_per_mv(o.source.units);
-  const auto add = [&](const std::string& title, double event_s) {
-    if (!std::isfinite(event_s)) return;
-    const auto at = static_cast<std::int64_t>(std::llround(event_s * o.fs));
+  // `event_s`: the event's time (the report prints it beside the title, in clock or elapsed
+  // time); `centre_s`: where the strip is centred (a run or a rate window lies after its start).
+  const auto add = [&](const std::string& title, double event_s, double centre_s) {
+    if (!std::isfinite(event_s) || !std::isfinite(centre_s)) return;
+    const auto at = static_cast<std::int64_t>(std::llround(centre_s * o.fs));
     for (const EventStrip& s : strips)  // one strip per place: a second title would show the same beats
       if (std::llabs(s.start_sample + len / 2 - at) < len / 4) return;
     EventStrip s;
@@ -63,8 +58,8 @@ std::vector<EventStrip> event_strips(const RunOptions& o, const RunResult& r, co
   char buf[160];
   const HolterSummary& h = r.holter;
   if (std::isfinite(h.longest_pause_s) && h.longest_pause_s >= h.options.pause_threshold_s) {
-    std::snprintf(buf, sizeof buf, "Longest pause %.2f s at %s", h.longest_pause_s, clock_of(h.longest_pause_start_s).c_str());
-    add(buf, h.longest_pause_start_s + h.longest_pause_s / 2);
+    std::snprintf(buf, sizeof buf, "Longest pause %.2f s", h.longest_pause_s);
+    add(buf, h.longest_pause_start_s, h.longest_pause_start_s + h.longest_pause_s / 2);
   }
   const EctopicRun* fastest = nullptr;
   const EctopicRun* longest = nullptr;
@@ -73,37 +68,35 @@ std::vector<EventStrip> event_strips(const RunOptions& o, const RunResult& r, co
     if (!longest || run.beats > longest->beats) longest = &run;
   }
   const auto run_title = [&](const char* what, const EctopicRun& run) {
-    std::snprintf(buf, sizeof buf, "%s: %c run of %zu beats at %.0f bpm, %s", what, run.cls, run.beats, run.rate_bpm,
-                  clock_of(run.start_s).c_str());
+    std::snprintf(buf, sizeof buf, "%s: %c run of %zu beats at %.0f bpm", what, run.cls, run.beats, run.rate_bpm);
     return std::string(buf);
   };
-  if (longest) add(run_title("Longest run", *longest), longest->start_s + 1.0);
-  if (fastest) add(run_title("Fastest run", *fastest), fastest->start_s + 1.0);
+  if (longest) add(run_title("Longest run", *longest), longest->start_s, longest->start_s + 1.0);
+  if (fastest) add(run_title("Fastest run", *fastest), fastest->start_s, fastest->start_s + 1.0);
   // The 8-beat windows of the rate extremes: the strip centred on the window.
   const double window_s = 60.0 * static_cast<double>(h.options.hr_window_beats);
   if (std::isfinite(h.hr_max) && h.hr_max > 0) {
-    std::snprintf(buf, sizeof buf, "Fastest rate %.0f bpm at %s", h.hr_max, clock_of(h.hr_max_time_s).c_str());
-    add(buf, h.hr_max_time_s + 0.5 * window_s / h.hr_max);
+    std::snprintf(buf, sizeof buf, "Fastest rate %.0f bpm", h.hr_max);
+    add(buf, h.hr_max_time_s, h.hr_max_time_s + 0.5 * window_s / h.hr_max);
   }
   if (std::isfinite(h.hr_min) && h.hr_min > 0) {
-    std::snprintf(buf, sizeof buf, "Slowest rate %.0f bpm at %s", h.hr_min, clock_of(h.hr_min_time_s).c_str());
-    add(buf, h.hr_min_time_s + 0.5 * window_s / h.hr_min);
+    std::snprintf(buf, sizeof buf, "Slowest rate %.0f bpm", h.hr_min);
+    add(buf, h.hr_min_time_s, h.hr_min_time_s + 0.5 * window_s / h.hr_min);
   }
   std::size_t onsets = 0;
   for (const RhythmEpisode& e : r.rhythm_episodes) {
     if (e.rhythm != Rhythm::AFIB || onsets == kMaxAfOnsets) continue;
     ++onsets;
     const double s = static_cast<double>(e.start_sample) / o.fs;
-    std::snprintf(buf, sizeof buf, "AF onset at %s", clock_of(s).c_str());
-    add(buf, s);
+    add("AF onset", s, s);
   }
   for (std::size_t k = 0; k < r.model.outlier_index.size() && k < kMaxOutlierStrips; ++k) {
     const std::int64_t i = r.model.outlier_index[k];
     if (i < 0 || static_cast<std::size_t>(i) >= peaks.size()) continue;
     const double s = static_cast<double>(peaks[static_cast<std::size_t>(i)]) / o.fs;
-    std::snprintf(buf, sizeof buf, "Outlier #%zu (beat %lld, class %c) at %s", k + 1, static_cast<long long>(i),
-                  letters[static_cast<std::size_t>(i)], clock_of(s).c_str());
-    add(buf, s);
+    std::snprintf(buf, sizeof buf, "Outlier #%zu (beat %lld, class %c)", k + 1, static_cast<long long>(i),
+                  letters[static_cast<std::size_t>(i)]);
+    add(buf, s, s);
   }
   return strips;
 }
