@@ -21,6 +21,7 @@
 #include "common/json_file.hpp"
 #include "common/json_number.hpp"
 #include "common/text.hpp"
+#include "common/time_format.hpp"
 #include "common/xml_escape.hpp"
 
 namespace ecgpipe {
@@ -145,20 +146,15 @@ std::string fmt(double v) {
   return buf;
 }
 
-// Numbers rounded to what they mean (issue 27: no 71.9834 bpm): `decimals` after the point, empty
-// where unknown; the JSON the same value as a number (null where unknown), so both files agree.
-double rounded(double v, int decimals) {
-  const double p = std::pow(10.0, decimals);
-  const double r = std::round(v * p) / p;
-  return r == 0.0 ? 0.0 : r;  // no "-0.00"
-}
+// Numbers rounded to what they mean (issue 27: no 71.9834 bpm; `rounded`, json_number.hpp):
+// `decimals` after the point, empty where unknown; the JSON the same value as a number (null where
+// unknown, json_number(v, decimals)), so both files agree.
 std::string fixed(double v, int decimals) {
   if (!std::isfinite(v)) return "";
   char buf[48];
   std::snprintf(buf, sizeof buf, "%.*f", decimals, rounded(v, decimals));
   return buf;
 }
-nlohmann::json json_rounded(double v, int decimals) { return json_number(std::isfinite(v) ? rounded(v, decimals) : v); }
 
 // Decimals per kind of figure: heart rate in whole bpm, per-hour counts to 0.1, percentages (of
 // AF burden, and Se / +P as `ecgpipe eval` prints them) to 0.01, seconds to 0.01, ratios (Se, +P
@@ -174,13 +170,7 @@ std::string percent_text(double ratio_value) {
 }
 
 // A length of time as h:mm:ss (whole seconds; hours do not wrap at 24); empty where unknown.
-std::string hms(double seconds) {
-  if (!std::isfinite(seconds) || seconds < 0) return "";
-  const auto total = static_cast<long long>(std::llround(seconds));
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "%lld:%02lld:%02lld", total / 3600, total / 60 % 60, total % 60);
-  return buf;
-}
+std::string hms(double seconds) { return detail::whole_second_time(seconds); }
 
 // A count of a row, -1 where unknown: empty in the CSV and the page, null in the JSON.
 std::string fmt_count(long long count) { return count >= 0 ? std::to_string(count) : ""; }
@@ -413,8 +403,8 @@ nlohmann::json stat_json(const SummaryStat& s) {
   return {{"tp", s.tp},
           {"fn", s.fn},
           {"fp", s.fp},
-          {"se_percent", json_rounded(kPercent * s.se(), kPercentDecimals)},
-          {"ppv_percent", json_rounded(kPercent * s.ppv(), kPercentDecimals)}};
+          {"se_percent", json_number(kPercent * s.se(), kPercentDecimals)},
+          {"ppv_percent", json_number(kPercent * s.ppv(), kPercentDecimals)}};
 }
 
 // What the gross row covers, in words (summary.csv's `input` cell of the GROSS row, index.html).
@@ -455,7 +445,7 @@ std::string summary_json(const std::vector<SummaryRow>& rows) {
     failed += r.ok ? 0 : 1;
     nlohmann::json top = nlohmann::json::array();
     for (const auto& o : r.top)
-      top.push_back({{"r_peak", o.r_peak}, {"time_s", json_rounded(o.time_s, 1)}, {"score", json_rounded(o.score, 2)}});
+      top.push_back({{"r_peak", o.r_peak}, {"time_s", json_number(o.time_s, 1)}, {"score", json_number(o.score, 2)}});
     nlohmann::json j = {{"record", r.name},
                         {"folder", r.folder},
                         {"input", r.input},
@@ -463,32 +453,32 @@ std::string summary_json(const std::vector<SummaryRow>& rows) {
                         {"exit_code", r.exit_code},
                         {"error", r.ok ? nlohmann::json(nullptr) : nlohmann::json(r.error)},
                         {"mode", r.ok ? nlohmann::json(r.mode) : nlohmann::json(nullptr)},
-                        {"duration_s", json_rounded(r.duration_s, kSecondsDecimals)},
+                        {"duration_s", json_number(r.duration_s, kSecondsDecimals)},
                         {"duration", r.ok && std::isfinite(r.duration_s) ? nlohmann::json(hms(r.duration_s)) : nlohmann::json(nullptr)},
-                        {"analysed_s", json_rounded(r.analysed_s, kSecondsDecimals)},
+                        {"analysed_s", json_number(r.analysed_s, kSecondsDecimals)},
                         {"fs", json_number(r.fs)},
                         {"samples", json_count(r.samples)},
                         {"beats", json_count(r.beats)},
-                        {"hr_mean_bpm", json_rounded(r.hr_mean_bpm, kHrDecimals)},
-                        {"hr_min_bpm", json_rounded(r.hr_min_bpm, kHrDecimals)},
-                        {"hr_max_bpm", json_rounded(r.hr_max_bpm, kHrDecimals)},
+                        {"hr_mean_bpm", json_number(r.hr_mean_bpm, kHrDecimals)},
+                        {"hr_min_bpm", json_number(r.hr_min_bpm, kHrDecimals)},
+                        {"hr_max_bpm", json_number(r.hr_max_bpm, kHrDecimals)},
                         {"veb", json_count(r.veb)},
-                        {"veb_per_hour", json_rounded(r.veb_per_hour(), kPerHourDecimals)},
+                        {"veb_per_hour", json_number(r.veb_per_hour(), kPerHourDecimals)},
                         {"sveb", json_count(r.sveb)},
-                        {"sveb_per_hour", json_rounded(r.sveb_per_hour(), kPerHourDecimals)},
-                        {"longest_pause_s", json_rounded(r.longest_pause_s, kSecondsDecimals)},
-                        {"af_percent", json_rounded(r.af_percent, kPercentDecimals)},
+                        {"sveb_per_hour", json_number(r.sveb_per_hour(), kPerHourDecimals)},
+                        {"longest_pause_s", json_number(r.longest_pause_s, kSecondsDecimals)},
+                        {"af_percent", json_number(r.af_percent, kPercentDecimals)},
                         {"af_episodes", json_count(r.af_episodes)},
                         {"reference", r.reference.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.reference)},
-                        {"se", json_rounded(r.se, kRatioDecimals)},
-                        {"ppv", json_rounded(r.ppv, kRatioDecimals)},
+                        {"se", json_number(r.se, kRatioDecimals)},
+                        {"ppv", json_number(r.ppv, kRatioDecimals)},
                         {"qrs", stat_json(r.qrs)},
                         {"veb_stat", stat_json(r.veb_stat)},
                         {"sveb_stat", stat_json(r.sveb_stat)},
-                        {"auroc_abnormal", json_rounded(r.auroc_abnormal, kRatioDecimals)},
+                        {"auroc_abnormal", json_number(r.auroc_abnormal, kRatioDecimals)},
                         {"classes", r.classes.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.classes)},
                         {"top_outliers", top},
-                        {"seconds", json_rounded(r.seconds, kSecondsDecimals)}};
+                        {"seconds", json_number(r.seconds, kSecondsDecimals)}};
     list.push_back(std::move(j));
   }
   const SummaryGross g = summary_gross(rows);
@@ -496,14 +486,14 @@ std::string summary_json(const std::vector<SummaryRow>& rows) {
                                 {"with_reference", g.with_reference},
                                 {"without_reference", g.without_reference},
                                 {"with_classes", g.with_classes},
-                                {"duration_s", json_rounded(g.duration_s, kSecondsDecimals)},
+                                {"duration_s", json_number(g.duration_s, kSecondsDecimals)},
                                 {"duration", hms(g.duration_s)},
-                                {"analysed_s", g.veb >= 0 ? json_rounded(g.analysed_s, kSecondsDecimals) : nlohmann::json(nullptr)},
+                                {"analysed_s", g.veb >= 0 ? json_number(g.analysed_s, kSecondsDecimals) : nlohmann::json(nullptr)},
                                 {"beats", g.beats},
                                 {"veb", json_count(g.veb)},
-                                {"veb_per_hour", json_rounded(g.veb_per_hour(), kPerHourDecimals)},
+                                {"veb_per_hour", json_number(g.veb_per_hour(), kPerHourDecimals)},
                                 {"sveb", json_count(g.sveb)},
-                                {"sveb_per_hour", json_rounded(g.sveb_per_hour(), kPerHourDecimals)},
+                                {"sveb_per_hour", json_number(g.sveb_per_hour(), kPerHourDecimals)},
                                 {"qrs", stat_json(g.qrs)},
                                 {"veb_stat", stat_json(g.veb_stat)},
                                 {"sveb_stat", stat_json(g.sveb_stat)}};

@@ -14,9 +14,12 @@ inline nlohmann::json json_number(double v) { return std::isfinite(v) ? nlohmann
 
 // `v` rounded to `digits` decimals, for figures that mean no more (issue 27: a pause of
 // 4.758333333333212 s is 4.758 s; a rate of 75.03466 bpm is 75.0 bpm). Non-finite values pass.
+// The one rounding of report.json, the batch summary and the HRV's JSON.
 inline double rounded(double v, int digits) {
+  if (!std::isfinite(v)) return v;
   const double scale = std::pow(10.0, digits);
-  return std::isfinite(v) ? std::round(v * scale) / scale : v;
+  const double r = std::round(v * scale) / scale;
+  return r == 0.0 ? 0.0 : r;  // no "-0.00" from a small negative
 }
 inline nlohmann::json json_number(double v, int digits) { return json_number(rounded(v, digits)); }
 

@@ -50,4 +50,13 @@ std::string recording_time(double seconds) {
   return buf;
 }
 
+std::string whole_second_time(double seconds) {
+  constexpr double kLargest = 1e15;
+  if (!std::isfinite(seconds) || seconds < 0 || seconds > kLargest) return "";
+  const long long t = std::llround(seconds);
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%lld:%02lld:%02lld", t / 3600, t / 60 % 60, t % 60);
+  return buf;
+}
+
 }  // namespace ecgpipe::detail

@@ -17,4 +17,9 @@ std::string recording_time(double seconds);
 // stands alone, not beside other times in a column.
 std::string clock_duration(double seconds);
 
+// A length or moment as h:mm:ss rounded to the whole second, hours not wrapping at 24 ("1:02:03",
+// "0:00:59", "27:00:00"), as Holter reports and the batch summary print it; empty for a negative,
+// non-finite or absurd time (past 10^15 s: no recording is that long, and llround would overflow).
+std::string whole_second_time(double seconds);
+
 }  // namespace ecgpipe::detail

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "common/time_format.hpp"
+
 namespace ecgpipe {
 namespace {
 
@@ -35,12 +37,8 @@ std::optional<double> parse_time_of_day(const std::string& text, std::size_t pos
 }  // namespace
 
 std::string hms(double seconds) {
-  const auto t = whole_seconds(seconds);
-  if (!t) return kNoValue;
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "%lld:%02lld:%02lld", *t / kSecondsPerHour, *t / kSecondsPerMinute % kMinutesPerHour,
-                *t % kSecondsPerMinute);
-  return buf;
+  const std::string t = detail::whole_second_time(seconds);
+  return t.empty() ? kNoValue : t;
 }
 
 ReportClock::ReportClock(const std::string& recording_start) : raw_(recording_start) {

@@ -9,18 +9,17 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/json_number.hpp"
 #include "ecgpipe/rhythm/hrv.hpp"
 
 namespace ecgpipe {
 
 namespace hrv_json_detail {
-// v rounded to a multiple of 10^-decimals; null where not finite. Whole numbers as integers
-// (457, not 457.0).
+// v rounded to `decimals` (json_number.hpp's rounding; null where not finite), whole numbers as
+// integers (457, not 457.0).
 inline nlohmann::json rounded(double v, int decimals) {
-  if (!std::isfinite(v)) return nullptr;
-  if (decimals == 0) return static_cast<std::int64_t>(std::llround(v));
-  const double scale = std::pow(10.0, decimals);
-  return std::round(v * scale) / scale;
+  if (decimals == 0 && std::isfinite(v)) return static_cast<std::int64_t>(std::llround(v));
+  return json_number(v, decimals);
 }
 }  // namespace hrv_json_detail
 
