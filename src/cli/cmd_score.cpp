@@ -27,8 +27,6 @@ struct ScoreArgs {
   bool json = false;
 };
 
-constexpr double kFsRelativeTolerance = 1e-9;
-
 // The beat parameters a model file brings must pass the checks the command line's do; if they
 // do not, the file is damaged (exit 3 naming it), whatever option the check speaks of.
 void check_model_parameters(const RunOptions& o, const std::string& model) {
@@ -75,16 +73,16 @@ void add_score_command(CLI::App& app) {
         o.source.warnings.clear();
       }
       spdlog::info("{}: {}", o.input, o.source.description());
-      if (!o.source.fs_is_default) {
-        const std::optional<double> header_fs = o.source.fs;
-        if (std::abs(*header_fs - o.fs) > kFsRelativeTolerance * *header_fs) {
+      if (!o.source.fs_is_default) {  // a header's or a time column's rate
+        const double file_fs = o.source.fs;
+        if (!same_declared_fs(file_fs, o.fs)) {
           const std::string file = is_wfdb_record_path(o.input) ? wfdb_header_path(o.input) : o.input;
           char buf[512];
           std::snprintf(buf, sizeof buf, "%s is sampled at %g Hz, but the model %s was trained at %g Hz; train a model at %g Hz",
-                        file.c_str(), *header_fs, args->model.c_str(), o.fs, *header_fs);
+                        file.c_str(), file_fs, args->model.c_str(), o.fs, file_fs);
           throw InputError(buf);
         }
-        o.fs = *header_fs;
+        o.fs = file_fs;
       }
     };
     if (is_batch(args->in.inputs, args->in.manifest)) {

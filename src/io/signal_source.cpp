@@ -15,6 +15,7 @@
 #include "ecgpipe/common/error.hpp"
 #include "ecgpipe/common/sample_rate.hpp"
 #include "ecgpipe/io/edf.hpp"
+#include "ecgpipe/io/signal_input.hpp"
 #include "ecgpipe/io/wfdb.hpp"
 
 namespace ecgpipe {
@@ -158,15 +159,6 @@ bool monotonic(const std::vector<double>& v) {
 
 std::string quoted(const std::string& s) { return "'" + text::shorten(s, 60) + "'"; }
 
-void check_against_option(std::optional<double> fs_option, double declared, const std::string& where) {
-  if (!fs_option) return;
-  if (std::abs(*fs_option - declared) <= kRateTolerance * declared) return;
-  char buf[512];
-  std::snprintf(buf, sizeof buf, "--fs %g does not match the %g Hz of %s: leave --fs out or pass --fs %g", *fs_option,
-                declared, where.c_str(), declared);
-  throw UsageError(buf);
-}
-
 }  // namespace
 
 void resolve_csv_source(std::string_view text, const std::string& path, const CsvOptions& csv,
@@ -306,7 +298,7 @@ SignalSource resolve_signal_source(const std::string& path, const CsvOptions& cs
     }
     s.start_time = h.base_time;
     if (!h.base_date.empty()) s.start_time = h.base_date + " " + h.base_time;
-    check_against_option(fs_option, h.fs, wfdb_header_path(path));
+    if (fs_option) check_declared_fs(h.fs, *fs_option, wfdb_header_path(path));
     if (!fs_option) {
       s.fs = h.fs;
       s.fs_source = "WFDB header";
@@ -326,7 +318,7 @@ SignalSource resolve_signal_source(const std::string& path, const CsvOptions& cs
       std::snprintf(buf, sizeof buf, "sampling rate %g Hz is outside %g..%g Hz", info.fs, kMinFs, kMaxFs);
       throw InputError(path + " (signal '" + info.label + "'): " + buf);
     }
-    check_against_option(fs_option, info.fs, path + " (signal '" + info.label + "')");
+    if (fs_option) check_declared_fs(info.fs, *fs_option, path + " (signal '" + info.label + "')");
     if (!fs_option) {
       s.fs = info.fs;
       s.fs_source = "EDF header";

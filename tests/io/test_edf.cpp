@@ -11,6 +11,7 @@
 #include "ecgpipe/io/edf.hpp"
 #include "ecgpipe/common/error.hpp"
 #include "ecgpipe/io/signal_input.hpp"
+#include "ecgpipe/io/signal_source.hpp"
 #include "test_util.hpp"
 
 namespace {
@@ -137,8 +138,10 @@ TEST(Edf, EdfPlusFromEdflibByLabelAndIndexWithTheSignalsOwnRate) {
       << "the error lists the labels";
   EXPECT_NE(input_error_of([&] { ecgpipe::read_edf_signal(file.string(), "2"); }).find("no signal 2"), std::string::npos);
 
-  EXPECT_EQ(ecgpipe::signal_file_fs(file.string(), "ECG II"), 256.0);
-  EXPECT_EQ(ecgpipe::signal_file_fs(file.string()), 100.0);
+  ecgpipe::CsvOptions ecg2;
+  ecg2.column = "ECG II";
+  EXPECT_EQ(ecgpipe::resolve_signal_source(file.string(), ecg2, std::nullopt, 250).fs, 256.0);
+  EXPECT_EQ(ecgpipe::resolve_signal_source(file.string(), {}, std::nullopt, 250).fs, 100.0);
 }
 
 TEST(Edf, PhysicalUnitsFromTheHeadersScaling) {

@@ -15,6 +15,7 @@
 #include "ecgpipe/eval/evaluate.hpp"
 #include "ecgpipe/io/wfdb.hpp"
 #include "ecgpipe/io/signal_input.hpp"
+#include "ecgpipe/io/signal_source.hpp"
 
 namespace {
 
@@ -229,7 +230,7 @@ TEST(WfdbMitdb, Record101MliiEqualsTheCsv) {
   EXPECT_EQ(ecgpipe::read_wfdb_signal((kMitdb / "wfdb" / "101.dat").string()).values, sig.values);
   EXPECT_EQ(ecgpipe::read_wfdb_signal((kMitdb / "wfdb" / "101").string(), "0").values, sig.values);
   EXPECT_EQ(ecgpipe::read_wfdb_signal((kMitdb / "wfdb" / "101.hea").string(), "v1").description, "V1");
-  EXPECT_EQ(ecgpipe::signal_file_fs((kMitdb / "wfdb" / "101.hea").string()), 360.0);
+  EXPECT_EQ(ecgpipe::resolve_signal_source((kMitdb / "wfdb" / "101.hea").string(), {}, std::nullopt, 250).fs, 360.0);
 }
 
 // 212 packing of a value stream (two 12-bit values per 3 bytes; an odd last value takes 2 bytes).
@@ -390,8 +391,9 @@ TEST_F(Wfdb, ReadSignalDispatchesOnTheExtensionAndChecksFs) {
   EXPECT_EQ(ecgpipe::read_signal(hea, opts, 360), (std::vector<float>{1.0f, -2.0f}));
   const auto csv = write_text("c.csv", "heartbeats\n1.5\n-2\n");
   EXPECT_EQ(ecgpipe::read_signal(csv, ecgpipe::CsvOptions{}, 250), (std::vector<float>{1.5f, -2.0f}));
-  EXPECT_FALSE(ecgpipe::signal_file_fs(csv).has_value());
-  EXPECT_EQ(ecgpipe::signal_file_fs(hea), 360.0);
+  // The rate each declares (resolve_signal_source, signal_source.hpp): a CSV none, the header 360 Hz.
+  EXPECT_TRUE(ecgpipe::resolve_signal_source(csv, {}, std::nullopt, 250).fs_is_default);
+  EXPECT_EQ(ecgpipe::resolve_signal_source(hea, {}, std::nullopt, 250).fs, 360.0);
   EXPECT_TRUE(ecgpipe::is_wfdb_record_path("X.HEA"));
   EXPECT_FALSE(ecgpipe::is_wfdb_record_path("x.csv"));
   EXPECT_EQ(ecgpipe::wfdb_header_path("d/r.dat"), "d/r.hea");

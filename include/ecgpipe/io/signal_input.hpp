@@ -5,7 +5,6 @@
 
 #include <cstddef>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,9 +12,14 @@
 
 namespace ecgpipe {
 
-// The sampling rate a recording declares: a WFDB header's, or the EDF header's rate of the signal
-// `channel` selects (edf_select_signal); nullopt for a CSV file, which has none.
-std::optional<double> signal_file_fs(const std::string& path, const std::string& channel = "");
+// A rate a file declares (`declared`, Hz: a WFDB or EDF header's) against the rate the windows
+// are scaled for (`fs`): equal within round-off, else a UsageError telling to drop --fs or pass
+// the file's rate, naming `where` (the windows are scaled by fs, so a silent mismatch would
+// detect nonsense). What the file declares is read by resolve_signal_source (signal_source.hpp).
+void check_declared_fs(double declared, double fs, const std::string& where);
+// The test it makes: equal within a relative 1e-9 (an EDF rate is a quotient, a WFDB rate a
+// decimal: the same rate may differ in the last bits).
+bool same_declared_fs(double declared, double fs);
 
 // The signal of `path`: for a WFDB record read_wfdb_signal(path, csv.column), for an EDF/BDF file
 // read_edf_signal(path, csv.column), and the declared rate must equal `fs` (else a UsageError
