@@ -41,12 +41,6 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
-// A header name: spaces, then one pair of double quotes, then spaces again are stripped.
-std::string_view header_name(std::string_view field) {
-  field = trim(field);
-  if (field.size() >= 2 && field.front() == '"' && field.back() == '"') field = trim(field.substr(1, field.size() - 2));
-  return field;
-}
 
 // Cell text for an error message: control and non-ASCII bytes escaped, long text cut.
 std::string quote(std::string_view text) {
@@ -122,6 +116,28 @@ bool parse_cell(std::string_view cell, float& out) {
   return true;
 }
 
+std::string_view header_name(std::string_view field) {
+  field = trim(field);
+  if (field.size() >= 2 && field.front() == '"' && field.back() == '"') field = trim(field.substr(1, field.size() - 2));
+  return field;
+}
+
+std::vector<std::string_view> csv_fields(std::string_view line) {
+  std::vector<std::string_view> out;
+  for (std::size_t begin = 0;;) {
+    const std::size_t comma = line.find(',', begin);
+    out.push_back(line.substr(begin, comma == std::string_view::npos ? std::string_view::npos : comma - begin));
+    if (comma == std::string_view::npos) return out;
+    begin = comma + 1;
+  }
+}
+
+std::vector<std::string_view> header_names(std::string_view header_line) {
+  std::vector<std::string_view> names = csv_fields(header_line);
+  for (auto& n : names) n = header_name(n);
+  return names;
+}
+
 CsvColumn resolve_column(std::string_view header_line, const CsvOptions& options, const std::string& path) {
   CsvColumn column;
   if (!options.has_header) {
@@ -133,14 +149,7 @@ CsvColumn resolve_column(std::string_view header_line, const CsvOptions& options
     return column;
   }
 
-  // Split the header once (it is short) into names.
-  std::vector<std::string_view> names;
-  for (std::size_t begin = 0;;) {
-    const std::size_t comma = header_line.find(',', begin);
-    names.push_back(header_name(header_line.substr(begin, comma == std::string_view::npos ? std::string_view::npos : comma - begin)));
-    if (comma == std::string_view::npos) break;
-    begin = comma + 1;
-  }
+  const std::vector<std::string_view> names = header_names(header_line);  // split once: it is short
   auto list_names = [&] {
     std::string s;
     for (std::size_t i = 0; i < names.size() && i < 12; ++i) s += (i ? ", " : "") + quote(names[i]);

@@ -17,6 +17,7 @@
 #include "ecgpipe/io/edf.hpp"
 #include "ecgpipe/io/signal_input.hpp"
 #include "ecgpipe/io/wfdb.hpp"
+#include "io/csv_internal.hpp"
 
 namespace ecgpipe {
 namespace {
@@ -30,10 +31,6 @@ constexpr std::size_t kMinMonotonicRows = 200;
 // --fs and a declared rate agree within 1 % (a time column's clock may be logged rounded).
 constexpr double kRateTolerance = 0.01;
 
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 std::string fmt_hz(double fs) {
   char buf[64];
@@ -61,45 +58,41 @@ std::string probe_bytes(const std::string& path) {
   return out;
 }
 
-std::vector<std::string_view> split_commas(std::string_view line) {
-  std::vector<std::string_view> out;
-  for (std::size_t begin = 0;;) {
-    const std::size_t comma = line.find(',', begin);
-    out.push_back(line.substr(begin, comma == std::string_view::npos ? std::string_view::npos : comma - begin));
-    if (comma == std::string_view::npos) return out;
-    begin = comma + 1;
-  }
-}
-
-std::string trim_name(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '"')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '"' || s.back() == '\r')) s.remove_suffix(1);
-  return std::string(s);
-}
-
-// The header names and the first rows' values (NaN for a cell that is not a number) of a CSV.
+// The header names and the first rows' values of a CSV, split as the reader splits them
+// (csv.hpp: a UTF-8 BOM skipped, a final CR dropped, header_names). A value is NaN for a cell the
+// reader would refuse (parse_cell), else the cell read as double: a time column's steps need it
+// (float32 loses a clock's steps past ~2^24 s).
 struct CsvProbe {
+  std::optional<std::string> header;         // the header line, when the probe met one
   std::vector<std::string> names;
   std::vector<std::vector<double>> columns;  // [column][row]
 };
 
 CsvProbe probe_csv(std::string_view text, const CsvOptions& csv) {
   CsvProbe p;
+  const bool truncated = text.size() == kProbeBytes;
+  if (csv_internal::starts_with_bom(text)) text.remove_prefix(3);
   bool header_done = !csv.has_header;
   std::size_t rows = 0;
-  const bool truncated = text.size() == kProbeBytes;
   text::for_each_line(text, [&](std::string_view line, std::size_t) {
+    line = csv_internal::reader_view(line);
     if (is_blank_line(line)) return true;
-    const std::vector<std::string_view> cells = split_commas(line);
     if (!header_done) {
-      for (auto c : cells) p.names.push_back(trim_name(c));
+      p.header = std::string(line);
+      for (auto n : header_names(line)) p.names.emplace_back(n);
       header_done = true;
       return true;
     }
+    const std::vector<std::string_view> cells = csv_fields(line);
     if (p.columns.size() < cells.size()) p.columns.resize(cells.size());
     for (std::size_t i = 0; i < cells.size(); ++i) {
-      float v = 0.0f;
-      p.columns[i].push_back(parse_cell(cells[i], v) ? static_cast<double>(v) : std::nan(""));
+      float f = 0.0f;
+      double v = std::nan("");
+      if (parse_cell(cells[i], f)) {
+        const std::string cell = text::trim(std::string(cells[i]));
+        v = std::strtod(cell.c_str(), nullptr);
+      }
+      p.columns[i].push_back(v);
     }
     return ++rows < kProbeRows;
   });
@@ -108,29 +101,6 @@ CsvProbe probe_csv(std::string_view text, const CsvOptions& csv) {
     for (auto& c : p.columns)
       if (!c.empty()) c.pop_back();
   return p;
-}
-
-// A time column's values must be read as double: float32 loses the steps of a clock past ~2^24 s.
-std::vector<double> probe_time_values(std::string_view text, std::size_t column, bool has_header) {
-  std::vector<double> out;
-  bool header_done = !has_header;
-  text::for_each_line(text, [&](std::string_view line, std::size_t) {
-    if (is_blank_line(line)) return true;
-    if (!header_done) {
-      header_done = true;
-      return true;
-    }
-    std::string_view cell;
-    if (!field_of_line(line, column, cell)) return false;
-    const std::string s = trim_name(cell);
-    char* end = nullptr;
-    const double v = std::strtod(s.c_str(), &end);
-    if (s.empty() || end != s.c_str() + s.size() || !std::isfinite(v)) return false;
-    out.push_back(v);
-    return out.size() < kProbeRows;
-  });
-  if (text.size() == kProbeBytes && !out.empty()) out.pop_back();
-  return out;
 }
 
 // The unit the values are written in: the largest 10^-k (k = 0..9) they are all whole multiples
@@ -173,16 +143,12 @@ void resolve_csv_source(std::string_view text, const std::string& path, const Cs
   std::optional<std::size_t> time_col;
   if (csv.has_header && !p.names.empty() && is_time_column_name(p.names[0])) time_col = 0;
   if (!csv.column.empty()) {
-    // The readers resolve it (a name, else an index; their errors name the file).
+    // Passed on as given; resolved as the reader resolves it (a name, else an index; its errors),
+    // where the probe has the header (a file without one: by index).
     s.column = csv.column;
-    const auto it = std::find(p.names.begin(), p.names.end(), csv.column);
-    if (it != p.names.end()) {
-      chosen = static_cast<std::size_t>(it - p.names.begin());
+    if (p.header || !csv.has_header) {
+      chosen = resolve_column(p.header.value_or(""), csv, path).index;
       found = true;
-    } else if (!csv.column.empty() && std::all_of(csv.column.begin(), csv.column.end(), [](unsigned char c) { return std::isdigit(c) != 0; }) &&
-               csv.column.size() < 6) {
-      chosen = static_cast<std::size_t>(std::stoul(csv.column));
-      found = chosen < ncols || ncols == 0;
     }
   } else {
     const auto it = std::find(p.names.begin(), p.names.end(), "heartbeats");
@@ -217,8 +183,13 @@ void resolve_csv_source(std::string_view text, const std::string& path, const Cs
   }
 
   // The rate.
-  if (time_col && chosen != *time_col) {
-    const std::vector<double> t = probe_time_values(text, *time_col, csv.has_header);
+  if (time_col && chosen != *time_col && *time_col < p.columns.size()) {
+    // The time column's rows up to its first cell that is not a number.
+    std::vector<double> t;
+    for (double v : p.columns[*time_col]) {
+      if (std::isnan(v)) break;
+      t.push_back(v);
+    }
     if (const auto fs = rate_from_time_column(t, p.names[*time_col])) {
       if (!(*fs >= kMinFs && *fs <= kMaxFs)) {
         // Not a sampling clock (beat times, minutes, another unit than its name says): not used.
@@ -244,9 +215,9 @@ void resolve_csv_source(std::string_view text, const std::string& path, const Cs
 }
 
 bool is_time_column_name(const std::string& name) {
-  std::string n = lower(trim_name(name));
+  std::string n = text::lower(std::string(header_name(name)));
   // A unit in brackets: "time (s)", "Time [ms]".
-  if (const auto b = n.find_first_of("(["); b != std::string::npos) n = trim_name(n.substr(0, b));
+  if (const auto b = n.find_first_of("(["); b != std::string::npos) n = std::string(header_name(n.substr(0, b)));
   static const char* const kNames[] = {"time", "t", "sec", "secs", "seconds", "time_s", "time_sec", "time_ms",
                                        "ms", "timestamp", "elapsed", "elapsed_time", "elapsed time", "time_stamp"};
   return std::any_of(std::begin(kNames), std::end(kNames), [&](const char* k) { return n == k; });
@@ -262,7 +233,7 @@ std::optional<double> rate_from_time_column(const std::vector<double>& values, c
   const double slack = std::max(kRateTolerance * mean, written_unit(values)) * (1.0 + 1e-9);
   for (std::size_t i = 1; i < values.size(); ++i)
     if (!(std::abs(values[i] - values[i - 1] - mean) <= slack)) return std::nullopt;
-  std::string n = lower(trim_name(name));
+  const std::string n = text::lower(std::string(header_name(name)));
   const bool ms = n == "ms" || (n.size() > 2 && n.compare(n.size() - 2, 2, "ms") == 0) ||
                   n.find("(ms)") != std::string::npos || n.find("[ms]") != std::string::npos;
   return (ms ? 1000.0 : 1.0) / mean;

@@ -75,6 +75,30 @@ TEST(SignalSource, TimeAndEcgColumnsGiveTheRateAndTheSignal) {
   EXPECT_NEAR(resolve_signal_source((dir / "ms.csv").string(), {}, std::nullopt, 250.0).fs, 500.0, 0.1);
 }
 
+// The probe splits as the reader does: a UTF-8 BOM before the header, CRLF line ends and quoted
+// names ("time") are the reader's conventions, so the same file gives the same column and rate.
+TEST(SignalSource, ProbeReadsTheHeaderAsTheReaderDoes) {
+  const auto dir = testutil::fresh_dir("signal-source-bom");
+  std::string text = timed_csv("\"time\" , \"ECG\"", 3000, 360.0, false);
+  std::string crlf = "\xEF\xBB\xBF";
+  for (char c : text) crlf += c == '\n' ? std::string("\r\n") : std::string(1, c);
+  testutil::write_text(dir / "bom.csv", crlf);
+  const std::string path = (dir / "bom.csv").string();
+  const SignalSource s = resolve_signal_source(path, {}, std::nullopt, 250.0);
+  EXPECT_NEAR(s.fs, 360.0, 360.0 * 1e-6);
+  EXPECT_EQ(s.fs_source, "time column 'time'");
+  EXPECT_EQ(s.signal_name, "column 'ECG' (1)");
+  EXPECT_EQ(read_csv_column(path, CsvOptions{s.column, true}).size(), 3000u);
+  // A --column is resolved as the reader resolves it: by name, and an unknown one with its error.
+  CsvOptions by_name;
+  by_name.column = "ECG";
+  EXPECT_EQ(resolve_signal_source(path, by_name, std::nullopt, 250.0).signal_name, "column 'ECG' (1)");
+  by_name.column = "nope";
+  EXPECT_NE(testutil::input_error_of([&] { resolve_signal_source(path, by_name, std::nullopt, 250.0); })
+                .find("no column named \"nope\""),
+            std::string::npos);
+}
+
 TEST(SignalSource, FsOptionWinsOverATimeColumnWithAWarning) {
   const auto dir = testutil::fresh_dir("signal-source-fs");
   testutil::write_text(dir / "a.csv", timed_csv("time,ECG", 3000, 360.0, false));

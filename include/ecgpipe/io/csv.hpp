@@ -34,6 +34,13 @@ struct CsvColumn {
   std::string name;  // header text, or "column N" without a header
 };
 
+// The fields of a line, split on ',' (the grammar has no quoting): views into `line`.
+std::vector<std::string_view> csv_fields(std::string_view line);
+// A header field as a name: without surrounding spaces and tabs and one pair of double quotes
+// (` "ECG" ` is ECG), as resolve_column matches --column against it; header_names: every field's.
+std::string_view header_name(std::string_view field);
+std::vector<std::string_view> header_names(std::string_view header_line);
+
 // Resolves `options.column` against a header line (without its line end). `header_line` is
 // ignored when options.has_header is false. Throws InputError for an unknown name or an index
 // past the last field.
