@@ -148,7 +148,9 @@ HolterSummary holter_summary(const std::vector<std::int64_t>& r_peaks, double fs
     const auto longest = std::max_element(rr.begin(), rr.end());
     s.longest_pause_s = *longest;
     s.longest_pause_start_s = rr_start[static_cast<std::size_t>(longest - rr.begin())];
-    s.pauses = std::count_if(rr.begin(), rr.end(), [&](double v) { return v >= o.pause_threshold_s; });
+    for (std::size_t k = 0; k < rr.size(); ++k)
+      if (rr[k] >= o.pause_threshold_s) s.pause_list.push_back({rr_start[k], rr[k]});
+    s.pauses = static_cast<std::int64_t>(s.pause_list.size());
   }
   const double end_s = std::max(s.duration_s, n ? t.back() : 0.0);
   const auto minutes = static_cast<std::size_t>(std::floor(end_s / kSecondsPerMinute)) + 1;
@@ -185,6 +187,22 @@ HolterSummary holter_summary(const std::vector<std::int64_t>& r_peaks, double fs
     if (classes[i] == 'V') ++h.veb;
     if (classes[i] == 'S') ++h.sveb;
   }
+  // Each hour's rate and pauses, over the clear intervals ending in it.
+  std::vector<double> hour_rr(hours, 0.0);
+  for (HolterHour& h : s.hours) h.hr_min = h.hr_mean = h.hr_max = kNaN;
+  std::vector<std::int64_t> hour_rr_count(hours, 0);
+  for (std::size_t k = 0; k < rr.size(); ++k) {
+    const auto i = static_cast<std::size_t>((rr_start[k] + rr[k]) / kSecondsPerHour);
+    HolterHour& h = s.hours[std::min(i, hours - 1)];
+    const double bpm = kSecondsPerMinute / rr[k];
+    h.hr_min = std::isnan(h.hr_min) ? bpm : std::min(h.hr_min, bpm);
+    h.hr_max = std::isnan(h.hr_max) ? bpm : std::max(h.hr_max, bpm);
+    hour_rr[static_cast<std::size_t>(h.hour)] += rr[k];
+    ++hour_rr_count[static_cast<std::size_t>(h.hour)];
+    if (rr[k] >= o.pause_threshold_s) ++h.pauses;
+  }
+  for (std::size_t h = 0; h < hours; ++h)
+    if (hour_rr_count[h] > 0) s.hours[h].hr_mean = kSecondsPerMinute * static_cast<double>(hour_rr_count[h]) / hour_rr[h];
   if (hours > 1 && s.hours.back().beats == 0 && end_s == kSecondsPerHour * static_cast<double>(hours - 1))
     s.hours.pop_back();
   s.veb = s.class_counts[class_index('V')];

@@ -8,16 +8,14 @@
 #include <limits>
 
 #include "ecgpipe/pipeline/pipeline.hpp"
-#include "ecgpipe/pipeline/segment.hpp"
 
 namespace ecgpipe {
 
 namespace {
 
-// The hourly table: per hour of the recording, the time analysed (without artefact), the beats and
-// ectopy (the Holter summary's hours), the rate over the RR intervals clear of artefact that end
-// in the hour (min/max over single intervals), the pauses and the AF time.
-std::vector<ReportHour> hourly_table(const RunOptions& o, const RunResult& r, const std::vector<std::int64_t>& peaks) {
+// The hourly table: per hour of the recording, the time analysed (without artefact) and the AF
+// time; the beats, ectopy, rates and pauses are the Holter summary's hours (holter.hpp).
+std::vector<ReportHour> hourly_table(const RunOptions& o, const RunResult& r) {
   constexpr double kHour = 3600.0;
   const double recording_s = static_cast<double>(r.samples) / o.fs;
   const auto hours = static_cast<std::size_t>(std::ceil(recording_s / kHour));
@@ -33,41 +31,17 @@ std::vector<ReportHour> hourly_table(const RunOptions& o, const RunResult& r, co
     for (const RhythmEpisode& e : r.rhythm_episodes)
       if (e.rhythm == Rhythm::AFIB)
         row.af_s += overlap(h0, h1, static_cast<double>(e.start_sample) / o.fs, static_cast<double>(e.end_sample) / o.fs);
-    if (h < r.holter.hours.size()) {
-      row.beats = r.holter.hours[h].beats;
-      row.veb = r.holter.hours[h].veb;
-      row.sveb = r.holter.hours[h].sveb;
-    }
     row.hr_min = row.hr_mean = row.hr_max = std::numeric_limits<double>::quiet_NaN();
-  }
-  std::vector<double> rr_sum(hours, 0.0);
-  std::vector<std::int64_t> rr_count(hours, 0);
-  const auto artefact = [&r](std::size_t i) { return i < r.artefact.size() && r.artefact[i]; };
-  for (std::size_t i = 1; i < peaks.size(); ++i) {
-    if (artefact(i) || artefact(i - 1)) continue;
-    const double t = static_cast<double>(peaks[i]) / o.fs, rr = static_cast<double>(peaks[i] - peaks[i - 1]) / o.fs;
-    const auto h = std::min(hours - 1, static_cast<std::size_t>(t / kHour));
-    ReportHour& row = out[h];
-    const double bpm = 60.0 / rr;
-    row.hr_min = std::isnan(row.hr_min) ? bpm : std::min(row.hr_min, bpm);
-    row.hr_max = std::isnan(row.hr_max) ? bpm : std::max(row.hr_max, bpm);
-    rr_sum[h] += rr;
-    ++rr_count[h];
-    if (rr >= r.holter.options.pause_threshold_s) ++row.pauses;
-  }
-  for (std::size_t h = 0; h < hours; ++h)
-    if (rr_count[h] > 0) out[h].hr_mean = 60.0 * static_cast<double>(rr_count[h]) / rr_sum[h];
-  return out;
-}
-
-// The pauses list: every RR interval clear of artefact of at least the pause threshold.
-std::vector<ReportPause> pause_list(const RunOptions& o, const RunResult& r, const std::vector<std::int64_t>& peaks) {
-  std::vector<ReportPause> out;
-  const auto artefact = [&r](std::size_t i) { return i < r.artefact.size() && r.artefact[i]; };
-  for (std::size_t i = 1; i < peaks.size(); ++i) {
-    if (artefact(i) || artefact(i - 1)) continue;
-    const double rr = static_cast<double>(peaks[i] - peaks[i - 1]) / o.fs;
-    if (rr >= r.holter.options.pause_threshold_s) out.push_back({static_cast<double>(peaks[i - 1]) / o.fs, rr});
+    if (h < r.holter.hours.size()) {
+      const HolterHour& hh = r.holter.hours[h];
+      row.beats = hh.beats;
+      row.veb = hh.veb;
+      row.sveb = hh.sveb;
+      row.hr_min = hh.hr_min;
+      row.hr_mean = hh.hr_mean;
+      row.hr_max = hh.hr_max;
+      row.pauses = hh.pauses;
+    }
   }
   return out;
 }
@@ -107,7 +81,6 @@ ReportData report_data_from_run(const RunOptions& o, const RunResult& r, std::in
                                 std::vector<float> signal_excerpt, std::vector<double> bandpassed_excerpt,
                                 std::vector<EventStrip> strips) {
   ReportData d;
-  const std::vector<std::int64_t> peaks = kept_r_peaks(o, r.beats);
   d.warnings = r.warnings;
   d.input_description = o.source.description();
   d.recording_start = o.source.start_time;
@@ -115,8 +88,8 @@ ReportData report_data_from_run(const RunOptions& o, const RunResult& r, std::in
   for (const auto& a : r.artefact_spans) d.artefact_s += static_cast<double>(a.second - a.first) / o.fs;
   d.analysed_s = d.recording_s - d.artefact_s;
   d.artefact_spans = r.artefact_spans;
-  d.hourly = hourly_table(o, r, peaks);
-  d.pauses = pause_list(o, r, peaks);
+  d.hourly = hourly_table(o, r);
+  for (const HolterPause& p : r.holter.pause_list) d.pauses.push_back({p.start_s, p.rr_s});
   d.strips = std::move(strips);
   d.hrv = r.hrv;
   d.ec57 = ec57_rows(r);

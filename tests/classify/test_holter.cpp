@@ -125,6 +125,11 @@ TEST(Holter, LongestPauseAndPauseCount) {
   EXPECT_DOUBLE_EQ(s.longest_pause_s, 3.2);
   EXPECT_DOUBLE_EQ(s.longest_pause_start_s, static_cast<double>(p[7]) / kFs);
   EXPECT_EQ(s.pauses, 2);
+  // Listed, in time order, with the beat that starts each.
+  ASSERT_EQ(s.pause_list.size(), 2u);
+  EXPECT_DOUBLE_EQ(s.pause_list[0].start_s, static_cast<double>(p[3]) / kFs);
+  EXPECT_DOUBLE_EQ(s.pause_list[0].rr_s, 2.5);
+  EXPECT_DOUBLE_EQ(s.pause_list[1].rr_s, 3.2);
   const auto j = ecgpipe::holter_json(s);
   EXPECT_DOUBLE_EQ(j["longest_pause"]["rr_s"].get<double>(), 3.2);
   EXPECT_EQ(j["pauses"]["count"], 2);
@@ -147,6 +152,12 @@ TEST(Holter, ArtefactIsNoPauseNoRunNoRate) {
   const HolterSummary s = holter_summary(p, kFs, c, 0.0, {}, artefact);
   EXPECT_DOUBLE_EQ(s.longest_pause_s, 1.0);  // every clear interval is 1 s
   EXPECT_EQ(s.pauses, 0);
+  EXPECT_TRUE(s.pause_list.empty());
+  ASSERT_EQ(plain.hours.size(), 1u);
+  EXPECT_EQ(plain.hours[0].pauses, 1);
+  EXPECT_DOUBLE_EQ(plain.hours[0].hr_min, 15.0);  // the 4-s interval
+  EXPECT_EQ(s.hours[0].pauses, 0);
+  EXPECT_DOUBLE_EQ(s.hours[0].hr_min, 60.0);
   EXPECT_TRUE(s.runs.empty());  // V V (13, 14) after two beats counted Q: a couplet
   EXPECT_EQ(s.v_couplets, 1);
   EXPECT_EQ(s.veb, 2);
@@ -193,6 +204,13 @@ TEST(Holter, PerHourCounts) {
   for (std::size_t i = 300; i < c.size(); i += 600) c[i] = 'V';
   const HolterSummary s = holter_summary(p, kFs, cls(c), 9000.0);
   ASSERT_EQ(s.hours.size(), 3u);
+  // Each hour's rate over the intervals ending in it: 60 bpm throughout (RR 1 s), no pauses.
+  for (const auto& h : s.hours) {
+    EXPECT_DOUBLE_EQ(h.hr_min, 60.0);
+    EXPECT_DOUBLE_EQ(h.hr_mean, 60.0);
+    EXPECT_DOUBLE_EQ(h.hr_max, 60.0);
+    EXPECT_EQ(h.pauses, 0);
+  }
   EXPECT_EQ(s.hours[0].veb, 6);
   EXPECT_EQ(s.hours[1].veb, 6);
   EXPECT_EQ(s.hours[2].veb, 3);

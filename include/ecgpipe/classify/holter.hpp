@@ -22,7 +22,8 @@
 //    `min_bigeminy_cycles` (3) consecutive N-X cycles, maximal; the ectopic beats inside it are
 //    singles (a couplet or run ends it). The episode spans from its first N to its last X.
 //  * Longest pause: the longest RR interval, with the time of the beat that starts it; and the
-//    number of RR intervals of at least `pause_threshold_s` (2.0 s, the usual Holter pause limit).
+//    RR intervals of at least `pause_threshold_s` (2.0 s, the usual Holter pause limit), counted
+//    and listed.
 #pragma once
 
 #include <array>
@@ -48,6 +49,15 @@ struct HolterMinute {
 struct HolterHour {
   std::int64_t hour = 0;
   std::int64_t beats = 0, veb = 0, sveb = 0;
+  // Over the RR intervals clear of artefact that end in the hour: min / max over single
+  // intervals and the mean (60 x count / sum), bpm, NaN without one; the pauses among them.
+  double hr_min = 0.0, hr_mean = 0.0, hr_max = 0.0;
+  std::int64_t pauses = 0;
+};
+
+struct HolterPause {
+  double start_s = 0.0;  // the R peak that starts it
+  double rr_s = 0.0;     // its length
 };
 
 struct EctopicRun {
@@ -85,6 +95,7 @@ struct HolterSummary {
   double longest_pause_s = 0.0;                // NaN with fewer than 2 beats
   double longest_pause_start_s = 0.0;
   std::int64_t pauses = 0;                     // RR >= pause_threshold_s
+  std::vector<HolterPause> pause_list;         // each of them, in time order
 };
 
 // r_peaks: ascending samples; classes: one AAMI class (N S V F Q) per beat, or empty for no
