@@ -162,27 +162,6 @@ void add_threads_note(CLI::App& cmd) {
       "(CPU threads for training, scoring and the CPU band-pass; 0: OMP_NUM_THREADS, else one per core)");
 }
 
-void check_windows(const SampleWindows& w, double fs) {
-  // Upper bounds as durations, far beyond any physiological value, so that a typo cannot
-  // overflow an index or allocate gigabytes: the Ricker wavelet (default 0.12 s) spans a QRS;
-  // the NMS window (0.72 s) and the beat lengths (0.4 s, 1.024 s) an RR interval, and no RR
-  // interval of a living heart lasts kMaxBeatSeconds.
-  constexpr double kMaxRickerSeconds = 1.0, kMaxBeatSeconds = 10.0;
-  const auto bound = [fs](double seconds) { return std::max(1, static_cast<int>(std::floor(seconds * fs))); };
-  const auto check = [](const char* option, int value, int lo, int hi, double seconds) {
-    if (value >= lo && value <= hi) return;
-    char buf[160];
-    std::snprintf(buf, sizeof buf, "%s must lie in %d..%d samples (%g s at this sampling rate), got %d", option, lo, hi,
-                  seconds, value);
-    throw UsageError(buf);
-  };
-  validate_fs(fs);
-  check("--ricker-width", w.ricker_width, 2, std::max(2, bound(kMaxRickerSeconds)), kMaxRickerSeconds);
-  check("--nms-window", w.nms_window, kMinNmsWindow, std::max(kMinNmsWindow, bound(kMaxBeatSeconds)), kMaxBeatSeconds);
-  check("--min-length", w.min_length, 1, bound(kMaxBeatSeconds), kMaxBeatSeconds);
-  check("--max-length", w.max_length, 1, bound(kMaxBeatSeconds), kMaxBeatSeconds);
-}
-
 const std::string& InputArgs::single() const {
   static const std::string none;
   return is_batch(inputs, manifest) || inputs.empty() ? none : inputs.front();

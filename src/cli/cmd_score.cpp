@@ -27,20 +27,6 @@ struct ScoreArgs {
   bool json = false;
 };
 
-// The beat parameters a model file brings must pass the checks the command line's do; if they
-// do not, the file is damaged (exit 3 naming it), whatever option the check speaks of.
-void check_model_parameters(const RunOptions& o, const std::string& model) {
-  try {
-    check_windows(SampleWindows{o.ricker_width, o.nms_window, o.limits.min_length, o.limits.max_length}, o.fs);
-    if (o.limits.max_length % kModelLengthMultiple != 0 || o.limits.max_length < o.limits.min_length)
-      throw UsageError("max_length " + std::to_string(o.limits.max_length) + " is not a beat length the model takes");
-  } catch (const UsageError& e) {
-    std::string what = e.what();
-    for (auto at = what.find("--"); at != std::string::npos; at = what.find("--")) what.erase(at, 2);
-    throw InputError("model " + model + " has a damaged ecgpipe record: " + what);
-  }
-}
-
 }  // namespace
 
 void add_score_command(CLI::App& app) {

@@ -28,7 +28,7 @@ namespace {
 PeakDetection detect_cpu(const DetectFileOptions& o) {
   PeakDetection d;
   const SampleWindows& w = o.windows;
-  if (o.preset == Preset::robust && o.chunk_seconds > 0) {
+  if (o.preset == Preset::robust && o.chunk_seconds > 0 && !o.samples) {
     ChunkOptions chunks = chunks_for(o.chunk_seconds, o.fs);
     chunks.keep_samples = 0;  // nothing but the R peaks is needed after the pass
     StreamedDetection s = detect_streamed(o.input, o.csv, o.fs, w.ricker_width, chunks, 0);
@@ -37,7 +37,8 @@ PeakDetection detect_cpu(const DetectFileOptions& o) {
     d.candidates = s.detection.candidates;
     return d;
   }
-  const std::vector<float> signal = read_signal(o.input, o.csv, o.fs);
+  std::vector<float> read;
+  const std::vector<float>& signal = o.samples ? *o.samples : (read = read_signal(o.input, o.csv, o.fs));
   d.samples = signal.size();
   const std::vector<double> y = bandpass_cpu(signal, w.ricker_width);
   if (o.preset == Preset::robust) {
@@ -68,8 +69,9 @@ DetectFileResult detect_file(const DetectFileOptions& o) {
 #ifdef ECGPIPE_WITH_CUDA
   // A recording that may not fit the GPU's memory is detected in chunks on the host (the same R
   // peaks; segment_cuda.hpp).
-  const bool on_host = device == Device::cpu || chunk_on_host_for_gpu(o.input, o.preset, o.chunk_seconds);
-  if (!on_host) found = detect_peaks_cuda(read_signal(o.input, o.csv, o.fs), o.preset, o.fs, o.windows);
+  const bool on_host = device == Device::cpu || (!o.samples && chunk_on_host_for_gpu(o.input, o.preset, o.chunk_seconds));
+  if (!on_host)
+    found = detect_peaks_cuda(o.samples ? *o.samples : read_signal(o.input, o.csv, o.fs), o.preset, o.fs, o.windows);
 #else
   const bool on_host = true;
 #endif

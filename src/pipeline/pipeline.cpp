@@ -84,7 +84,7 @@ void train_or_score(const RunOptions& o, Segmentation& seg, const std::vector<st
 // logged).
 const std::vector<float>& host_signal(const RunOptions& o, Segmentation& seg) {
   if (seg.host_signal.empty() && seg.samples > 0 && seg.samples <= kMaxHostSignal)
-    seg.host_signal = read_signal(o.input, o.csv, o.fs);
+    seg.host_signal = read_run_signal(o);
   return seg.host_signal;
 }
 
@@ -106,8 +106,10 @@ RunResult run_pipeline(const RunOptions& o) {
   std::optional<ReferenceBeats> reference;
   if (!o.reference.empty()) reference = read_reference(o.reference);
   const Device device = resolve_device(o.device);
-  check_output_dir(o.out_dir);  // now, not after minutes of training
-  const OutputLock lock(o.out_dir, OutputLock::Mode::exclusive);  // one writer per --out, till the commit
+  const bool writes = !o.out_dir.empty();
+  if (writes) check_output_dir(o.out_dir);  // now, not after minutes of training
+  std::optional<OutputLock> lock;            // one writer per --out, till the commit
+  if (writes) lock.emplace(o.out_dir, OutputLock::Mode::exclusive);
   spdlog::info("reading {} on {}", o.input, device_name(device));
 
   // Stages 1-4: the file to the beat matrix, on one device (segment_cpu.cpp, pipeline_cuda.cpp).
@@ -168,8 +170,13 @@ RunResult run_pipeline(const RunOptions& o) {
   finish_rhythm(o, peaks, r);  // needs the Holter summary's runs; evaluate_run needs the episodes
   r.hrv = compute_hrv(peaks, predicted, usable_beats(r.artefact, r.rhythm), o.fs);
   if (reference) evaluate_run(o, *reference, peaks, predicted, r);
-  std::vector<EventStrip> strips = event_strips(o, r, peaks, signal);
-  write_run_outputs(o, r, std::move(seg.signal_excerpt), std::move(seg.curvature_excerpt), std::move(strips), t_all);
+  flag_run_outliers(o, r);
+  if (writes) {
+    std::vector<EventStrip> strips = event_strips(o, r, peaks, signal);
+    write_run_outputs(o, r, std::move(seg.signal_excerpt), std::move(seg.curvature_excerpt), std::move(strips), t_all);
+  } else {
+    r.seconds.total = detail::seconds_since(t_all);
+  }
   // Said last, where they are read beside the summary; an error before this is one line alone.
   for (const std::string& w : r.warnings) spdlog::warn("{}", w);
   return r;

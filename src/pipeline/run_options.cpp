@@ -1,4 +1,9 @@
 // A run's options: their checks and the device choice (include/ecgpipe/pipeline/pipeline.hpp).
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
 #include "ecgpipe/config.hpp"
 #include "ecgpipe/model/torch_runtime.hpp"
 #include "ecgpipe/common/error.hpp"
@@ -59,6 +64,39 @@ Device resolve_device(Device requested) {
 #endif
   }
   return Device::cpu;
+}
+
+void check_windows(const SampleWindows& w, double fs) {
+  // Upper bounds as durations, far beyond any physiological value, so that a typo cannot
+  // overflow an index or allocate gigabytes: the Ricker wavelet (default 0.12 s) spans a QRS;
+  // the NMS window (0.72 s) and the beat lengths (0.4 s, 1.024 s) an RR interval, and no RR
+  // interval of a living heart lasts kMaxBeatSeconds.
+  constexpr double kMaxRickerSeconds = 1.0, kMaxBeatSeconds = 10.0;
+  const auto bound = [fs](double seconds) { return std::max(1, static_cast<int>(std::floor(seconds * fs))); };
+  const auto check = [](const char* option, int value, int lo, int hi, double seconds) {
+    if (value >= lo && value <= hi) return;
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "%s must lie in %d..%d samples (%g s at this sampling rate), got %d", option, lo, hi,
+                  seconds, value);
+    throw UsageError(buf);
+  };
+  validate_fs(fs);
+  check("--ricker-width", w.ricker_width, 2, std::max(2, bound(kMaxRickerSeconds)), kMaxRickerSeconds);
+  check("--nms-window", w.nms_window, kMinNmsWindow, std::max(kMinNmsWindow, bound(kMaxBeatSeconds)), kMaxBeatSeconds);
+  check("--min-length", w.min_length, 1, bound(kMaxBeatSeconds), kMaxBeatSeconds);
+  check("--max-length", w.max_length, 1, bound(kMaxBeatSeconds), kMaxBeatSeconds);
+}
+
+void check_model_parameters(const RunOptions& o, const std::string& model) {
+  try {
+    check_windows(SampleWindows{o.ricker_width, o.nms_window, o.limits.min_length, o.limits.max_length}, o.fs);
+    if (o.limits.max_length % kModelLengthMultiple != 0 || o.limits.max_length < o.limits.min_length)
+      throw UsageError("max_length " + std::to_string(o.limits.max_length) + " is not a beat length the model takes");
+  } catch (const UsageError& e) {
+    std::string what = e.what();
+    for (auto at = what.find("--"); at != std::string::npos; at = what.find("--")) what.erase(at, 2);
+    throw InputError("model " + model + " has a damaged ecgpipe record: " + what);
+  }
 }
 
 }  // namespace ecgpipe

@@ -215,15 +215,19 @@ std::string beats_csv(const RunOptions& o, const RunResult& r, int threads) {
 
 std::string run_report_json(const RunOptions& o, const RunResult& r) { return report_json(o, r).dump(2); }
 
+std::string run_beats_csv(const RunOptions& o, const RunResult& r) { return beats_csv(o, r, cpu_threads()); }
+
+void flag_run_outliers(const RunOptions& o, RunResult& r) {
+  if (o.analyze_only) return;
+  OutlierFlags flagged = flag_outliers(r.model.score, o.outlier_quantile);
+  r.outlier_threshold = flagged.threshold;
+  r.outlier = std::move(flagged.flags);
+}
+
 void write_run_outputs(const RunOptions& o, RunResult& r, std::vector<float> signal_excerpt,
                        std::vector<double> curvature_excerpt, std::vector<EventStrip> strips,
                        detail::Clock::time_point run_start) {
   const auto t_write = detail::Clock::now();
-  if (!o.analyze_only) {
-    OutlierFlags flagged = flag_outliers(r.model.score, o.outlier_quantile);
-    r.outlier_threshold = flagged.threshold;
-    r.outlier = std::move(flagged.flags);
-  }
   // One set, committed whole (output.hpp): the model first, the largest file last.
   OutputSet files(/*create_dirs=*/true);
   const auto path = [&o](const char* name) { return (std::filesystem::path(o.out_dir) / name).string(); };

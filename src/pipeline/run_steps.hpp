@@ -31,7 +31,10 @@ void analyse_rhythm(const std::vector<std::int64_t>& r_peaks, const AtrialActivi
 // episodes and the AF burden. Logs the burden.
 void finish_rhythm(const RunOptions& options, const std::vector<std::int64_t>& r_peaks, RunResult& result);
 
-// src/pipeline/run_outputs.cpp: flags the outliers (score.hpp) and writes model.safetensors (when trained: the
+// src/pipeline/run_outputs.cpp: the beats whose score exceeds options.outlier_quantile of all
+// scores (outlier_score.hpp) into result.outlier and outlier_threshold (nothing for analyze).
+void flag_run_outliers(const RunOptions& options, RunResult& result);
+// src/pipeline/run_outputs.cpp: writes model.safetensors (when trained: the
 // bytes in result.model.model_file), beats.csv, outliers.csv, report.json and report.html as one
 // OutputSet (src/common/output_set.hpp): all or none, --out created only then. Sets result.seconds.write
 // and .total (from `run_start`).

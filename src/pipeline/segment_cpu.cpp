@@ -12,15 +12,19 @@
 
 namespace ecgpipe {
 
+std::vector<float> read_run_signal(const RunOptions& o) {
+  return o.samples ? *o.samples : read_signal(o.input, o.csv, o.fs);
+}
+
 Segmentation segment_cpu(const RunOptions& o) {
-  if (o.preset == Preset::robust && o.chunk_seconds > 0) return segment_cpu_chunked(o, chunks_for(o.chunk_seconds, o.fs));
+  if (o.preset == Preset::robust && o.chunk_seconds > 0 && !o.samples) return segment_cpu_chunked(o, chunks_for(o.chunk_seconds, o.fs));
   return segment_cpu_whole(o);
 }
 
 Segmentation segment_cpu_whole(const RunOptions& o) {
   Segmentation seg;
   auto t0 = detail::Clock::now();
-  std::vector<float> signal = read_signal(o.input, o.csv, o.fs);  // CSV or WFDB record
+  std::vector<float> signal = read_run_signal(o);  // any input format, or the caller's samples
   seg.samples = signal.size();
   seg.seconds.csv = detail::seconds_since(t0);
   seg.signal_excerpt.assign(signal.begin(), signal.begin() + static_cast<std::ptrdiff_t>(report_excerpt_samples(o.fs, signal.size())));

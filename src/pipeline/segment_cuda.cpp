@@ -133,16 +133,17 @@ Segmentation segment_host_for_gpu(const RunOptions& o, cudaStream_t stream) {
 
 Segmentation segment_cuda(const RunOptions& o, CudaContext& ctx) {
   cudaStream_t stream = ctx.stream;
-  if (chunk_on_host_for_gpu(o.input, o.preset, o.chunk_seconds)) return segment_host_for_gpu(o, stream);
+  if (!o.samples && chunk_on_host_for_gpu(o.input, o.preset, o.chunk_seconds)) return segment_host_for_gpu(o, stream);
   Events ev;
   Segmentation seg;
   const auto t0 = detail::Clock::now();
   ECGPIPE_CUDA_CHECK(cudaEventRecord(ev.e[kStart], stream));
   // CSV: parsed on the device. A WFDB record (binary samples) is read on the host (wfdb.hpp)
-  // and uploaded: the data still crosses PCIe once.
+  // and uploaded, as are samples given in memory: the data still crosses PCIe once.
   DeviceBuffer<float> signal;
-  if (is_wfdb_record_path(o.input)) {
-    const std::vector<float> host = read_signal(o.input, o.csv, o.fs);
+  if (o.samples || is_wfdb_record_path(o.input)) {
+    std::vector<float> read;
+    const std::vector<float>& host = o.samples ? *o.samples : (read = read_signal(o.input, o.csv, o.fs));
     signal = DeviceBuffer<float>(host.size(), stream);
     if (!host.empty()) copy_to_device(signal.span(), host.data(), host.size(), stream);
     ECGPIPE_CUDA_CHECK(cudaStreamSynchronize(stream));  // `host` is freed at the end of this block
@@ -244,20 +245,21 @@ Segmentation segment_cuda(const RunOptions& o, CudaContext& ctx) {
   return seg;
 }
 
-PeakDetection detect_peaks_cuda(const std::vector<float>& host_signal, Preset preset, double fs, const SampleWindows& w) {
-  CudaContext ctx;  // declared first: it outlives (and its destructor waits for) the buffers below
-  cudaStream_t stream = ctx.stream;
+namespace {
+
+// detect_peaks_cuda's work on a signal already on the device, on `stream`.
+PeakDetection detect_on_device(DeviceSpan<const float> signal, Preset preset, double fs, const SampleWindows& w,
+                               cudaStream_t stream) {
   PeakDetection out;
-  out.samples = host_signal.size();
-  DeviceBuffer<float> signal(host_signal.size(), stream);
-  if (!signal.empty()) copy_to_device(signal.span(), host_signal.data(), host_signal.size(), stream);
-  DeviceBuffer<double> curvature(signal.size(), stream);
-  if (!signal.empty()) {
-    BandpassPlan plan(signal.size(), w.ricker_width, stream);
-    plan.run(signal.cspan(), curvature.span(), stream);
+  out.samples = signal.size;
+  out.input_address = signal.data;
+  DeviceBuffer<double> curvature(signal.size, stream);
+  if (signal.size > 0) {
+    BandpassPlan plan(signal.size, w.ricker_width, stream);
+    plan.run(signal, curvature.span(), stream);
   }
   if (preset == Preset::robust) {
-    Detection det = detect_beats_cuda(signal.cspan(), curvature.cspan(), DetectOptions{fs, w.ricker_width}, stream);
+    Detection det = detect_beats_cuda(signal, curvature.cspan(), DetectOptions{fs, w.ricker_width}, stream);
     out.candidates = det.candidates;
     out.r_peaks = std::move(det.r_peaks);
     return out;
@@ -273,6 +275,32 @@ PeakDetection detect_peaks_cuda(const std::vector<float>& host_signal, Preset pr
   const std::int64_t offset = seed_r_offset(w.nms_window, w.ricker_width);
   for (auto s : beats.start) out.r_peaks.push_back(s + offset);
   return out;
+}
+
+}  // namespace
+
+PeakDetection detect_peaks_cuda(const std::vector<float>& host_signal, Preset preset, double fs, const SampleWindows& w) {
+  CudaContext ctx;  // declared first: it outlives (and its destructor waits for) the buffers below
+  DeviceBuffer<float> signal(host_signal.size(), ctx.stream);
+  if (!signal.empty()) copy_to_device(signal.span(), host_signal.data(), host_signal.size(), ctx.stream);
+  return detect_on_device(signal.cspan(), preset, fs, w, ctx.stream);
+}
+
+PeakDetection detect_peaks_cuda(DeviceSpan<const float> signal, int device, Preset preset, double fs, const SampleWindows& w) {
+  ECGPIPE_CUDA_CHECK(cudaSetDevice(device));
+  // The caller's memory, read in place: whoever wrote it (PyTorch, CuPy) may have queued that on
+  // a stream of its own that ours does not wait for; the device is idle once this returns.
+  ECGPIPE_CUDA_CHECK(cudaDeviceSynchronize());
+  CudaContext ctx;
+  return detect_on_device(signal, preset, fs, w, ctx.stream);
+}
+
+std::vector<float> copy_to_host_cuda(DeviceSpan<const float> signal, int device) {
+  ECGPIPE_CUDA_CHECK(cudaSetDevice(device));
+  ECGPIPE_CUDA_CHECK(cudaDeviceSynchronize());  // as detect_peaks_cuda: the writer's stream is not ours
+  std::vector<float> host(signal.size);
+  if (!host.empty()) ECGPIPE_CUDA_CHECK(cudaMemcpy(host.data(), signal.data, signal.size * sizeof(float), cudaMemcpyDeviceToHost));
+  return host;
 }
 
 }  // namespace ecgpipe

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -18,7 +19,8 @@
 namespace ecgpipe {
 
 struct DetectFileOptions {
-  std::string input;
+  std::string input;  // with `samples`, only the recording's name
+  std::shared_ptr<const std::vector<float>> samples;  // as RunOptions::samples
   CsvOptions csv;
   double fs = kSeedFs;
   SignalSource source;  // where fs and the signal came from (resolve_signal_source)

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 #include <utility>
@@ -38,7 +39,11 @@ inline constexpr double kMinChunkSeconds = 1.0;
 inline constexpr double kMaxChunkSeconds = 365.0 * 86400.0;
 
 struct RunOptions {
-  std::string input;
+  std::string input;  // the recording's path; with `samples`, only its name (logs, report.json)
+  // The signal itself, already in memory (the Python API, python/): used instead of reading
+  // `input`, whole (the chunked reading is for files; its results equal the whole path's).
+  // `source` then says where its rate came from.
+  std::shared_ptr<const std::vector<float>> samples;
   CsvOptions csv;
   // The robust detector (default, detect.hpp) or the seed's gates; every stage runs on the GPU
   // with either.
@@ -55,7 +60,7 @@ struct RunOptions {
   Model model = Model::rr;
   TrainOptions train;
   Device device = Device::automatic;
-  std::string out_dir = "ecgpipe-out";
+  std::string out_dir = "ecgpipe-out";  // empty: nothing written (the Python API returns the results)
   // Beats whose score exceeds this quantile of all beats' scores are flagged as outliers
   // (0.99: the top 1 %); outliers.csv lists the `top_outliers` highest scores.
   double outlier_quantile = 0.99;
@@ -116,5 +121,13 @@ const char* device_name(Device device);
 
 // Validates option values (UsageError on nonsense such as a negative window).
 void validate(const RunOptions& options);
+
+// The sample windows (--ricker-width, --nms-window, --min-length, --max-length) within bounds
+// that are durations at `fs` (UsageError naming the option otherwise); fs itself by validate_fs.
+void check_windows(const SampleWindows& w, double fs);
+// The beat parameters a model file brought (apply_model_meta) must pass the checks the command
+// line's do; if they do not, the file is damaged: InputError naming `model`, whatever option the
+// check speaks of.
+void check_model_parameters(const RunOptions& options, const std::string& model);
 
 }  // namespace ecgpipe

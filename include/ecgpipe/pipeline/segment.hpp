@@ -65,9 +65,15 @@ inline void finish_classification(Segmentation& seg) {
   if (!c.signal.empty()) seg.host_signal = std::move(c.signal);
 }
 
+// The run's whole signal on the host: a copy of options.samples when the signal was given in
+// memory (the stages own and move their vector; 4 bytes a sample, ~1 ms for a 30-minute record),
+// else the file read whole (read_signal).
+std::vector<float> read_run_signal(const RunOptions& options);
+
 // The CPU's stages 1-4: the robust preset reads the recording in chunks of options.chunk_seconds
 // (segment_cpu_chunked: memory that does not grow with it; 0: whole), the seed preset whole (its
-// circular band-pass mixes the record's end into its first samples' gates).
+// circular band-pass mixes the record's end into its first samples' gates), and a signal given in
+// memory whole (the same results as the chunks).
 Segmentation segment_cpu(const RunOptions& options);
 // The whole signal in memory: bandpass_cpu, then the detector or the seed's gates.
 Segmentation segment_cpu_whole(const RunOptions& options);
@@ -111,6 +117,7 @@ struct PeakDetection {
   std::size_t samples = 0;
   std::size_t candidates = 0;
   std::vector<std::int64_t> r_peaks;
+  const void* input_address = nullptr;  // the device memory the GPU detector read (tests: no copy of a caller's array)
 };
 
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "ecgpipe/common/cuda.hpp"
 #include "ecgpipe/pipeline/segment.hpp"
 
 namespace ecgpipe {
@@ -21,6 +22,14 @@ std::size_t device_pool_peak_bytes();
 // host. Robust: detect_beats_cuda; seed: the gates on the device, then select_beats and the R
 // offset on the host, as the CPU path of `detect`.
 PeakDetection detect_peaks_cuda(const std::vector<float>& signal, Preset preset, double fs, const SampleWindows& windows);
+// The same for a signal that is already on GPU `device` (a caller's array: the Python API's
+// CuPy or PyTorch CUDA input), read in place: no copy of it anywhere (PeakDetection::input_address
+// is signal.data). Waits for the device first (the array's writer may use a stream of its own).
+PeakDetection detect_peaks_cuda(DeviceSpan<const float> signal, int device, Preset preset, double fs,
+                                const SampleWindows& windows);
+// A caller's device array on the host (analyze and run classify beats from a host copy), after
+// waiting for the device as above.
+std::vector<float> copy_to_host_cuda(DeviceSpan<const float> signal, int device);
 
 // Recordings larger than the GPU's memory (issue 13). The whole GPU path holds about 40 bytes of
 // device memory a sample at its peak (the signal as floats 4, the band-pass as doubles 8, the CSV
