@@ -45,6 +45,8 @@ ALLOWED = {
     "pipeline": ["common", "io", "signal", "classify", "rhythm", "model", "eval", "report"],
     "batch": ["common", "io", "signal", "classify", "rhythm", "model", "eval", "report", "pipeline"],
     "cli": ["common", "io", "signal", "classify", "rhythm", "model", "eval", "report", "view", "pipeline", "batch"],
+    # The Python module (src/python): the pipeline's other face, beside cli.
+    "python": ["common", "io", "signal", "classify", "rhythm", "model", "eval", "report", "pipeline", "batch"],
 }
 
 # Files outside the model code that may include LibTorch, and why.

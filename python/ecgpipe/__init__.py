@@ -1,0 +1,362 @@
+"""ecgpipe from Python: ECG signals to R peaks, beat classes, rhythm, a Holter summary and VAE
+outlier scores, on the GPU or the CPU, with the same results as the ``ecgpipe`` command line
+(one implementation, two faces: this package calls the same C++ pipeline).
+
+    import ecgpipe
+    signal, fs = ecgpipe.read("100.hea")             # CSV, WFDB or EDF
+    peaks = ecgpipe.detect(signal, fs)               # R peaks, NumPy int64
+    beats, holter = ecgpipe.analyze(signal, fs)      # DataFrame, Holter summary dict
+    result = ecgpipe.run(signal, fs, epochs=30)      # + VAE scores and the trained model
+
+Signals are 1-D arrays of samples: NumPy arrays, lists, pandas Series, or any array that speaks
+DLPack (a PyTorch tensor, a CuPy array). ``detect`` reads a CUDA array in place, with no copy;
+the other calls classify beats on the host and copy a CUDA array down once. The API reference is
+docs/python.md.
+"""
+from __future__ import annotations
+
+import io
+import json
+import os
+import sys
+import tempfile
+import warnings
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, Iterator, Optional, Tuple, Union
+
+import numpy as np
+import pandas as pd
+
+from . import _ecgpipe as _native
+from ._ecgpipe import DeviceError, Error, InputError, InternalError, OutputError, UsageError, __version__
+
+__all__ = [
+    "read", "detect", "analyze", "run", "evaluate", "Model", "Recording", "Analysis", "Run",
+    "Error", "UsageError", "InputError", "OutputError", "DeviceError", "InternalError", "EcgpipeWarning",
+    "set_log_level", "cuda_available", "__version__",
+]
+
+PathLike = Union[str, "os.PathLike[str]"]
+Progress = Union[bool, Callable[[int, int, float], Any], None]
+
+
+class EcgpipeWarning(UserWarning):
+    """What the command line says as a warning (an implausible rate, beats that cannot be right):
+    the results are made, but may be wrong."""
+
+
+# beats.csv's text columns, read as categories: a few values each, no Python string per beat.
+_CATEGORIES = {"split": "category", "class": "category", "rhythm": "category", "quality": "category"}
+
+
+@dataclass(frozen=True)
+class Recording:
+    """A recording read from a file: ``signal`` (float32 samples), ``fs`` (Hz), and ``info``
+    (format, which column or signal was read and where the rate came from). Unpacks as
+    ``signal, fs = ecgpipe.read(path)``."""
+
+    signal: np.ndarray
+    fs: float
+    info: Dict[str, Any] = field(default_factory=dict)
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter((self.signal, self.fs))
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """``analyze``'s (and ``Model.score``'s) result: ``beats`` (one row per beat, the columns of
+    the command line's beats.csv), ``holter`` (report.json's Holter summary), ``report`` (the whole
+    report.json) and ``beats_csv`` (beats.csv's bytes, as the command line writes them). Unpacks as
+    ``beats, holter = ecgpipe.analyze(signal, fs)``."""
+
+    beats: pd.DataFrame
+    holter: Dict[str, Any]
+    report: Dict[str, Any]
+    beats_csv: bytes
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter((self.beats, self.holter))
+
+
+@dataclass(frozen=True)
+class Run(Analysis):
+    """``run``'s result: an Analysis whose beats carry the VAE's scores, and the trained ``model``."""
+
+    model: Optional["Model"] = None
+
+
+class Model:
+    """A trained model: the bytes of the command line's model.safetensors (parameters and how its
+    beats were made). ``save`` writes it, ``Model.load`` reads one (checked as ``ecgpipe score``
+    checks it), ``score`` scores another signal with it without training."""
+
+    def __init__(self, data: bytes):
+        self._data = bytes(data)
+
+    @property
+    def data(self) -> bytes:
+        return self._data
+
+    @property
+    def meta(self) -> Dict[str, Any]:
+        """The model's record of how its beats were made (preset, rate, windows, beat length)."""
+        with _model_file(self._data) as path:
+            return json.loads(_native.model_meta(path))
+
+    def save(self, path: PathLike) -> None:
+        """Writes the model to ``path`` whole or not at all (a temporary file renamed into place)."""
+        path = os.fspath(path)
+        folder = os.path.dirname(os.path.abspath(path))
+        fd, tmp = tempfile.mkstemp(prefix=".ecgpipe-model-", dir=folder)
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(self._data)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+            raise
+
+    @classmethod
+    def load(cls, path: PathLike) -> "Model":
+        """Reads a model file; InputError for anything that is not a whole ecgpipe model."""
+        path = os.fspath(path)
+        _native.model_meta(path)  # the command line's checks, before the bytes are trusted
+        with open(path, "rb") as f:
+            return cls(f.read())
+
+    def score(self, signal: Any, fs: float, *, device: str = "auto", name: str = "signal",
+              out: Optional[PathLike] = None) -> Analysis:
+        """Scores every beat of ``signal`` (sampled at ``fs``, the model's rate) with this model:
+        ``ecgpipe score``. With ``out``, also writes the command line's output folder there."""
+        host = _host_signal(signal)
+        with _model_file(self._data) as path:
+            beats_csv, report, _ = _native.score(host, float(fs), path, name, device, _out(out))
+        return _analysis(Analysis, beats_csv, report)
+
+    def __repr__(self) -> str:
+        return f"<ecgpipe.Model, {len(self._data)} bytes>"
+
+
+class _model_file:
+    """The model's bytes in a private temporary file (the native reader checks files)."""
+
+    def __init__(self, data: bytes):
+        self._data = data
+
+    def __enter__(self) -> str:
+        self._dir = tempfile.TemporaryDirectory(prefix="ecgpipe-")
+        path = os.path.join(self._dir.name, "model.safetensors")
+        with open(path, "wb") as f:
+            f.write(self._data)
+        return path
+
+    def __exit__(self, *exc: Any) -> None:
+        self._dir.cleanup()
+
+
+def read(path: PathLike, column: Optional[Union[str, int]] = None, fs: Optional[float] = None) -> Recording:
+    """Reads a recording as the command line does: a CSV column, a WFDB record (the .hea, or the
+    record's path without extension) or an EDF/BDF signal. ``column``: a CSV header name or 0-based
+    index, a WFDB/EDF signal name or index (default: ``heartbeats``, else the first that is not a
+    time or an index column). The rate: ``fs`` if given (it must agree with a header's), else the
+    header's, else a CSV time column's, else 250 Hz with an EcgpipeWarning."""
+    path = os.fspath(path)
+    if not os.path.splitext(path)[1] and os.path.exists(path + ".hea"):
+        path += ".hea"  # a WFDB record named as wfdb-python names it
+    signal, rate, info = _native.read(path, None if column is None else str(column),
+                                      None if fs is None else float(fs))
+    for w in info["warnings"]:
+        warnings.warn(w, EcgpipeWarning, stacklevel=2)
+    return Recording(signal, rate, info)
+
+
+def detect(signal: Any, fs: float, *, device: str = "auto", preset: str = "robust",
+           return_info: bool = False) -> Union[np.ndarray, Tuple[np.ndarray, Dict[str, Any]]]:
+    """The R peaks of ``signal`` (sample indices, ascending, NumPy int64), as ``ecgpipe detect``.
+    A CUDA array (float32, 1-D, contiguous) is read in place on its GPU; ``device``: auto, cpu or
+    cuda. ``return_info``: also a dict (device, samples, candidates, seconds, and the device
+    address the detector read, ``input_address``, for a CUDA array)."""
+    x = _cuda_signal(signal)
+    if x is None:
+        x = _host_signal(signal)
+    peaks, info = _native.detect(x, float(fs), device, preset)
+    return (peaks, info) if return_info else peaks
+
+
+def analyze(signal: Any, fs: float, *, device: str = "auto", name: str = "signal",
+            out: Optional[PathLike] = None) -> Analysis:
+    """Everything but the VAE, as ``ecgpipe analyze``: the beats (R peaks, classes, rhythm,
+    quality) and the Holter summary. ``name`` names the recording in the report; with ``out``, the
+    command line's output folder is also written there (report.html, beats.csv, ...)."""
+    beats_csv, report, _ = _native.analyze(_host_signal(signal), float(fs), name, device, _out(out))
+    return _analysis(Analysis, beats_csv, report)
+
+
+def run(signal: Any, fs: float, *, epochs: int = 30, seed: int = 42, model: str = "rr", device: str = "auto",
+        name: str = "signal", out: Optional[PathLike] = None, progress: Progress = None) -> Run:
+    """The whole ``ecgpipe run``: the beats with the VAE's scores and outlier flags, the trained
+    ``model``, the report. ``progress``: True for a line per epoch on stderr (a tqdm bar when tqdm
+    is installed), or a callable ``f(epoch, epochs, loss)``; Ctrl-C stops the training between
+    epochs."""
+    callback = _progress_callback(progress, epochs)
+    try:
+        beats_csv, report, model_bytes = _native.run(_host_signal(signal), float(fs), name, device, _out(out),
+                                                     int(epochs), int(seed), model, callback)
+    finally:
+        if callback is not None and hasattr(callback, "close"):
+            callback.close()
+    return _analysis(Run, beats_csv, report, model=Model(model_bytes))
+
+
+def evaluate(reference: Any, detections: Any, fs: float, *, classes: Optional[Any] = None,
+             tolerance_ms: float = 150.0) -> Dict[str, Any]:
+    """Beat-by-beat evaluation (ANSI/AAMI EC57), as ``ecgpipe eval --json``: ``reference`` is an
+    annotation file (WFDB .atr or a sample,symbol CSV) or a pair ``(samples, symbols)``;
+    ``detections`` the R peaks (sample indices); ``classes`` optionally one of N S V F Q per
+    detection (then the class figures too)."""
+    det = np.ascontiguousarray(np.asarray(detections, dtype=np.int64))
+    if det.ndim != 1:
+        raise UsageError("detections: a 1-D array of sample indices")
+    letters = "" if classes is None else "".join(str(c) for c in classes)
+    empty = np.zeros(0, dtype=np.int64)
+    if isinstance(reference, (str, os.PathLike)):
+        text = _native.evaluate(os.fspath(reference), empty, "", det, letters, float(fs), float(tolerance_ms))
+    else:
+        samples, symbols = reference
+        ref = np.ascontiguousarray(np.asarray(samples, dtype=np.int64))
+        sym = "".join(str(s) for s in symbols)
+        if ref.ndim != 1 or len(sym) != ref.size:
+            raise UsageError("reference: (samples, symbols), one symbol per sample")
+        text = _native.evaluate("", ref, sym, det, letters, float(fs), float(tolerance_ms))
+    return json.loads(text)
+
+
+def set_log_level(level: str) -> None:
+    """The native pipeline's log lines on stderr: warning (default), info (what the command line
+    prints), debug, error or off."""
+    _native.set_log_level("warn" if level == "warning" else level)
+
+
+def cuda_available() -> bool:
+    """True when this build has CUDA and a usable GPU (what device='auto' picks)."""
+    return bool(_native.cuda_available())
+
+
+# --- helpers ---------------------------------------------------------------------------------
+
+def _out(out: Optional[PathLike]) -> str:
+    if out is None:
+        return ""
+    text = os.fspath(out)
+    if not text:
+        raise UsageError("out: an empty folder name (None writes nothing)")
+    return text
+
+
+def _device_type(x: Any) -> Optional[int]:
+    """The DLPack device type of an array that has one (1 CPU, 2 CUDA), else None."""
+    probe = getattr(x, "__dlpack_device__", None)
+    if probe is None:
+        return None
+    try:
+        return int(probe()[0])
+    except Exception:  # an object that only claims the protocol
+        return None
+
+
+def _cuda_signal(x: Any) -> Optional[Any]:
+    """``x`` itself when it is a CUDA array fit to be read in place, else None (host arrays)."""
+    if _device_type(x) != 2:
+        return None
+    shape = tuple(getattr(x, "shape", ()))
+    if len(shape) != 1:
+        raise UsageError(f"signal: a 1-D array of samples, got shape {shape}")
+    if "float32" not in str(getattr(x, "dtype", "")):
+        raise UsageError(f"signal: a CUDA array must be float32 to be read in place, got {x.dtype} "
+                         "(convert it on the GPU first, e.g. x.float() or x.astype('float32'))")
+    if not _all_finite_on_device(x):
+        raise InputError("signal: the CUDA array holds a value that is not a finite number (nan or inf)")
+    return x
+
+
+def _all_finite_on_device(x: Any) -> bool:
+    """One reduction on the array's own device (no copy of the signal to the host)."""
+    module = type(x).__module__.split(".")[0]
+    if module == "torch":
+        import torch
+        return bool(torch.isfinite(x).all().item())
+    if module == "cupy":
+        import cupy
+        return bool(cupy.isfinite(x).all().item())
+    return True  # another framework: the detector's results are its own business then
+
+
+def _host_signal(signal: Any) -> Any:
+    """A CUDA array as is (the native side copies it down once), anything else as a contiguous
+    float32 NumPy array (no copy when it already is one), checked finite as the CSV reader
+    checks its cells."""
+    if _device_type(signal) == 2:
+        return _cuda_signal(signal)
+    try:
+        a = np.asarray(signal)
+    except Exception as e:
+        raise UsageError(f"signal: not an array of numbers ({type(signal).__name__}): {e}") from None
+    if a.ndim != 1:
+        raise UsageError(f"signal: a 1-D array of samples, got shape {a.shape}")
+    if a.dtype.kind not in "biuf":
+        raise UsageError(f"signal: numbers, got dtype {a.dtype}")
+    a = np.ascontiguousarray(a, dtype=np.float32)
+    finite = np.isfinite(a)
+    if not finite.all():
+        first = int(np.argmin(finite))
+        raise InputError(f"signal: sample {first} is not a finite float32 number ({a[first]}; "
+                         "values beyond 3.4e38 overflow float32)")
+    return a
+
+
+def _analysis(kind: type, beats_csv: bytes, report_json: str, **extra: Any) -> Any:
+    report = json.loads(report_json)
+    for w in report.get("warnings", []):
+        warnings.warn(w, EcgpipeWarning, stacklevel=3)
+    beats = pd.read_csv(io.BytesIO(beats_csv), dtype=_CATEGORIES, keep_default_na=False, na_values=["", "nan"])
+    return kind(beats=beats, holter=report.get("holter", {}), report=report, beats_csv=beats_csv, **extra)
+
+
+class _EpochLines:
+    """progress=True without tqdm: a line per epoch on stderr."""
+
+    def __init__(self, epochs: int):
+        self._epochs = epochs
+
+    def __call__(self, epoch: int, epochs: int, loss: float) -> None:
+        print(f"ecgpipe: epoch {epoch}/{epochs}: train loss {loss:.6f}", file=sys.stderr, flush=True)
+
+
+class _TqdmBar:
+    def __init__(self, epochs: int):
+        from tqdm.auto import tqdm
+        self._bar = tqdm(total=epochs, desc="training", unit="epoch")
+
+    def __call__(self, epoch: int, epochs: int, loss: float) -> None:
+        self._bar.update(1)
+        self._bar.set_postfix(loss=f"{loss:.5f}")
+
+    def close(self) -> None:
+        self._bar.close()
+
+
+def _progress_callback(progress: Progress, epochs: int) -> Optional[Callable[[int, int, float], Any]]:
+    if progress is None or progress is False:
+        return None
+    if progress is True:
+        try:
+            return _TqdmBar(epochs)
+        except ImportError:
+            return _EpochLines(epochs)
+    if not callable(progress):
+        raise UsageError("progress: True, False, None or a callable f(epoch, epochs, loss)")
+    return progress
