@@ -275,6 +275,8 @@ def _cuda_signal(x: Any) -> Optional[Any]:
     shape = tuple(getattr(x, "shape", ()))
     if len(shape) != 1:
         raise UsageError(f"signal: a 1-D array of samples, got shape {shape}")
+    if shape[0] == 0:
+        raise InputError("signal: no samples (the command line refuses an empty recording alike)")
     if "float32" not in str(getattr(x, "dtype", "")):
         raise UsageError(f"signal: a CUDA array must be float32 to be read in place, got {x.dtype} "
                          "(convert it on the GPU first, e.g. x.float() or x.astype('float32'))")
@@ -309,7 +311,10 @@ def _host_signal(signal: Any) -> Any:
         raise UsageError(f"signal: a 1-D array of samples, got shape {a.shape}")
     if a.dtype.kind not in "biuf":
         raise UsageError(f"signal: numbers, got dtype {a.dtype}")
-    a = np.ascontiguousarray(a, dtype=np.float32)
+    if a.size == 0:
+        raise InputError("signal: no samples (the command line refuses an empty recording alike)")
+    with np.errstate(over="ignore"):  # a value beyond float32 becomes inf, refused just below
+        a = np.ascontiguousarray(a, dtype=np.float32)
     finite = np.isfinite(a)
     if not finite.all():
         first = int(np.argmin(finite))

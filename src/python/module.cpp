@@ -266,8 +266,8 @@ std::string evaluate(const std::string& reference_path, const nb::ndarray<const 
   eo.fs = fs;
   eo.tolerance_ms = tolerance_ms;
   nb::gil_scoped_release release;
-  const EvalReport report =
-      evaluate_detections(reference, peaks, {}, eo, std::vector<char>(classes.begin(), classes.end()));
+  EvalReport report = evaluate_detections(reference, peaks, {}, eo, std::vector<char>(classes.begin(), classes.end()));
+  report.reference_path = reference_path;  // the detections are the caller's array: no path
   return eval_report_json(report).dump();
 }
 

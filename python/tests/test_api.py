@@ -1,0 +1,294 @@
+"""The Python package against the command line: the same R peaks, beats, classes, scores and
+figures, byte for byte where the command line writes bytes (issue 28); and its own contract:
+inputs, errors, progress, the GIL, models."""
+import io
+import os
+import subprocess
+import sys
+import threading
+import time
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import ecgpipe
+from conftest import REPO, SAMPLE, ds1_records, read_json
+
+FS = 250.0  # data/sample.csv carries no rate: the CLI is given --fs 250 as the package is
+
+
+@pytest.fixture(scope="module")
+def sample():
+    signal, fs = ecgpipe.read(SAMPLE, fs=FS)
+    return signal, fs
+
+
+def cli_peaks(path) -> np.ndarray:
+    return pd.read_csv(path)["r_peak"].to_numpy(np.int64)
+
+
+# --- read -------------------------------------------------------------------------------------
+
+def test_read_sample_is_the_csv_column(sample):
+    signal, fs = sample
+    assert signal.dtype == np.float32 and signal.ndim == 1 and fs == FS
+    expected = pd.read_csv(SAMPLE)["heartbeats"].to_numpy(np.float64)
+    assert signal.shape == expected.shape
+    # The reader parses each decimal straight to float32; pandas parses to float64 first: the two
+    # roundings agree but for rare halfway cases, which may differ in the last float32 bit.
+    np.testing.assert_array_max_ulp(signal, expected.astype(np.float32), maxulp=1)
+
+
+def test_read_without_rate_warns_and_says_so():
+    with pytest.warns(ecgpipe.EcgpipeWarning, match="250 Hz"):
+        rec = ecgpipe.read(SAMPLE)
+    assert rec.fs == 250.0 and rec.info["fs_is_default"] and rec.info["column"] == "0"
+
+
+def test_read_missing_file_is_input_error(tmp_path):
+    with pytest.raises(ecgpipe.InputError) as e:
+        ecgpipe.read(tmp_path / "nope.csv")
+    assert e.value.exit_code == 3 and "nope.csv" in str(e.value)
+
+
+# --- detect -----------------------------------------------------------------------------------
+
+def test_detect_equals_cli_on_sample(sample, cli, tmp_path):
+    signal, fs = sample
+    cli("detect", SAMPLE, "--fs", FS, "--device", "cpu", "--out", tmp_path / "b.csv")
+    peaks, info = ecgpipe.detect(signal, fs, device="cpu", return_info=True)
+    assert peaks.dtype == np.int64
+    np.testing.assert_array_equal(peaks, cli_peaks(tmp_path / "b.csv"))
+    assert info["device"] == "cpu" and info["samples"] == signal.size
+
+
+def test_detect_seed_preset_equals_cli(sample, cli, tmp_path):
+    signal, fs = sample
+    cli("detect", SAMPLE, "--fs", FS, "--preset", "seed", "--device", "cpu", "--out", tmp_path / "b.csv")
+    np.testing.assert_array_equal(ecgpipe.detect(signal, fs, device="cpu", preset="seed"), cli_peaks(tmp_path / "b.csv"))
+
+
+@pytest.mark.parametrize("hea", ds1_records(22), ids=lambda p: getattr(p, "stem", "none"))
+def test_detect_and_analyze_equal_cli_on_ds1(hea, cli, tmp_path):
+    rec = ecgpipe.read(hea)
+    assert rec.fs == 360.0 and rec.info["fs_source"] == "WFDB header"
+    cli("detect", hea, "--device", "cpu", "--out", tmp_path / "b.csv")
+    np.testing.assert_array_equal(ecgpipe.detect(rec.signal, rec.fs, device="cpu"), cli_peaks(tmp_path / "b.csv"))
+    cli("analyze", hea, "--device", "cpu", "--out", tmp_path / "a")
+    a = ecgpipe.analyze(rec.signal, rec.fs, device="cpu", name=hea.stem)
+    assert a.beats_csv == (tmp_path / "a" / "beats.csv").read_bytes()
+    report = read_json(tmp_path / "a" / "report.json")
+    assert a.holter == report["holter"]
+    assert a.report["quality"] == report["quality"] and a.report["classes"] == report["classes"]
+
+
+# --- analyze, run, score ----------------------------------------------------------------------
+
+def test_analyze_equals_cli_byte_for_byte(sample, cli, tmp_path):
+    signal, fs = sample
+    cli("analyze", SAMPLE, "--fs", FS, "--device", "cpu", "--out", tmp_path / "cli")
+    a = ecgpipe.analyze(signal, fs, device="cpu", name="sample")
+    assert a.beats_csv == (tmp_path / "cli" / "beats.csv").read_bytes()
+    cli_report = read_json(tmp_path / "cli" / "report.json")
+    # Everything but where the signal came from and how long each stage took.
+    for key in set(cli_report) - {"input", "seconds"}:
+        assert a.report[key] == cli_report[key], key
+    assert a.report["input"]["format"] == "array" and a.report["input"]["fs_source"] == "given"
+    # The DataFrame is beats.csv read back: same columns, same values.
+    expected = pd.read_csv(tmp_path / "cli" / "beats.csv")
+    assert list(a.beats.columns) == list(expected.columns)
+    for column in ("r_peak", "time_s", "rr_before_s", "rr_after_s"):
+        np.testing.assert_array_equal(a.beats[column].to_numpy(), expected[column].to_numpy())
+    assert (a.beats["class"].astype(str) == expected["class"]).all()
+    beats, holter = a  # unpacks as the issue's "(DataFrame, dict)"
+    assert holter["beats"] == len(beats)
+
+
+def test_analyze_out_writes_the_cli_folder(sample, tmp_path):
+    signal, fs = sample
+    a = ecgpipe.analyze(signal, fs, device="cpu", name="sample", out=tmp_path / "o")
+    files = sorted(p.name for p in (tmp_path / "o").iterdir())
+    assert {"beats.csv", "report.json", "report.html", "rhythm.csv", "artefact.csv"} <= set(files)
+    assert (tmp_path / "o" / "beats.csv").read_bytes() == a.beats_csv
+
+
+def test_run_and_score_equal_cli(sample, cli, tmp_path):
+    signal, fs = sample
+    cli("run", SAMPLE, "--fs", FS, "--device", "cpu", "--epochs", 3, "--seed", 7, "--out", tmp_path / "cli")
+    # The model records what it was trained on (its meta's "trained_on"): the same name, the same bytes.
+    r = ecgpipe.run(signal, fs, epochs=3, seed=7, device="cpu", name=str(SAMPLE))
+    assert r.beats_csv == (tmp_path / "cli" / "beats.csv").read_bytes()
+    assert r.model.data == (tmp_path / "cli" / "model.safetensors").read_bytes()
+    assert r.beats["score"].notna().all() and r.beats["outlier"].sum() > 0
+
+    r.model.save(tmp_path / "m.safetensors")
+    cli("score", SAMPLE, "--model", tmp_path / "m.safetensors", "--device", "cpu", "--out", tmp_path / "s")
+    loaded = ecgpipe.Model.load(tmp_path / "m.safetensors")
+    assert loaded.data == r.model.data and loaded.meta["fs"] == FS
+    s = loaded.score(signal, fs, device="cpu", name="sample")
+    assert s.beats_csv == (tmp_path / "s" / "beats.csv").read_bytes()
+
+
+def test_score_at_another_rate_is_refused(sample, tmp_path):
+    signal, fs = sample
+    model = ecgpipe.run(signal, fs, epochs=1, device="cpu").model
+    with pytest.raises(ecgpipe.UsageError, match="trained at 250"):
+        model.score(signal, 360.0, device="cpu")
+
+
+def test_model_load_refuses_damaged_files(tmp_path):
+    (tmp_path / "junk.safetensors").write_bytes(b"\xff" * 100)
+    with pytest.raises(ecgpipe.InputError):
+        ecgpipe.Model.load(tmp_path / "junk.safetensors")
+    with pytest.raises(ecgpipe.InputError):
+        ecgpipe.Model.load(tmp_path)  # a directory
+
+
+def test_run_progress_callback_and_its_errors(sample):
+    signal, fs = sample
+    seen = []
+    ecgpipe.run(signal, fs, epochs=3, device="cpu", progress=lambda e, n, loss: seen.append((e, n, loss)))
+    assert [(e, n) for e, n, _ in seen] == [(1, 3), (2, 3), (3, 3)] and all(np.isfinite(l) for _, _, l in seen)
+
+    def stop(epoch, epochs, loss):
+        raise KeyboardInterrupt  # what Ctrl-C raises in a callback: training stops there
+
+    with pytest.raises(KeyboardInterrupt):
+        ecgpipe.run(signal, fs, epochs=5, device="cpu", progress=stop)
+
+
+def test_the_gil_is_released_while_it_works(sample):
+    signal, fs = sample
+    long = np.tile(signal, 8)  # 80 minutes: a call of a few hundred ms
+    ticks = []
+    done = threading.Event()
+
+    def ticker():
+        while not done.is_set():
+            ticks.append(time.perf_counter())
+            time.sleep(0.001)
+
+    t = threading.Thread(target=ticker)
+    t.start()
+    start = time.perf_counter()
+    ecgpipe.analyze(long, fs, device="cpu")
+    end = time.perf_counter()
+    done.set()
+    t.join()
+    during = [x for x in ticks if start < x < end]
+    # With the GIL held the ticker could not run at all during the call; released, it ticks
+    # about every millisecond (at least a few dozen times in a call of 0.1 s or more).
+    assert end - start > 0.05 and len(during) >= 10, (end - start, len(during))
+
+
+# --- evaluate ---------------------------------------------------------------------------------
+
+def test_evaluate_equals_cli(sample, cli, tmp_path):
+    signal, fs = sample
+    cli("detect", SAMPLE, "--fs", FS, "--device", "cpu", "--out", tmp_path / "b.csv")
+    reference = REPO / "data" / "sample_beats.csv"
+    expected = ecgpipe_json(cli("eval", "--reference", reference, tmp_path / "b.csv", "--fs", FS, "--json").stdout)
+    got = ecgpipe.evaluate(reference, ecgpipe.detect(signal, fs, device="cpu"), fs)
+    assert got["detections"] == "" and expected["detections"] == str(tmp_path / "b.csv")  # an array has no path
+    del got["detections"], expected["detections"]
+    assert got == expected
+    ref = pd.read_csv(reference)
+    from_arrays = ecgpipe.evaluate((ref["sample"], ref["symbol"]), cli_peaks(tmp_path / "b.csv"), fs)
+    assert {k: from_arrays[k] for k in ("se", "ppv", "tp", "fp", "fn")} == {k: expected[k] for k in ("se", "ppv", "tp", "fp", "fn")}
+
+
+def ecgpipe_json(text):
+    import json
+    return json.loads(text)
+
+
+def test_evaluate_with_classes(sample):
+    signal, fs = sample
+    a = ecgpipe.analyze(signal, fs, device="cpu")
+    ref = pd.read_csv(REPO / "data" / "sample_beats.csv")
+    e = ecgpipe.evaluate((ref["sample"], ref["symbol"]), a.beats["r_peak"], fs, classes=a.beats["class"].astype(str))
+    assert e["classes"]["V"]["reference"] == int((ref["class"] == "V").sum()) and e["ec57"] is not None
+
+
+# --- hostile inputs and errors ----------------------------------------------------------------
+
+@pytest.mark.parametrize("bad, error", [
+    (np.zeros(0, np.float32), ecgpipe.InputError),
+    (np.array([0.0, np.nan, 1.0]), ecgpipe.InputError),
+    (np.array([0.0, np.inf]), ecgpipe.InputError),
+    (np.array([1e39]), ecgpipe.InputError),  # beyond float32
+    (np.zeros((3, 4), np.float32), ecgpipe.UsageError),
+    (["a", "b"], ecgpipe.UsageError),
+    (object(), ecgpipe.UsageError),
+])
+def test_bad_signals(bad, error):
+    for call in (lambda: ecgpipe.detect(bad, FS), lambda: ecgpipe.analyze(bad, FS)):
+        with pytest.raises(error):
+            call()
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(fs=1e9), "fs"), (dict(fs=float("nan")), "fs"), (dict(fs=-1.0), "fs"),
+    (dict(fs=FS, device="tpu"), "device"), (dict(fs=FS, preset="fast"), "preset"),
+])
+def test_bad_options_are_usage_errors(sample, kwargs, match):
+    signal, _ = sample
+    with pytest.raises(ecgpipe.UsageError, match=match) as e:
+        ecgpipe.detect(signal, **kwargs)
+    assert e.value.exit_code == 2 and isinstance(e.value, ecgpipe.Error)
+
+
+def test_other_dtypes_and_containers_are_read_as_float32(sample):
+    signal, fs = sample
+    head = signal[:20000]
+    expected = ecgpipe.detect(head, fs, device="cpu")
+    # A list, a Series, float64 values that are float32 values, a torch CPU tensor: the same peaks.
+    for x in (list(head), pd.Series(head), head.astype(np.float64)):
+        np.testing.assert_array_equal(ecgpipe.detect(x, fs, device="cpu"), expected)
+    strided = np.repeat(head, 2)[::2]  # not contiguous: copied, same values
+    np.testing.assert_array_equal(ecgpipe.detect(strided, fs, device="cpu"), expected)
+
+
+def test_output_errors(sample, tmp_path):
+    signal, fs = sample
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(ecgpipe.OutputError) as e:
+        ecgpipe.analyze(signal, fs, device="cpu", out=tmp_path / "file" / "o")
+    assert e.value.exit_code == 4
+    with pytest.raises(ecgpipe.UsageError):
+        ecgpipe.analyze(signal, fs, device="cpu", out="")
+
+
+def test_cuda_without_a_gpu_is_a_device_error(sample):
+    if ecgpipe.cuda_available():
+        pytest.skip("a GPU is usable here: tests/test_gpu.py covers it")
+    with pytest.raises(ecgpipe.DeviceError) as e:
+        ecgpipe.detect(sample[0], FS, device="cuda")
+    assert e.value.exit_code == 5
+
+
+def test_warnings_of_the_report_are_python_warnings():
+    # 10 minutes of a flat line at 250 Hz: no beats, which the report warns of.
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        a = ecgpipe.analyze(np.zeros(150000, np.float32), FS, device="cpu")
+    assert a.report["warnings"] and [str(w.message) for w in caught if w.category is ecgpipe.EcgpipeWarning] == a.report["warnings"]
+
+
+# --- beside PyTorch ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("first", ["torch", "ecgpipe"])
+def test_import_beside_torch_in_either_order(first):
+    pytest.importorskip("torch", reason="no torch package in this environment (Debian: python3-torch)")
+    second = "ecgpipe" if first == "torch" else "torch"
+    code = (f"import {first}, {second}, numpy as np\n"
+            "sig, fs = ecgpipe.read(r'%s', fs=250)\n"
+            "t = torch.from_numpy(sig)\n"
+            "p = ecgpipe.detect(t, fs, device='cpu')\n"
+            "m = torch.nn.Conv1d(1, 2, 5)(t[None, None, :1000])\n"
+            "print(len(p), tuple(m.shape), torch.__version__)\n") % SAMPLE
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split()[0] == str(len(ecgpipe.detect(ecgpipe.read(SAMPLE, fs=250).signal, 250, device="cpu")))
