@@ -2,7 +2,10 @@
 # On a GPU host: build (offline prefix from .deps/), run the whole test suite, `ecgpipe selftest`,
 # the GPU tests under compute-sanitizer (memcheck, racecheck, initcheck, synccheck), then the
 # benchmark. Each part can be left out:
-#   STEPS="build test selftest sanitize bench" scripts/gpu-check.sh
+#   STEPS="build test selftest sanitize bench python" scripts/gpu-check.sh
+# python: the Python package (issue 28) built into the host's PyTorch environment from wheels
+# carried in .deps/wheels (no network there: scripts/offline-deps.sh wheels), its tests, and
+# python/benchmarks/bench_detect.py.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 STEPS=${STEPS:-build test selftest sanitize bench}
@@ -38,5 +41,20 @@ fi
 if has bench; then
   echo "== benchmark"
   scripts/bench.sh "$BUILD_DIR" "${BENCH_SAMPLES:-20000000}" 2>&1 || status=1
+fi
+if has python; then
+  echo "== Python package"
+  python3 -m pip install -q --no-index --find-links .deps/wheels scikit-build-core nanobind pytest || status=1
+  start=$SECONDS
+  # The same prefix of Debian packages as the build; one GPU architecture, as above.
+  python3 -m pip install -q --no-build-isolation --no-deps ./python \
+    --config-settings=build-dir="$PWD/$BUILD_DIR-python" \
+    --config-settings=cmake.define.CMAKE_CUDA_ARCHITECTURES="${CUDA_ARCH:-90}" \
+    --config-settings=cmake.define.CMAKE_PREFIX_PATH="${DEPS_PREFIX:-/opt/ecgpipe-deps}/usr" \
+    >"${OUT:-/tmp}/pip.log" 2>&1 || { tail -40 "${OUT:-/tmp}/pip.log"; status=1; }
+  echo "pip install ./python: $((SECONDS - start)) s"
+  python3 -c 'import ecgpipe, torch; print("ecgpipe", ecgpipe.__version__, "CUDA", ecgpipe.cuda_available(), "torch", torch.__version__)' || status=1
+  python3 python/tests/run.py "$BUILD_DIR/ecgpipe" -rs 2>&1 | tail -25 || status=1
+  python3 python/benchmarks/bench_detect.py "$BUILD_DIR/ecgpipe" 2>&1 || status=1
 fi
 exit $status

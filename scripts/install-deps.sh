@@ -20,6 +20,10 @@ PACKAGES=(
   slurm-wlm munge         # the job-array test: a one-node Slurm on localhost (tests/slurm/array_test.sh)
   python3-numpy           # optional: lets a test compare with the seed's NumPy segmentation
   python3-venv            # scripts/python-env.sh: wfdb-python and NeuroKit2 for the tests that compare with them
+  # The Python package (python/, issue 28), built and tested by scripts/python-env.sh: headers, and
+  # Debian's numpy/pandas/PyTorch (python3-torch is libtorch-dev's LibTorch: one copy in a process)
+  # and what runs its notebook.
+  python3-dev python3-pandas python3-torch python3-pytest python3-matplotlib python3-nbclient python3-nbformat python3-ipykernel
 )
 
 if [[ ${1:-} == --sanitizers ]]; then

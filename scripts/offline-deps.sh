@@ -21,6 +21,14 @@ case "${1:-}" in
     (cd "$DEBS_DIR" && apt-get download "${PACKAGES[@]}")
     echo "offline-deps: $(ls "$DEBS_DIR" | wc -l) packages in $DEBS_DIR"
     ;;
+  wheels)
+    # The Python package's build tools and pytest for a GPU host without network
+    # (scripts/gpu-check.sh STEPS=python): pure-Python wheels, any CPython 3.
+    mkdir -p "$DEBS_DIR/wheels"
+    python3 -m pip download -q --only-binary=:all: --python-version 3.12 --platform manylinux2014_x86_64 \
+      -d "$DEBS_DIR/wheels" "scikit-build-core>=0.10" "nanobind>=2.4" pytest
+    echo "offline-deps: $(ls "$DEBS_DIR/wheels" | wc -l) wheels in $DEBS_DIR/wheels"
+    ;;
   build)
     mkdir -p "$DEPS_PREFIX"
     for f in "$DEBS_DIR"/*.deb; do dpkg -x "$f" "$DEPS_PREFIX"; done
@@ -40,7 +48,7 @@ case "${1:-}" in
     echo "offline-deps: built $BUILD_DIR/ecgpipe"
     ;;
   *)
-    echo "usage: $0 download|build" >&2
+    echo "usage: $0 download|wheels|build" >&2
     exit 2
     ;;
 esac
