@@ -27,6 +27,13 @@ from typing import Any, Callable, Dict, Iterator, Optional, Tuple, Union
 import numpy as np
 import pandas as pd
 
+from . import _build
+
+if _build.TORCH_FIRST:
+    # This build links the LibTorch inside the torch package: torch loads it first, its own way,
+    # whichever of the two the user imports first (src/python/CMakeLists.txt says why).
+    import torch  # noqa: F401
+
 from . import _ecgpipe as _native
 from ._ecgpipe import DeviceError, Error, InputError, InternalError, OutputError, UsageError, __version__
 
