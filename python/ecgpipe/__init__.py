@@ -40,7 +40,7 @@ from ._ecgpipe import DeviceError, Error, InputError, InternalError, OutputError
 __all__ = [
     "read", "detect", "analyze", "run", "evaluate", "Model", "Recording", "Analysis", "Run",
     "Error", "UsageError", "InputError", "OutputError", "DeviceError", "InternalError", "EcgpipeWarning",
-    "set_log_level", "cuda_available", "__version__",
+    "set_log_level", "cuda_available", "cuda_built", "__version__",
 ]
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -135,13 +135,14 @@ class Model:
         with open(path, "rb") as f:
             return cls(f.read())
 
-    def score(self, signal: Any, fs: float, *, device: str = "auto", name: str = "signal",
+    def score(self, signal: Any, fs: Optional[float] = None, *, device: str = "auto", name: Optional[str] = None,
               out: Optional[PathLike] = None) -> Analysis:
-        """Scores every beat of ``signal`` (sampled at ``fs``, the model's rate) with this model:
-        ``ecgpipe score``. With ``out``, also writes the command line's output folder there."""
-        host = _host_signal(signal)
+        """Scores every beat of ``signal`` (sampled at ``fs``, the model's rate; a Recording brings
+        its own) with this model: ``ecgpipe score``. With ``out``, also writes the command line's
+        output folder there."""
+        x, rate, name, units, start = _signal_args(signal, fs, name)
         with _model_file(self._data) as path:
-            beats_csv, report, _ = _native.score(host, float(fs), path, name, device, _out(out))
+            beats_csv, report, _ = _native.score(x, rate, path, name, device, _out(out), units, start)
         return _analysis(Analysis, beats_csv, report)
 
     def __repr__(self) -> str:
@@ -181,38 +182,48 @@ def read(path: PathLike, column: Optional[Union[str, int]] = None, fs: Optional[
     return Recording(signal, rate, info)
 
 
-def detect(signal: Any, fs: float, *, device: str = "auto", preset: str = "robust",
+def detect(signal: Any, fs: Optional[float] = None, *, device: str = "auto", preset: str = "robust",
            return_info: bool = False) -> Union[np.ndarray, Tuple[np.ndarray, Dict[str, Any]]]:
     """The R peaks of ``signal`` (sample indices, ascending, NumPy int64), as ``ecgpipe detect``.
     A CUDA array (float32, 1-D, contiguous) is read in place on its GPU; ``device``: auto, cpu or
     cuda. ``return_info``: also a dict (device, samples, candidates, seconds, and the device
-    address the detector read, ``input_address``, for a CUDA array)."""
+    address the detector read, ``input_address``, for a CUDA array). A Recording brings its rate."""
+    if isinstance(signal, Recording):
+        signal, fs = signal.signal, signal.fs if fs is None else fs
     x = _cuda_signal(signal)
     if x is None:
         x = _host_signal(signal)
-    peaks, info = _native.detect(x, float(fs), device, preset)
+    peaks, info = _native.detect(x, _rate(fs), device, preset)
     return (peaks, info) if return_info else peaks
 
 
-def analyze(signal: Any, fs: float, *, device: str = "auto", name: str = "signal",
+def analyze(signal: Any, fs: Optional[float] = None, *, device: str = "auto", name: Optional[str] = None,
             out: Optional[PathLike] = None) -> Analysis:
     """Everything but the VAE, as ``ecgpipe analyze``: the beats (R peaks, classes, rhythm,
-    quality) and the Holter summary. ``name`` names the recording in the report; with ``out``, the
-    command line's output folder is also written there (report.html, beats.csv, ...)."""
-    beats_csv, report, _ = _native.analyze(_host_signal(signal), float(fs), name, device, _out(out))
+    quality) and the Holter summary. ``signal`` may be a Recording (``ecgpipe.read``): then its
+    rate, units, start time and path come with it. ``name`` names the recording in the report and
+    its output files (default: the Recording's path, else "signal"); with ``out``, the command
+    line's output folder is also written there (report.html, beats.csv, ...)."""
+    x, rate, name, units, start = _signal_args(signal, fs, name)
+    beats_csv, report, _ = _native.analyze(x, rate, name, device, _out(out), units, start)
     return _analysis(Analysis, beats_csv, report)
 
 
-def run(signal: Any, fs: float, *, epochs: int = 30, seed: int = 42, model: str = "rr", device: str = "auto",
-        name: str = "signal", out: Optional[PathLike] = None, progress: Progress = None) -> Run:
+def run(signal: Any, fs: Optional[float] = None, *, epochs: int = 30, seed: int = 42, model: str = "rr",
+        device: str = "auto", name: Optional[str] = None, out: Optional[PathLike] = None,
+        progress: Progress = None) -> Run:
     """The whole ``ecgpipe run``: the beats with the VAE's scores and outlier flags, the trained
-    ``model``, the report. ``progress``: True for a line per epoch on stderr (a tqdm bar when tqdm
-    is installed), or a callable ``f(epoch, epochs, loss)``; Ctrl-C stops the training between
-    epochs."""
+    ``model``, the report (``signal``, ``name``, ``out`` as for ``analyze``). ``epochs``: 1 to
+    100000; ``seed``: 0 to 2**64-1. ``progress``: True for a line per epoch on stderr (a tqdm bar
+    when tqdm is installed), or a callable ``f(epoch, epochs, loss)``. Ctrl-C stops the training
+    after the current epoch (KeyboardInterrupt), with or without ``progress``."""
+    epochs = _whole("epochs", epochs, 1, 100000)
+    seed = _whole("seed", seed, 0, 2**64 - 1)
+    x, rate, name, units, start = _signal_args(signal, fs, name)
     callback = _progress_callback(progress, epochs)
     try:
-        beats_csv, report, model_bytes = _native.run(_host_signal(signal), float(fs), name, device, _out(out),
-                                                     int(epochs), int(seed), model, callback)
+        beats_csv, report, model_bytes = _native.run(x, rate, name, device, _out(out), units, start,
+                                                     epochs, seed, model, callback)
     finally:
         if callback is not None and hasattr(callback, "close"):
             callback.close()
@@ -248,12 +259,44 @@ def set_log_level(level: str) -> None:
     _native.set_log_level("warn" if level == "warning" else level)
 
 
+cuda_built: bool = bool(_native.cuda_built)  # this build has the CUDA kernels (a GPU may still be absent)
+
+
 def cuda_available() -> bool:
     """True when this build has CUDA and a usable GPU (what device='auto' picks)."""
     return bool(_native.cuda_available())
 
 
 # --- helpers ---------------------------------------------------------------------------------
+
+def _rate(fs: Optional[float]) -> float:
+    if fs is None:
+        raise UsageError("fs: the sampling rate in Hz is needed for an array (a Recording from ecgpipe.read carries its own)")
+    try:
+        return float(fs)
+    except (TypeError, ValueError):
+        raise UsageError(f"fs: a rate in Hz, got {fs!r}") from None
+
+
+def _whole(what: str, value: Any, lo: int, hi: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not lo <= int(value) <= hi:
+        raise UsageError(f"{what} must be a whole number in {lo}..{hi}, got {value!r}")
+    return int(value)
+
+
+def _signal_args(signal: Any, fs: Optional[float], name: Optional[str]) -> Tuple[Any, float, str, str, str]:
+    """(samples, rate, name, units, start time) for the native calls: a Recording gives its own
+    rate (unless ``fs`` overrides it), path, units and start time, as the command line reads them."""
+    units = start = ""
+    if isinstance(signal, Recording):
+        if fs is None:
+            fs = signal.fs
+        if name is None:
+            name = signal.info.get("path", "")
+        units, start = signal.info.get("units", ""), signal.info.get("start_time", "")
+        signal = signal.signal
+    return _host_signal(signal), _rate(fs), "signal" if name is None else str(name), units, start
+
 
 def _out(out: Optional[PathLike]) -> str:
     if out is None:

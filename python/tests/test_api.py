@@ -146,6 +146,46 @@ def test_model_load_refuses_damaged_files(tmp_path):
         ecgpipe.Model.load(tmp_path)  # a directory
 
 
+def test_a_recording_brings_its_rate_units_and_path(cli, tmp_path):
+    rec = ecgpipe.read(SAMPLE, fs=FS)
+    assert rec.info["path"] == str(SAMPLE)
+    cli("run", SAMPLE, "--fs", FS, "--device", "cpu", "--epochs", 2, "--out", tmp_path / "cli")
+    r = ecgpipe.run(rec, epochs=2, device="cpu")  # named by its path, as the command line names it
+    assert r.beats_csv == (tmp_path / "cli" / "beats.csv").read_bytes()
+    assert r.model.data == (tmp_path / "cli" / "model.safetensors").read_bytes()
+    with pytest.raises(ecgpipe.UsageError, match="fs"):
+        ecgpipe.analyze(rec.signal)  # a bare array needs its rate
+
+
+@pytest.mark.parametrize("hea", ds1_records(1), ids=lambda p: getattr(p, "stem", "none"))
+def test_a_wfdb_recording_keeps_its_units(hea, tmp_path):
+    rec = ecgpipe.read(hea)
+    assert rec.info["units"] == "mV"
+    a = ecgpipe.analyze(rec, device="cpu", out=tmp_path / "o")
+    assert a.report["input"]["units"] == "mV" and a.report["input"]["path"] == str(hea)
+
+
+@pytest.mark.parametrize("kwargs", [dict(seed=-1), dict(seed=2**64), dict(seed=1.5), dict(epochs=0),
+                                    dict(epochs=100001), dict(epochs=2**40), dict(epochs="3")])
+def test_bad_training_options_are_usage_errors(sample, kwargs):
+    signal, fs = sample
+    with pytest.raises(ecgpipe.UsageError):
+        ecgpipe.run(signal, fs, device="cpu", **kwargs)
+
+
+def test_ctrl_c_stops_training_without_a_callback(sample):
+    import signal as signals
+    signal, fs = sample
+    timer = threading.Timer(0.5, lambda: os.kill(os.getpid(), signals.SIGINT))
+    start = time.perf_counter()
+    timer.start()
+    # 100000 epochs would take many minutes; the interrupt is seen after the epoch under way.
+    with pytest.raises(KeyboardInterrupt):
+        ecgpipe.run(signal, fs, epochs=100000, device="cpu")
+    timer.join()
+    assert time.perf_counter() - start < 30
+
+
 def test_run_progress_callback_and_its_errors(sample):
     signal, fs = sample
     seen = []

@@ -65,9 +65,6 @@ int max_cpu_threads();
 // seed as some other number, with exit 0: issue 25).
 void add_seed_option(CLI::App& cmd, std::uint64_t& seed, const std::string& help);
 
-// --epochs' bound: a million epochs of a day's beats would run for weeks (issue 25: 10^9 was
-// accepted); far beyond any use.
-inline constexpr int kMaxEpochs = 100000;
 
 // The global options (-q, -v, --threads) in a subcommand's --help, which CLI11 lists only in the
 // top-level help although they work after the subcommand too (issue 27: --threads "missing").

@@ -48,6 +48,7 @@ void validate(const RunOptions& o) {
   }
   if (o.train.epochs < 1 && !o.analyze_only)
     throw UsageError("--epochs must be at least 1 (for no model: ecgpipe analyze)");
+  if (o.train.epochs > kMaxEpochs) throw UsageError("--epochs must be at most " + std::to_string(kMaxEpochs));
   if (o.train.batch_size < 0) throw UsageError("--batch-size must be at least 1 (or 0: automatic)");
   if (!(o.outlier_quantile > 0.0 && o.outlier_quantile < 1.0)) throw UsageError("--outlier-quantile must lie in (0, 1)");
   if (o.top_outliers < 1) throw UsageError("--top must be at least 1");

@@ -16,6 +16,7 @@
 #include <spdlog/spdlog.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -93,9 +94,11 @@ SignalSource given_source(double fs) {
 // The options of `run` / `analyze` / `score` for an in-memory signal, the windows scaled to fs
 // as the command line scales them.
 RunOptions run_options(const Signal& signal, double fs, const std::string& name, const std::string& device,
-                       const std::string& out) {
+                       const std::string& out, const std::string& units, const std::string& start_time) {
   RunOptions o;
   o.source = given_source(fs);
+  o.source.units = units;            // a Recording's (ecgpipe.read): the report's axes and clock
+  o.source.start_time = start_time;
   o.fs = fs;
   const SampleWindows w = seed_windows(fs);
   o.ricker_width = w.ricker_width;
@@ -136,6 +139,7 @@ nb::tuple read(const std::string& path, std::optional<std::string> column, std::
     samples = read_signal(path, csv, source.fs);
   }
   nb::dict info;
+  info["path"] = path;
   info["format"] = source.format;
   info["fs_source"] = source.fs_source;
   info["fs_is_default"] = source.fs_is_default;
@@ -191,37 +195,37 @@ nb::tuple detect(const Signal& signal, double fs, const std::string& device, con
 }
 
 nb::tuple analyze(const Signal& signal, double fs, const std::string& name, const std::string& device,
-                  const std::string& out) {
-  RunOptions o = run_options(signal, fs, name, device, out);
+                  const std::string& out, const std::string& units, const std::string& start_time) {
+  RunOptions o = run_options(signal, fs, name, device, out, units, start_time);
   o.analyze_only = true;
   validate(o);
   return run_outputs(o);
 }
 
 nb::tuple run(const Signal& signal, double fs, const std::string& name, const std::string& device,
-              const std::string& out, int epochs, std::uint64_t seed, const std::string& model,
-              std::optional<nb::callable> progress) {
-  RunOptions o = run_options(signal, fs, name, device, out);
+              const std::string& out, const std::string& units, const std::string& start_time, int epochs,
+              std::uint64_t seed, const std::string& model, std::optional<nb::callable> progress) {
+  RunOptions o = run_options(signal, fs, name, device, out, units, start_time);
   o.train.epochs = epochs;
   o.train.seed = seed;
   o.model = named(model_names(), model, "model");
   if (o.model == Model::seed) o.train.batch_size = kSeedBatch;
-  if (progress) {
-    // Called from the training loop on this thread, with the GIL taken back for it; a Ctrl-C
-    // (or an exception in the callback) stops the training there.
-    o.train.on_epoch = [cb = *progress, epochs](int epoch, double loss, double) {
-      nb::gil_scoped_acquire acquire;
-      if (PyErr_CheckSignals() != 0) throw nb::python_error();
-      cb(epoch, epochs, loss);
-    };
-  }
+  // Called from the training loop on this thread after each epoch, with the GIL taken back for
+  // it: a Ctrl-C (or an exception in the progress callback) stops the training there, with or
+  // without a callback (the GIL is released while it trains, so Python sees the signal only here).
+  o.train.on_epoch = [cb = std::move(progress), epochs](int epoch, double loss, double) {
+    nb::gil_scoped_acquire acquire;
+    if (PyErr_CheckSignals() != 0) throw nb::python_error();
+    if (cb) (*cb)(epoch, epochs, loss);
+  };
   validate(o);
   return run_outputs(o);
 }
 
 nb::tuple score(const Signal& signal, double fs, const std::string& model_path, const std::string& name,
-                const std::string& device, const std::string& out) {
-  RunOptions o = run_options(signal, fs, name, device, out);
+                const std::string& device, const std::string& out, const std::string& units,
+                const std::string& start_time) {
+  RunOptions o = run_options(signal, fs, name, device, out, units, start_time);
   std::string meta;
   {
     nb::gil_scoped_release release;
@@ -231,9 +235,11 @@ nb::tuple score(const Signal& signal, double fs, const std::string& model_path, 
   check_model_parameters(o, model_path);
   // The model's windows are durations at the rate it was trained at (the command line refuses a
   // WFDB record at another rate for the same reason).
-  if (!same_declared_fs(o.fs, fs))
-    throw UsageError("the model " + model_path + " was trained at " + std::to_string(o.fs) + " Hz; this signal is at " +
-                     std::to_string(fs) + " Hz");
+  if (!same_declared_fs(o.fs, fs)) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "the model was trained at %g Hz; this signal is at %g Hz", o.fs, fs);
+    throw UsageError(buf);
+  }
   o.source.fs = o.fs;
   validate(o);
   return run_outputs(o);
@@ -315,11 +321,13 @@ NB_MODULE(_ecgpipe, m) {
 #endif
   m.def("read", &ecgpipe::python::read, nb::arg("path"), nb::arg("column").none() = nb::none(), nb::arg("fs").none() = nb::none());
   m.def("detect", &ecgpipe::python::detect, nb::arg("signal"), nb::arg("fs"), nb::arg("device"), nb::arg("preset"));
-  m.def("analyze", &ecgpipe::python::analyze, nb::arg("signal"), nb::arg("fs"), nb::arg("name"), nb::arg("device"), nb::arg("out"));
+  m.def("analyze", &ecgpipe::python::analyze, nb::arg("signal"), nb::arg("fs"), nb::arg("name"), nb::arg("device"),
+        nb::arg("out"), nb::arg("units"), nb::arg("start_time"));
   m.def("run", &ecgpipe::python::run, nb::arg("signal"), nb::arg("fs"), nb::arg("name"), nb::arg("device"), nb::arg("out"),
-        nb::arg("epochs"), nb::arg("seed"), nb::arg("model"), nb::arg("progress").none());
-  m.def("score", &ecgpipe::python::score, nb::arg("signal"), nb::arg("fs"), nb::arg("model_path"), nb::arg("name"), nb::arg("device"),
-        nb::arg("out"));
+        nb::arg("units"), nb::arg("start_time"), nb::arg("epochs"), nb::arg("seed"), nb::arg("model"),
+        nb::arg("progress").none());
+  m.def("score", &ecgpipe::python::score, nb::arg("signal"), nb::arg("fs"), nb::arg("model_path"), nb::arg("name"),
+        nb::arg("device"), nb::arg("out"), nb::arg("units"), nb::arg("start_time"));
   m.def("evaluate", &ecgpipe::python::evaluate, nb::arg("reference_path"), nb::arg("samples"), nb::arg("symbols"), nb::arg("detections"),
         nb::arg("classes"), nb::arg("fs"), nb::arg("tolerance_ms"));
   m.def("model_meta", [](const std::string& path) {

@@ -38,6 +38,10 @@ inline constexpr double kDefaultChunkSeconds = 600.0;
 inline constexpr double kMinChunkSeconds = 1.0;
 inline constexpr double kMaxChunkSeconds = 365.0 * 86400.0;
 
+// --epochs' bound: a million epochs of a day's beats would run for weeks (issue 25: 10^9 was
+// accepted); far beyond any use.
+inline constexpr int kMaxEpochs = 100000;
+
 struct RunOptions {
   std::string input;  // the recording's path; with `samples`, only its name (logs, report.json)
   // The signal itself, already in memory (the Python API, python/): used instead of reading
