@@ -223,6 +223,22 @@ def test_the_gil_is_released_while_it_works(sample):
     assert end - start > 0.05 and len(during) >= 10, (end - start, len(during))
 
 
+def test_calls_from_several_threads_give_the_results_of_one(sample):
+    signal, fs = sample
+    expected = ecgpipe.analyze(signal, fs, device="cpu").beats_csv
+    results = [None] * 4
+
+    def work(i):
+        results[i] = ecgpipe.analyze(signal, fs, device="cpu").beats_csv
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert results == [expected] * 4
+
+
 # --- evaluate ---------------------------------------------------------------------------------
 
 def test_evaluate_equals_cli(sample, cli, tmp_path):
