@@ -6,17 +6,21 @@
 
 #include "ecgpipe/common/error.hpp"
 
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <random>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <dirent.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -121,16 +125,80 @@ struct Result {
   std::string out, err;
 };
 
-// Runs the built ecgpipe with `args` (a shell-quoted string), capturing stdout and stderr.
-inline Result run_ecgpipe(const std::string& args, const fs::path& scratch) {
+// How long one child of a test may run. A child that never ends used to hold its test until
+// ctest's TIMEOUT (600 s, tests/CMakeLists.txt) killed it with nothing said but "Timeout" (CI's
+// sanitizer job: Issue11/CliBadOption...detect_ricker_width_int_max printed [ RUN ] and nothing
+// more for 600 s). The bound is far above what any legitimate child needs and below ctest's
+// TIMEOUT, so a hang is reported by the test, with the command. The slowest children under ASan
+// (`ctest -L "cli|slow" -j2`, 2 cores at load ~7, 2026-11-26): a 30-epoch `run` 29 s, the
+// 60-epoch two-recording batch of BatchCli.ASecondWriterOfOneOutIsRefused 76 s; a usage error
+// about 1 s. ECGPIPE_TEST_CHILD_TIMEOUT (seconds) sets another bound, e.g. for valgrind.
+inline int child_timeout_seconds() {
+  constexpr int kDefaultSeconds = 240;
+  const char* env = std::getenv("ECGPIPE_TEST_CHILD_TIMEOUT");
+  const int given = env != nullptr ? std::atoi(env) : 0;
+  return given > 0 ? given : kDefaultSeconds;
+}
+
+// Runs `program` (already shell-quoted) with `args` (a shell-quoted string) under coreutils
+// timeout(1), stdout and stderr into files of `scratch`, stdin from /dev/null. Past `limit`
+// seconds (child_timeout_seconds() unless given) the child gets SIGABRT -- ecgpipe's crash
+// report then writes where it was stuck into its stderr -- and SIGKILL 10 s later if that did not
+// end it (a process stopped by a ptrace tracer, as LeakSanitizer's exit-time check stops it, takes
+// no other signal). A child that ran past the bound is a test failure naming the command, with
+// its stderr. The code is as a shell reports it: the exit status, or 128 + N for a death by
+// signal N.
+inline Result run_bounded(const std::string& program, const std::string& args, const fs::path& scratch,
+                          int limit = child_timeout_seconds()) {
   const auto out = scratch / "stdout.txt", err = scratch / "stderr.txt";
-  const std::string cmd = std::string("'") + ECGPIPE_EXE + "' " + args + " >'" + out.string() + "' 2>'" + err.string() + "' </dev/null";
-  const int status = std::system(cmd.c_str());
+  const std::string command = program + " " + args;
+  const std::string bounded = "timeout -s ABRT -k 10 " + std::to_string(limit) + " " + command + " >'" + out.string() +
+                              "' 2>'" + err.string() + "' </dev/null";
+  const auto start = std::chrono::steady_clock::now();
+  const int status = std::system(bounded.c_str());
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   Result r;
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : -1;
   r.out = read_text(out);
   r.err = read_text(err);
+  // timeout(1) exits 124 when the signal ended the child, 137 when SIGKILL had to; ecgpipe's own
+  // codes are 0..6, and the elapsed time tells a timeout from an OOM kill (also 137).
+  if ((r.code == 124 || r.code == 137) && seconds >= limit)
+    ADD_FAILURE() << "child still running after " << limit << " s (stopped: hung, or ECGPIPE_TEST_CHILD_TIMEOUT too low"
+                  << (r.code == 137 ? "; SIGABRT did not end it, SIGKILL did: stopped, e.g. under ptrace" : "")
+                  << "): " << command << "\nits stderr:\n" << r.err;
   return r;
+}
+
+// waitpid(pid, status, 0) for a child the test forked itself (e.g. to signal it), bounded as
+// run_bounded bounds its children: past `limit` seconds the child gets SIGABRT (and SIGCONT, in
+// case it is stopped), 10 s later SIGKILL, and the test fails naming `what`. Returns waitpid's
+// result: `pid` once reaped.
+inline pid_t wait_bounded(pid_t pid, int* status, const std::string& what, int limit = child_timeout_seconds()) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(limit);
+  for (bool aborted = false;;) {
+    const pid_t got = ::waitpid(pid, status, WNOHANG);
+    if (got != 0) return got;  // reaped, or an error
+    if (std::chrono::steady_clock::now() >= deadline) {
+      if (aborted) {
+        ::kill(pid, SIGKILL);
+        return ::waitpid(pid, status, 0);
+      }
+      ADD_FAILURE() << "child still running after " << limit
+                    << " s (stopped: hung, or ECGPIPE_TEST_CHILD_TIMEOUT too low): " << what;
+      ::kill(pid, SIGABRT);  // ecgpipe's crash report writes where it was stuck
+      ::kill(pid, SIGCONT);
+      aborted = true;
+      deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
+// Runs the built ecgpipe with `args` (a shell-quoted string), capturing stdout and stderr; bounded
+// (run_bounded).
+inline Result run_ecgpipe(const std::string& args, const fs::path& scratch) {
+  return run_bounded(std::string("'") + ECGPIPE_EXE + "'", args, scratch);
 }
 
 // The message of the InputError that `f` throws (a test failure and "" if it throws none).

@@ -365,7 +365,7 @@ TEST(BatchCli, ASecondWriterOfOneOutIsRefused) {
                                       "' --epochs 1 --device cpu --out '" + out + "'", dir);
   const auto single = run_ecgpipe("-q run '" + (dir / "c.csv").string() + "' --epochs 1 --out '" + out + "'", dir);
   int status = 0;
-  ASSERT_EQ(::waitpid(first, &status, 0), first);
+  ASSERT_EQ(testutil::wait_bounded(first, &status, "the first writer (ecgpipe run a.csv b.csv --epochs 60)"), first);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
   EXPECT_EQ(second.code, 4) << second.err;
   EXPECT_EQ(testutil::count_lines(second.err), 1u) << second.err;
@@ -424,7 +424,7 @@ TEST(BatchCli, ManyJobsAtOnceAndSigtermLeaveNoTemporaries) {
     std::this_thread::sleep_for(std::chrono::milliseconds(40 + 25 * attempt));
     ::kill(pid, SIGTERM);
     int status = 0;
-    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    ASSERT_EQ(testutil::wait_bounded(pid, &status, "ecgpipe detect --jobs 12 after SIGTERM, attempt " + std::to_string(attempt)), pid);
     if (fs::exists(out)) {
       EXPECT_EQ(leftovers(out), std::vector<std::string>{}) << "attempt " << attempt;
     }

@@ -477,7 +477,7 @@ json meta_then_ctrl_c(std::vector<std::string> args) {
   if (meta.is_null()) ADD_FAILURE() << "no URL, or no meta record from it: '" << line << "'";
   ::kill(pid, SIGINT);
   int status = 0;
-  EXPECT_EQ(::waitpid(pid, &status, 0), pid);
+  EXPECT_EQ(testutil::wait_bounded(pid, &status, "ecgpipe view after SIGINT"), pid);
   EXPECT_TRUE(WIFEXITED(status)) << "ended by a signal instead of exiting";
   EXPECT_EQ(WEXITSTATUS(status), 0);
   return meta;
@@ -602,7 +602,7 @@ TEST(View, CliBindIsCheckedAndWarnsWhenReachableFromTheNetwork) {
   }
   ::kill(pid, SIGINT);
   int status = 0;
-  EXPECT_EQ(::waitpid(pid, &status, 0), pid);
+  EXPECT_EQ(testutil::wait_bounded(pid, &status, "ecgpipe view after SIGINT"), pid);
   EXPECT_NE(err.find("every network interface"), std::string::npos) << err;
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
@@ -635,7 +635,7 @@ TEST(View, CliCtrlCStopsItPromptlyWhatEverTheClientsDo) {
   const auto t0 = std::chrono::steady_clock::now();
   ::kill(pid, SIGINT);
   int status = 0;
-  EXPECT_EQ(::waitpid(pid, &status, 0), pid);
+  EXPECT_EQ(testutil::wait_bounded(pid, &status, "ecgpipe view after SIGINT"), pid);
   EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(2500));
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
