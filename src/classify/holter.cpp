@@ -79,23 +79,33 @@ void ectopic_runs(const std::vector<char>& cls, const std::vector<double>& t, Ho
   }
 }
 
-// Maximal N X N X ... stretches with X one ectopic class, of at least min_cycles cycles.
-void bigeminy(const std::vector<char>& cls, const std::vector<double>& t, std::size_t min_cycles, HolterSummary& s) {
+// Maximal stretches of cycles of (period - 1) N then one X, X one ectopic class, of at least
+// min_cycles cycles: bigeminy (period 2: N X N X ...) and trigeminy (period 3: N N X N N X ...).
+// Each episode goes to `episodes` and is counted in v_count or s_count by its X.
+void ectopic_cycles(const std::vector<char>& cls, const std::vector<double>& t, std::size_t min_cycles, std::size_t period,
+                    std::vector<BigeminyEpisode>& episodes, std::int64_t& v_count, std::int64_t& s_count) {
   const std::size_t n = cls.size();
-  for (std::size_t i = 0; i + 1 < n;) {
-    const char x = cls[i + 1];
-    if (cls[i] != 'N' || (x != 'V' && x != 'S')) {
+  // Cycle k of a stretch starting at beat i: beats i + period k ... i + period (k + 1) - 1.
+  const auto is_cycle = [&](std::size_t first, char x) {
+    if (first + period > n || cls[first + period - 1] != x) return false;
+    for (std::size_t k = first; k + 1 < first + period; ++k)
+      if (cls[k] != 'N') return false;
+    return true;
+  };
+  for (std::size_t i = 0; i + period <= n;) {
+    const char x = cls[i + period - 1];
+    if ((x != 'V' && x != 'S') || !is_cycle(i, x)) {
       ++i;
       continue;
     }
     std::size_t cycles = 0;
-    while (i + 2 * cycles + 1 < n && cls[i + 2 * cycles] == 'N' && cls[i + 2 * cycles + 1] == x) ++cycles;
-    // A couplet or run right after the last X is not bigeminy: that X belongs to the run.
-    if (i + 2 * cycles < n && cls[i + 2 * cycles] == x) --cycles;
+    while (is_cycle(i + period * cycles, x)) ++cycles;
+    // A couplet or run right after the last X is not this pattern: that X belongs to the run.
+    if (i + period * cycles < n && cls[i + period * cycles] == x) --cycles;
     if (cycles >= std::max<std::size_t>(1, min_cycles)) {
-      s.bigeminy.push_back(BigeminyEpisode{x, i, cycles, t[i], t[i + 2 * cycles - 1]});
-      ++(x == 'V' ? s.v_bigeminy : s.s_bigeminy);
-      i += 2 * cycles;
+      episodes.push_back(BigeminyEpisode{x, i, cycles, t[i], t[i + period * cycles - 1]});
+      ++(x == 'V' ? v_count : s_count);
+      i += period * cycles;
     } else {
       ++i;
     }
@@ -208,7 +218,8 @@ HolterSummary holter_summary(const std::vector<std::int64_t>& r_peaks, double fs
   s.veb = s.class_counts[class_index('V')];
   s.sveb = s.class_counts[class_index('S')];
   ectopic_runs(classes, t, s);
-  bigeminy(classes, t, o.min_bigeminy_cycles, s);
+  ectopic_cycles(classes, t, o.min_bigeminy_cycles, 2, s.bigeminy, s.v_bigeminy, s.s_bigeminy);
+  ectopic_cycles(classes, t, o.min_bigeminy_cycles, 3, s.trigeminy, s.v_trigeminy, s.s_trigeminy);
   return s;
 }
 
@@ -244,19 +255,23 @@ nlohmann::json holter_json(const HolterSummary& s) {
   for (const EctopicRun& r : s.runs)
     runs.push_back({{"class", std::string(1, r.cls)}, {"first_beat", r.first_beat}, {"beats", r.beats},
                     {"start_s", sec(r.start_s)}, {"rate_bpm", num(r.rate_bpm)}});
-  nlohmann::json big = nlohmann::json::array();
-  for (const BigeminyEpisode& b : s.bigeminy)
-    big.push_back({{"class", std::string(1, b.cls)}, {"first_beat", b.first_beat}, {"cycles", b.cycles},
-                   {"start_s", sec(b.start_s)}, {"end_s", sec(b.end_s)}});
+  const auto episodes = [&sec](const std::vector<BigeminyEpisode>& list) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const BigeminyEpisode& b : list)
+      out.push_back({{"class", std::string(1, b.cls)}, {"first_beat", b.first_beat}, {"cycles", b.cycles},
+                     {"start_s", sec(b.start_s)}, {"end_s", sec(b.end_s)}});
+    return out;
+  };
   j["classes"] = counts;
   j["veb"] = {{"total", s.veb}, {"couplets", s.v_couplets}, {"runs", s.v_runs}, {"longest_run", s.longest_v_run},
-              {"bigeminy_episodes", s.v_bigeminy}};
+              {"bigeminy_episodes", s.v_bigeminy}, {"trigeminy_episodes", s.v_trigeminy}};
   j["sveb"] = {{"total", s.sveb}, {"couplets", s.s_couplets}, {"runs", s.s_runs}, {"longest_run", s.longest_s_run},
-               {"bigeminy_episodes", s.s_bigeminy}};
+               {"bigeminy_episodes", s.s_bigeminy}, {"trigeminy_episodes", s.s_trigeminy}};
   j["bigeminy_min_cycles"] = s.options.min_bigeminy_cycles;
   j["per_hour"] = hours;
   j["runs"] = runs;
-  j["bigeminy"] = big;
+  j["bigeminy"] = episodes(s.bigeminy);
+  j["trigeminy"] = episodes(s.trigeminy);
   return j;
 }
 

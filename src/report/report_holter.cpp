@@ -61,11 +61,12 @@ std::string per_hour(std::int64_t n, double analysed_s) {
 // A clinician's name for a rhythm of rhythm_episodes.
 const char* rhythm_words(Rhythm r) {
   switch (r) {
-    case Rhythm::N: return "sinus or other (not AF, VT, SVTA, bigeminy)";
+    case Rhythm::N: return "sinus or other (not AF, VT, SVTA, bigeminy, trigeminy)";
     case Rhythm::AFIB: return "atrial fibrillation";
     case Rhythm::VT: return "ventricular tachycardia";
     case Rhythm::SVTA: return "supraventricular tachyarrhythmia";
     case Rhythm::B: return "ventricular bigeminy";
+    case Rhythm::T: return "ventricular trigeminy";
   }
   return "unknown";
 }
@@ -179,7 +180,7 @@ void rhythm_table(std::ostream& s, const std::vector<RhythmEpisode>& episodes, d
     tab.row("longest AF episode", {hms(b.longest_afib_s)});
     tab.row("heart rate in AF", {bpm(b.afib_mean_hr)});
   }
-  for (Rhythm r : {Rhythm::VT, Rhythm::SVTA, Rhythm::B})
+  for (Rhythm r : {Rhythm::VT, Rhythm::SVTA, Rhythm::B, Rhythm::T})
     if (n.count(r)) tab.row(std::string(rhythm_words(r)) + " episodes", {count(n[r]) + " (" + hms(time[r]) + ")"});
 }
 
@@ -199,6 +200,8 @@ void ectopy_table(std::ostream& s, const HolterSummary& h, double analysed_s) {
   tab.row("longest run", {beats(h.longest_v_run), beats(h.longest_s_run)});
   tab.row("bigeminy episodes (≥ " + std::to_string(h.options.min_bigeminy_cycles) + " cycles)",
           {count(h.v_bigeminy), count(h.s_bigeminy)});
+  tab.row("trigeminy episodes (≥ " + std::to_string(h.options.min_bigeminy_cycles) + " cycles)",
+          {count(h.v_trigeminy), count(h.s_trigeminy)});
 }
 
 void pause_table(std::ostream& s, const HolterSummary& h, const ReportClock& clock) {
@@ -338,7 +341,7 @@ std::string events_section_html(const ReportData& d, const ReportClock& clock) {
     for (const auto& e : *d.rhythm_episodes)
       if (e.rhythm != Rhythm::N) rows.push_back(&e);
     if (rows.empty()) {
-      s << "<p class=\"none\">Rhythm: no AF, VT, SVTA or bigeminy episode.</p>\n";
+      s << "<p class=\"none\">Rhythm: no AF, VT, SVTA, bigeminy or trigeminy episode.</p>\n";
     } else {
       Table tab(s, "Rhythm episodes", "list");
       tab.head({"rhythm", "start", "duration", "beats", "mean HR"});
@@ -366,15 +369,19 @@ std::string events_section_html(const ReportData& d, const ReportClock& clock) {
       }
     }
     more(h.runs.size());
-    if (!h.bigeminy.empty()) {
-      Table tab(s, "Bigeminy", "list");
-      tab.head({"class", "start", "end", "cycles"});
-      for (std::size_t k = 0; k < h.bigeminy.size() && k < kMaxListRows; ++k) {
-        const BigeminyEpisode& b = h.bigeminy[k];
-        tab.row(b.cls == 'V' ? "V (ventricular)" : "S (supraventricular)", {clock.at(b.start_s), clock.at(b.end_s), thousands(b.cycles)});
+    const auto cycle_list = [&](const char* title, const std::vector<BigeminyEpisode>& list) {
+      if (!list.empty()) {
+        Table tab(s, title, "list");
+        tab.head({"class", "start", "end", "cycles"});
+        for (std::size_t k = 0; k < list.size() && k < kMaxListRows; ++k) {
+          const BigeminyEpisode& b = list[k];
+          tab.row(b.cls == 'V' ? "V (ventricular)" : "S (supraventricular)", {clock.at(b.start_s), clock.at(b.end_s), thousands(b.cycles)});
+        }
       }
-    }
-    more(h.bigeminy.size());
+      more(list.size());
+    };
+    cycle_list("Bigeminy", h.bigeminy);
+    cycle_list("Trigeminy", h.trigeminy);
   }
   if (!d.pauses.empty()) {
     Table tab(s, "Pauses", "list");

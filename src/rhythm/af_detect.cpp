@@ -45,6 +45,7 @@ const char* rhythm_name(Rhythm r) {
     case Rhythm::VT: return "VT";
     case Rhythm::SVTA: return "SVTA";
     case Rhythm::B: return "B";
+    case Rhythm::T: return "T";
     case Rhythm::N: break;
   }
   return "N";

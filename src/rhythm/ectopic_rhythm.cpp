@@ -24,6 +24,8 @@ void name_ectopic_rhythms(const HolterSummary& h, std::vector<Rhythm>& rhythm) {
   // Bigeminy first: a run that follows it (a couplet or run ends an episode) keeps its own name.
   for (const BigeminyEpisode& b : h.bigeminy)
     if (b.cls == 'V') mark(rhythm, b.first_beat, 2 * b.cycles, Rhythm::B);
+  for (const BigeminyEpisode& b : h.trigeminy)
+    if (b.cls == 'V') mark(rhythm, b.first_beat, 3 * b.cycles, Rhythm::T);
   for (const EctopicRun& run : h.runs)
     if (run.rate_bpm >= kTachycardiaBpm) mark(rhythm, run.first_beat, run.beats, run.cls == 'V' ? Rhythm::VT : Rhythm::SVTA);
 }

@@ -115,6 +115,38 @@ TEST(Holter, BigeminyNeedsThreeCyclesAndEndsAtACouplet) {
   EXPECT_TRUE(s.bigeminy.empty());
 }
 
+TEST(Holter, TrigeminyIsToldLikeBigeminy) {
+  // N N V three times: ventricular trigeminy (MIT-BIH's "(T"), from its first N to its last V.
+  HolterSummary s = holter_summary(regular(12), kFs, cls("NNVNNVNNVNNN"), 0.0);
+  ASSERT_EQ(s.trigeminy.size(), 1u);
+  EXPECT_EQ(s.trigeminy[0].cls, 'V');
+  EXPECT_EQ(s.trigeminy[0].first_beat, 0u);
+  EXPECT_EQ(s.trigeminy[0].cycles, 3u);
+  EXPECT_DOUBLE_EQ(s.trigeminy[0].end_s - s.trigeminy[0].start_s, 8.0);  // N at 0 s .. last V at 8 s
+  EXPECT_EQ(s.v_trigeminy, 1);
+  EXPECT_TRUE(s.bigeminy.empty());
+  // Two cycles: not trigeminy; a couplet after the last V ends it a cycle earlier.
+  s = holter_summary(regular(8), kFs, cls("NNVNNVNN"), 0.0);
+  EXPECT_TRUE(s.trigeminy.empty());
+  s = holter_summary(regular(14), kFs, cls("NNVNNVNNVNNVVN"), 0.0);
+  ASSERT_EQ(s.trigeminy.size(), 1u);
+  EXPECT_EQ(s.trigeminy[0].cycles, 3u);
+  // Supraventricular trigeminy; bigeminy is not trigeminy, nor trigeminy bigeminy; mixed X is neither.
+  s = holter_summary(regular(9), kFs, cls("NNSNNSNNS"), 0.0);
+  ASSERT_EQ(s.trigeminy.size(), 1u);
+  EXPECT_EQ(s.s_trigeminy, 1);
+  s = holter_summary(regular(8), kFs, cls("NVNVNVNV"), 0.0);
+  EXPECT_TRUE(s.trigeminy.empty());
+  EXPECT_EQ(s.bigeminy.size(), 1u);
+  s = holter_summary(regular(9), kFs, cls("NNVNNSNNV"), 0.0);
+  EXPECT_TRUE(s.trigeminy.empty());
+  // The JSON counts and lists them.
+  const auto j = holter_json(holter_summary(regular(12), kFs, cls("NNVNNVNNVNNN"), 0.0));
+  EXPECT_EQ(j.at("veb").at("trigeminy_episodes"), 1);
+  ASSERT_EQ(j.at("trigeminy").size(), 1u);
+  EXPECT_EQ(j.at("trigeminy")[0].at("cycles"), 3);
+}
+
 TEST(Holter, LongestPauseAndPauseCount) {
   std::vector<std::int64_t> p = regular(10);
   for (auto& v : p) v += 0;

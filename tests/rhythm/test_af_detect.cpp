@@ -302,4 +302,28 @@ TEST(EctopicRhythm, RunsAndBigeminyAreNamedOutsideAf) {
   EXPECT_THROW(ecgpipe::name_ectopic_rhythms(h, wrong), ecgpipe::InternalError);
 }
 
+TEST(EctopicRhythm, VentricularTrigeminyIsNamedT) {
+  // 250 Hz, 75 bpm; V beats early (150 samples) in N N V cycles: four cycles, then sinus.
+  std::vector<std::int64_t> peaks;
+  std::vector<char> cls;
+  std::int64_t t = 0;
+  auto add = [&](char c, std::int64_t rr) {
+    t += rr;
+    peaks.push_back(t);
+    cls.push_back(c);
+  };
+  for (int i = 0; i < 5; ++i) add('N', 200);
+  for (int i = 0; i < 4; ++i) {  // beats 5-16
+    add('N', 200);
+    add('N', 200);
+    add('V', 150);
+  }
+  for (int i = 0; i < 5; ++i) add('N', 200);
+  const auto h = ecgpipe::holter_summary(peaks, 250.0, cls, 0.0);
+  std::vector<Rhythm> r(peaks.size(), Rhythm::N);
+  ecgpipe::name_ectopic_rhythms(h, r);
+  for (std::size_t i = 0; i < r.size(); ++i) EXPECT_EQ(r[i], i >= 5 && i < 17 ? Rhythm::T : Rhythm::N) << i;
+  EXPECT_STREQ(ecgpipe::rhythm_name(Rhythm::T), "T");
+}
+
 }  // namespace

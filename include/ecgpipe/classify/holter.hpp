@@ -21,6 +21,8 @@
 //  * Bigeminy: N X N X ... with X all V (ventricular) or all S (supraventricular), at least
 //    `min_bigeminy_cycles` (3) consecutive N-X cycles, maximal; the ectopic beats inside it are
 //    singles (a couplet or run ends it). The episode spans from its first N to its last X.
+//  * Trigeminy: the same with cycles of N N X (MIT-BIH's "(T" for X = V), at least
+//    `min_bigeminy_cycles` of them.
 //  * Longest pause: the longest RR interval, with the time of the beat that starts it; and the
 //    RR intervals of at least `pause_threshold_s` (2.0 s, the usual Holter pause limit), counted
 //    and listed.
@@ -68,6 +70,7 @@ struct EctopicRun {
   double rate_bpm = 0.0;
 };
 
+// A bigeminy episode (cycles of N X) or, in HolterSummary::trigeminy, a trigeminy one (N N X).
 struct BigeminyEpisode {
   char cls = 'V';                // the ectopic class alternating with N
   std::size_t first_beat = 0;    // the first N
@@ -92,6 +95,8 @@ struct HolterSummary {
   std::size_t longest_v_run = 0, longest_s_run = 0;
   std::vector<BigeminyEpisode> bigeminy;       // in time order
   std::int64_t v_bigeminy = 0, s_bigeminy = 0;
+  std::vector<BigeminyEpisode> trigeminy;      // in time order; each cycle N N X
+  std::int64_t v_trigeminy = 0, s_trigeminy = 0;
   double longest_pause_s = 0.0;                // NaN with fewer than 2 beats
   double longest_pause_start_s = 0.0;
   std::int64_t pauses = 0;                     // RR >= pause_threshold_s

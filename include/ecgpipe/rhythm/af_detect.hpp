@@ -43,8 +43,9 @@ enum class Rhythm : std::uint8_t {
   VT = 2,    // ventricular tachycardia: a run of >= 3 V at >= 100 bpm (ectopic_rhythm.hpp)
   SVTA = 3,  // supraventricular tachyarrhythmia: a run of >= 3 S at >= 100 bpm
   B = 4,     // ventricular bigeminy: >= 3 consecutive N-V cycles
+  T = 5,     // ventricular trigeminy: >= 3 consecutive N-N-V cycles
 };
-// "N", "AFIB", "VT", "SVTA", "B": as MIT-BIH names rhythms, without the parenthesis.
+// "N", "AFIB", "VT", "SVTA", "B", "T": as MIT-BIH names rhythms, without the parenthesis.
 const char* rhythm_name(Rhythm r);
 
 struct AfOptions {
