@@ -257,18 +257,24 @@ TEST(AfDetect, PWaveConsistencyTellsFibrillatoryWavesFromPWaves) {
 
 namespace {
 
+// Beats with classes, each `rr` samples after the one before.
+struct ClassedBeats {
+  std::vector<std::int64_t> peaks;
+  std::vector<char> cls;
+  void add(char c, std::int64_t rr) {
+    peaks.push_back((peaks.empty() ? 0 : peaks.back()) + rr);
+    cls.push_back(c);
+  }
+};
+
 // VT, SVTA and bigeminy from the classes (the Holter summary's runs and episodes), never over AF.
 TEST(EctopicRhythm, RunsAndBigeminyAreNamedOutsideAf) {
   // 250 Hz. Beats every 200 samples (75 bpm) except the fast runs (every 100: 150 bpm) and a slow
   // V run (every 300: 50 bpm).
-  std::vector<std::int64_t> peaks;
-  std::vector<char> cls;
-  std::int64_t t = 0;
-  auto add = [&](char c, std::int64_t rr) {
-    t += rr;
-    peaks.push_back(t);
-    cls.push_back(c);
-  };
+  ClassedBeats beats;
+  const std::vector<std::int64_t>& peaks = beats.peaks;
+  const std::vector<char>& cls = beats.cls;
+  const auto add = [&beats](char c, std::int64_t rr) { beats.add(c, rr); };
   for (int i = 0; i < 5; ++i) add('N', 200);
   for (int i = 0; i < 4; ++i) add('V', 100);  // beats 5-8: VT
   for (int i = 0; i < 5; ++i) add('N', 200);
@@ -304,14 +310,10 @@ TEST(EctopicRhythm, RunsAndBigeminyAreNamedOutsideAf) {
 
 TEST(EctopicRhythm, VentricularTrigeminyIsNamedT) {
   // 250 Hz, 75 bpm; V beats early (150 samples) in N N V cycles: four cycles, then sinus.
-  std::vector<std::int64_t> peaks;
-  std::vector<char> cls;
-  std::int64_t t = 0;
-  auto add = [&](char c, std::int64_t rr) {
-    t += rr;
-    peaks.push_back(t);
-    cls.push_back(c);
-  };
+  ClassedBeats beats;
+  const std::vector<std::int64_t>& peaks = beats.peaks;
+  const std::vector<char>& cls = beats.cls;
+  const auto add = [&beats](char c, std::int64_t rr) { beats.add(c, rr); };
   for (int i = 0; i < 5; ++i) add('N', 200);
   for (int i = 0; i < 4; ++i) {  // beats 5-16
     add('N', 200);
