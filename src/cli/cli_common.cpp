@@ -19,6 +19,7 @@
 #include "ecgpipe/common/error.hpp"
 #include "ecgpipe/signal/peaks.hpp"
 #include "ecgpipe/pipeline/pipeline.hpp"
+#include "ecgpipe/pipeline/gpu_budget.hpp"
 #include "ecgpipe/model/outlier_score.hpp"
 #include "ecgpipe/batch/batch_summary.hpp"
 #include "ecgpipe/model/vae.hpp"
@@ -110,6 +111,27 @@ void add_chunk_option(CLI::App& cmd, double& seconds) {
         return {};
       },
       "0 or >= 1"));
+}
+
+void add_gpu_memory_option(CLI::App& cmd, std::optional<std::uint64_t>& bytes) {
+  const std::string help =
+      "GPU: device memory this run may use (e.g. 8G, 512M, or bytes; K/M/G/T are powers of 1024), for a shared GPU; "
+      "a recording that needs more is read and detected on the host and only trained and scored on the GPU "
+      "[default: the device's free memory less a margin]";
+  // Parsed once by the validator (the same UsageError text as the Python API's), stored by the callback.
+  cmd.add_option_function<std::string>(
+         "--gpu-memory", [&bytes](const std::string& text) { bytes = parse_memory_size(text, "--gpu-memory"); }, help)
+      ->type_name("SIZE")
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            try {
+              parse_memory_size(text, "the GPU memory");
+            } catch (const UsageError& e) {
+              return e.what();
+            }
+            return {};
+          },
+          ""));
 }
 
 void check_finite(CLI::Option* option, double lo, double hi, bool lo_open) {

@@ -2,8 +2,10 @@
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
+#include <cstdint>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "cli/commands.hpp"
@@ -27,6 +29,7 @@ struct DetectArgs {
   double fs = kSeedFs;
   SampleWindows windows;
   double chunk_seconds = kDefaultChunkSeconds;
+  std::optional<std::uint64_t> gpu_memory;
   CLI::Option *fs_option = nullptr, *ricker = nullptr, *nms = nullptr, *min_length = nullptr, *max_length = nullptr,
               *out_option = nullptr;
 
@@ -49,6 +52,7 @@ struct DetectArgs {
     o.preset = preset;
     o.device = device;
     o.chunk_seconds = chunk_seconds;
+    o.gpu_memory = gpu_memory;
     return o;
   }
 };
@@ -72,6 +76,7 @@ void add_detect_command(CLI::App& app) {
                       ->capture_default_str();
   add_device_option(*cmd, a->device);
   add_chunk_option(*cmd, a->chunk_seconds);
+  add_gpu_memory_option(*cmd, a->gpu_memory);
   add_threads_note(*cmd);
   cmd->callback([a, cmd] {
     require_inputs(a->in);

@@ -104,6 +104,7 @@ void add_run_like_command(CLI::App& app, bool analyze) {
   }
   add_reference_option(*cmd, o.reference);
   add_chunk_option(*cmd, o.chunk_seconds);
+  add_gpu_memory_option(*cmd, o.gpu_memory);
   cmd->add_flag("--json", args->json, "Print report.json to stdout");
   cmd->add_flag("--view", args->view, "Then serve the results in a browser until Ctrl-C, as `ecgpipe view OUT_DIR`");
   add_view_server_options(*cmd, args->view_options, "--view-");

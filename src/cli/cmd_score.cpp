@@ -42,6 +42,7 @@ void add_score_command(CLI::App& app) {
   cmd->add_option("--out", o.out_dir, "Output directory (created if missing)")->capture_default_str();
   add_reference_option(*cmd, o.reference);
   add_chunk_option(*cmd, o.chunk_seconds);
+  add_gpu_memory_option(*cmd, o.gpu_memory);
   cmd->add_flag("--json", args->json, "Print report.json to stdout");
   add_threads_note(*cmd);
   cmd->callback([args, cmd] {

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,8 @@ void add_preset_option(CLI::App& cmd, Preset& preset, const std::string& help);
 void add_model_option(CLI::App& cmd, Model& model);
 // --chunk-seconds S (run, score, detect): RunOptions::chunk_seconds.
 void add_chunk_option(CLI::App& cmd, double& seconds);
+// --gpu-memory SIZE (parse_memory_size: "8G", "512M", bytes): the GPU memory a run may plan for.
+void add_gpu_memory_option(CLI::App& cmd, std::optional<std::uint64_t>& bytes);
 // --reference FILE (run, score): reference beats to evaluate the detections and scores against.
 void add_reference_option(CLI::App& cmd, std::string& reference);
 void add_detect_command(CLI::App& app);

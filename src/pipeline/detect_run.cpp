@@ -69,7 +69,7 @@ DetectFileResult detect_file(const DetectFileOptions& o) {
 #ifdef ECGPIPE_WITH_CUDA
   // A recording that may not fit the GPU's memory is detected in chunks on the host (the same R
   // peaks; segment_cuda.hpp).
-  const bool on_host = device == Device::cpu || (!o.samples && chunk_on_host_for_gpu(o.input, o.preset, o.chunk_seconds));
+  const bool on_host = device == Device::cpu || (!o.samples && chunk_on_host_for_gpu(o.input, o.csv.column, o.preset, o.chunk_seconds, o.gpu_memory));
   if (!on_host)
     found = detect_peaks_cuda(o.samples ? *o.samples : read_signal(o.input, o.csv, o.fs), o.preset, o.fs, o.windows);
 #else

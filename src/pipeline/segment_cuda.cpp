@@ -5,12 +5,12 @@
 #include <cuda_runtime_api.h>
 
 #include <spdlog/spdlog.h>
-#include <sys/stat.h>
 
 #include <algorithm>
 #include <array>
 #include <cstdlib>
 #include <future>
+#include <string>
 #include <utility>
 
 #include "ecgpipe/signal/bandpass_cuda.hpp"
@@ -88,29 +88,38 @@ struct Events {
 
 }  // namespace
 
-std::uint64_t gpu_memory_budget_bytes() {
+GpuBudget gpu_memory_budget(const std::optional<std::uint64_t>& cap) {
   constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
+  if (cap) return {*cap, "--gpu-memory"};
   if (const char* env = std::getenv("ECGPIPE_GPU_MEMORY_BUDGET_MB")) {
     char* end = nullptr;
     const unsigned long long mb = std::strtoull(env, &end, 10);
     if (*env == '\0' || *end != '\0' || *env == '-' || mb > (~std::uint64_t{0}) / kMiB)
       throw UsageError(std::string("ECGPIPE_GPU_MEMORY_BUDGET_MB must be a whole number of MiB, not '") + env + "'");
-    return mb * kMiB;
+    return {mb * kMiB, "ECGPIPE_GPU_MEMORY_BUDGET_MB"};
   }
   std::size_t free = 0, total = 0;
   ECGPIPE_CUDA_CHECK(cudaMemGetInfo(&free, &total));
-  return free / 2;
+  return {gpu_budget_from_free(free), std::to_string(free >> 20) + " MiB free of " + std::to_string(total >> 20) + " MiB, less a margin"};
 }
 
-bool chunk_on_host_for_gpu(const std::string& input, Preset preset, double chunk_seconds) {
-  if (preset != Preset::robust || chunk_seconds <= 0 || is_wfdb_record_path(input)) return false;
-  struct stat st {};
-  if (::stat(input.c_str(), &st) != 0) return false;  // the reader reports it, with its message
-  const auto bytes = static_cast<std::uint64_t>(st.st_size), budget = gpu_memory_budget_bytes();
-  if (whole_recording_fits_gpu(bytes, budget)) return false;
-  spdlog::info("{}: up to {} samples may need more than the GPU budget of {} MiB: read and detected in chunks on the "
-               "host, trained and scored on the GPU",
-               input, bytes / 2, budget >> 20);
+bool chunk_on_host_for_gpu(const std::string& input, const std::string& channel, Preset preset, double chunk_seconds,
+                           const std::optional<std::uint64_t>& cap) {
+  if (preset != Preset::robust || chunk_seconds <= 0) return false;
+  const std::optional<std::uint64_t> samples = recording_samples_bound(input, channel);
+  if (!samples) return false;  // a WFDB record (read whole), or a file the reader reports on
+  const GpuBudget budget = gpu_memory_budget(cap);
+  const GpuMemoryPlan plan = plan_gpu_memory(*samples, kGpuBytesPerSample, budget.bytes);
+  constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
+  if (plan.whole) {
+    spdlog::info("{}: {} samples x {} B = {} MiB of GPU memory, within the budget of {} MiB ({}): read and detected "
+                 "whole on the GPU",
+                 input, plan.samples, kGpuBytesPerSample, plan.need_bytes / kMiB, budget.bytes / kMiB, budget.source);
+    return false;
+  }
+  spdlog::info("{}: {} samples x {} B = {} MiB of GPU memory, over the budget of {} MiB ({}): read and detected in "
+               "chunks on the host, trained and scored on the GPU",
+               input, plan.samples, kGpuBytesPerSample, plan.need_bytes / kMiB, budget.bytes / kMiB, budget.source);
   return true;
 }
 
@@ -133,7 +142,8 @@ Segmentation segment_host_for_gpu(const RunOptions& o, cudaStream_t stream) {
 
 Segmentation segment_cuda(const RunOptions& o, CudaContext& ctx) {
   cudaStream_t stream = ctx.stream;
-  if (!o.samples && chunk_on_host_for_gpu(o.input, o.preset, o.chunk_seconds)) return segment_host_for_gpu(o, stream);
+  if (!o.samples && chunk_on_host_for_gpu(o.input, o.csv.column, o.preset, o.chunk_seconds, o.gpu_memory))
+    return segment_host_for_gpu(o, stream);
   Events ev;
   Segmentation seg;
   const auto t0 = detail::Clock::now();

@@ -225,6 +225,13 @@ INSTANTIATE_TEST_SUITE_P(
         BadOption{"chunk_seconds_negative", "detect IN --device cpu --out OUT/b.csv", "--chunk-seconds -1"},
         BadOption{"chunk_seconds_nan", "detect IN --device cpu --out OUT/b.csv", "--chunk-seconds nan"},
         BadOption{"chunk_seconds_huge", "run IN --device cpu --epochs 1 --out OUT", "--chunk-seconds 1e12"},
+        // Issue 29: --gpu-memory is a size (8G, 512M, bytes), checked on every command that takes it.
+        BadOption{"gpu_memory_unit", "run IN --device cpu --epochs 1 --out OUT", "--gpu-memory 8X"},
+        BadOption{"gpu_memory_negative", "detect IN --device cpu --out OUT/b.csv", "--gpu-memory -1"},
+        BadOption{"gpu_memory_exponent", "detect IN --device cpu --out OUT/b.csv", "--gpu-memory 1e30"},
+        BadOption{"gpu_memory_empty", "analyze IN --device cpu --out OUT", "--gpu-memory ''"},
+        BadOption{"gpu_memory_huge", "analyze IN --device cpu --out OUT", "--gpu-memory 99999999999999999999"},
+        BadOption{"gpu_memory_fraction_of_bytes", "run IN --device cpu --epochs 1 --out OUT", "--gpu-memory 1.5"},
         // Issue 25: wrapped seeds, 50-day trainings, --jobs messages with a 309-digit bound.
         BadOption{"seed_negative", "run IN --device cpu --epochs 1 --out OUT", "--seed -1"},
         BadOption{"seed_huge", "run IN --device cpu --epochs 1 --out OUT", "--seed 99999999999999999999999"},

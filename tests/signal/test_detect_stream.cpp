@@ -273,9 +273,10 @@ TEST(ChunkCli, RunAndDetectInChunksWriteWhatTheWholeSignalGives) {
 }
 
 #ifdef ECGPIPE_WITH_CUDA
-// --- Recordings larger than the GPU's memory (ecgpipe/pipeline/segment_cuda.hpp): a file whose sample bound
-// (bytes / 2) times kGpuBytesPerSample exceeds the budget goes through the chunked host path, and
-// only its beat matrix to the GPU. The decision runs without a GPU when the budget is given.
+// --- Recordings larger than the GPU's memory (ecgpipe/pipeline/segment_cuda.hpp): a file whose
+// sample count (a CSV's lines) times kGpuBytesPerSample exceeds the budget goes through the
+// chunked host path, and only its beat matrix to the GPU. The decision runs without a GPU when the
+// budget is given. The arithmetic itself: tests/pipeline/test_gpu_budget.cpp.
 
 // Sets an environment variable for a scope (the tests and the executables they start see it).
 struct ScopedEnv {
@@ -287,30 +288,22 @@ struct ScopedEnv {
 };
 constexpr const char* kBudgetEnv = "ECGPIPE_GPU_MEMORY_BUDGET_MB";
 
-TEST(GpuChunking, WholeRecordingFitsWhenItsSampleBoundFitsTheBudget) {
-  EXPECT_TRUE(whole_recording_fits_gpu(0, 0));
-  EXPECT_TRUE(whole_recording_fits_gpu(1, 0));  // at most 0 samples
-  EXPECT_FALSE(whole_recording_fits_gpu(2, 0));
-  const std::uint64_t budget = 1000 * kGpuBytesPerSample;  // 1000 samples
-  EXPECT_TRUE(whole_recording_fits_gpu(2000, budget));
-  EXPECT_TRUE(whole_recording_fits_gpu(2001, budget));
-  EXPECT_FALSE(whole_recording_fits_gpu(2002, budget));
-  EXPECT_TRUE(whole_recording_fits_gpu(2002, budget + kGpuBytesPerSample));
-  EXPECT_FALSE(whole_recording_fits_gpu(~std::uint64_t{0}, ~std::uint64_t{0}));  // no overflow on the way
-}
-
-TEST(GpuChunking, BudgetFromTheEnvironmentIsWholeMiB) {
+TEST(GpuChunking, BudgetFromTheOptionElseTheEnvironmentInWholeMiB) {
   {
     ScopedEnv e(kBudgetEnv, "12");
-    EXPECT_EQ(gpu_memory_budget_bytes(), std::uint64_t{12} << 20);
+    EXPECT_EQ(gpu_memory_budget().bytes, std::uint64_t{12} << 20);
+    EXPECT_EQ(gpu_memory_budget().source, kBudgetEnv);
+    EXPECT_EQ(gpu_memory_budget(std::uint64_t{5}).bytes, 5u);  // --gpu-memory wins
+    EXPECT_EQ(gpu_memory_budget(std::uint64_t{5}).source, "--gpu-memory");
   }
   {
     ScopedEnv e(kBudgetEnv, "0");
-    EXPECT_EQ(gpu_memory_budget_bytes(), 0u);
+    EXPECT_EQ(gpu_memory_budget().bytes, 0u);
   }
   for (const char* bad : {"", "x", "-1", "12MB", "1e3", "99999999999999999999", "17592186044416"}) {
     ScopedEnv e(kBudgetEnv, bad);
-    EXPECT_THROW(gpu_memory_budget_bytes(), UsageError) << "'" << bad << "'";
+    EXPECT_THROW(gpu_memory_budget(), UsageError) << "'" << bad << "'";
+    EXPECT_EQ(gpu_memory_budget(std::uint64_t{1}).bytes, 1u) << "'" << bad << "': the option is taken, the variable not read";
   }
 }
 
@@ -319,13 +312,17 @@ TEST(GpuChunking, RobustCsvAndEdfFilesOverTheBudgetGoThroughTheHost) {
   testutil::write_signal_csv(dir / "rec.csv", std::vector<float>(1000, 0.5f));
   const std::string csv = (dir / "rec.csv").string();
   ScopedEnv none(kBudgetEnv, "0");
-  EXPECT_TRUE(chunk_on_host_for_gpu(csv, Preset::robust, 600.0));
-  EXPECT_FALSE(chunk_on_host_for_gpu(csv, Preset::seed, 600.0));  // the seed preset is whole-signal only
-  EXPECT_FALSE(chunk_on_host_for_gpu(csv, Preset::robust, 0.0));  // --chunk-seconds 0: whole, as asked
-  EXPECT_FALSE(chunk_on_host_for_gpu((dir / "rec.hea").string(), Preset::robust, 600.0));  // WFDB: read whole
-  EXPECT_FALSE(chunk_on_host_for_gpu((dir / "missing.csv").string(), Preset::robust, 600.0));  // the reader says why
-  ScopedEnv plenty(kBudgetEnv, "1");  // 1 MiB: 16384 samples, the file has ~1000
-  EXPECT_FALSE(chunk_on_host_for_gpu(csv, Preset::robust, 600.0));
+  EXPECT_TRUE(chunk_on_host_for_gpu(csv, "", Preset::robust, 600.0));
+  EXPECT_FALSE(chunk_on_host_for_gpu(csv, "", Preset::seed, 600.0));  // the seed preset is whole-signal only
+  EXPECT_FALSE(chunk_on_host_for_gpu(csv, "", Preset::robust, 0.0));  // --chunk-seconds 0: whole, as asked
+  EXPECT_FALSE(chunk_on_host_for_gpu((dir / "rec.hea").string(), "", Preset::robust, 600.0));  // WFDB: read whole
+  EXPECT_FALSE(chunk_on_host_for_gpu((dir / "missing.csv").string(), "", Preset::robust, 600.0));  // the reader says why
+  // 1001 lines (the header's too): whole with exactly their bytes, chunked with a byte less.
+  const std::uint64_t need = 1001 * kGpuBytesPerSample;
+  EXPECT_FALSE(chunk_on_host_for_gpu(csv, "", Preset::robust, 600.0, need));
+  EXPECT_TRUE(chunk_on_host_for_gpu(csv, "", Preset::robust, 600.0, need - 1));
+  ScopedEnv plenty(kBudgetEnv, "1");  // 1 MiB: ~10900 samples, the file has 1000
+  EXPECT_FALSE(chunk_on_host_for_gpu(csv, "", Preset::robust, 600.0));
 }
 
 // The column `name` of a CSV text, one string a row.
@@ -365,6 +362,17 @@ TEST(GpuChunkingCli, OverTheBudgetRunAndDetectGiveTheWholeGpuPathsResults) {
   }
   EXPECT_NE(log.find("read and detected in chunks on the host"), std::string::npos) << log;
   EXPECT_EQ(testutil::read_text(dir / "detect0.csv"), testutil::read_text(dir / "detect1024.csv"));
+  // --gpu-memory does the same as the variable, and says which way it went and why.
+  const auto small = testutil::run_ecgpipe("detect " + in + " --device cuda --gpu-memory 1K --out '" + (dir / "detect1K.csv").string() + "'", dir);
+  ASSERT_EQ(small.code, 0) << small.err;
+  EXPECT_NE(small.err.find("over the budget of 0 MiB (--gpu-memory): read and detected in chunks on the host"), std::string::npos)
+      << small.err;
+  EXPECT_EQ(testutil::read_text(dir / "detect0.csv"), testutil::read_text(dir / "detect1K.csv"));
+  const auto large = testutil::run_ecgpipe("detect " + in + " --device cuda --gpu-memory 1G --out '" + (dir / "detect1G.csv").string() + "'", dir);
+  ASSERT_EQ(large.code, 0) << large.err;
+  EXPECT_NE(large.err.find("within the budget of 1024 MiB (--gpu-memory): read and detected whole on the GPU"), std::string::npos)
+      << large.err;
+  EXPECT_EQ(testutil::read_text(dir / "detect0.csv"), testutil::read_text(dir / "detect1G.csv"));
   const std::string a = testutil::read_text(dir / "run0" / "beats.csv"), b = testutil::read_text(dir / "run1024" / "beats.csv");
   for (const char* column : {"start", "r_peak", "length", "class", "rhythm"}) EXPECT_EQ(csv_column(a, column), csv_column(b, column)) << column;
   EXPECT_GT(csv_column(a, "r_peak").size(), 200u);

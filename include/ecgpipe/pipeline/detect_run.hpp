@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -29,6 +30,7 @@ struct DetectFileOptions {
   Device device = Device::automatic;
   std::string reference;  // optional: evaluate the R peaks against it (report.json "evaluation")
   double chunk_seconds = kDefaultChunkSeconds;  // as RunOptions::chunk_seconds
+  std::optional<std::uint64_t> gpu_memory;       // as RunOptions::gpu_memory
 };
 
 struct DetectFileResult {

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 #include <utility>
@@ -79,6 +80,10 @@ struct RunOptions {
   // The CPU's robust preset reads the recording this many seconds at a time (memory bounded
   // whatever its length; the same results); 0 reads it whole (--chunk-seconds).
   double chunk_seconds = kDefaultChunkSeconds;
+  // GPU memory the run may plan for, bytes (--gpu-memory; gpu_budget.hpp): a recording whose
+  // samples need more is read and detected on the host. Unset: the device's free memory less a
+  // margin, or ECGPIPE_GPU_MEMORY_BUDGET_MB.
+  std::optional<std::uint64_t> gpu_memory;
 
   // The options that decide the beat rows (beat_rows.hpp).
   RowOptions rows() const { return {model, fs, ricker_width, nms_window, limits}; }

@@ -3,10 +3,12 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "ecgpipe/common/cuda.hpp"
+#include "ecgpipe/pipeline/gpu_budget.hpp"
 #include "ecgpipe/pipeline/segment.hpp"
 
 namespace ecgpipe {
@@ -31,23 +33,24 @@ PeakDetection detect_peaks_cuda(DeviceSpan<const float> signal, int device, Pres
 // waiting for the device as above.
 std::vector<float> copy_to_host_cuda(DeviceSpan<const float> signal, int device);
 
-// Recordings larger than the GPU's memory (issue 13). The whole GPU path holds about 40 bytes of
-// device memory a sample at its peak (the signal as floats 4, the band-pass as doubles 8, the CSV
-// reader's line starts 8, the detector's sliding maxima and flags ~20); 64 leaves a margin. A file
-// holds at most bytes / 2 samples (the shortest CSV line is a digit and a newline; EDF/BDF store
-// 2 or 3 bytes a sample). A recording whose bound exceeds the budget is read and detected in
-// chunks on the host (segment_cpu_chunked: the same R peaks, rows and classes as the whole path),
-// and only its beat matrix goes to the GPU for training and scoring.
-inline constexpr std::uint64_t kGpuBytesPerSample = 64;
-inline bool whole_recording_fits_gpu(std::uint64_t file_bytes, std::uint64_t budget_bytes) {
-  return file_bytes / 2 <= budget_bytes / kGpuBytesPerSample;
-}
-// ECGPIPE_GPU_MEMORY_BUDGET_MB (a whole number of MiB; anything else is a UsageError) if set,
-// else half the device's free memory now.
-std::uint64_t gpu_memory_budget_bytes();
+// Recordings larger than the GPU's memory (issues 13, 29). A robust-preset CSV or EDF/BDF
+// recording is run whole on the GPU when its sample count (gpu_budget.hpp: a CSV's lines, an
+// EDF/BDF header's count) times kGpuBytesPerSample fits the budget; otherwise it is read and
+// detected in chunks on the host (segment_cpu_chunked: the same R peaks, rows and classes as the
+// whole path), and only its beat matrix goes to the GPU for training and scoring.
+struct GpuBudget {
+  std::uint64_t bytes = 0;
+  std::string source;  // for the log: "--gpu-memory", the variable's name, or the free memory
+};
+// `cap` (--gpu-memory) if given; else ECGPIPE_GPU_MEMORY_BUDGET_MB (a whole number of MiB;
+// anything else is a UsageError); else the device's free memory now less a margin
+// (gpu_budget_from_free). Either of the first two is taken as it is, without asking the device.
+GpuBudget gpu_memory_budget(const std::optional<std::uint64_t>& cap = std::nullopt);
 // True when `input` goes to the GPU in chunks through the host: the robust preset with
-// chunk_seconds > 0, a CSV or EDF/BDF file (a WFDB record is read whole on either device), whose
-// size bound exceeds the budget. Logs the decision when it chunks.
-bool chunk_on_host_for_gpu(const std::string& input, Preset preset, double chunk_seconds);
+// chunk_seconds > 0, a CSV or EDF/BDF file (a WFDB record is read whole on either device; `channel`
+// selects an EDF/BDF signal), whose samples need more than the budget. Logs the decision (info)
+// with its numbers either way.
+bool chunk_on_host_for_gpu(const std::string& input, const std::string& channel, Preset preset, double chunk_seconds,
+                           const std::optional<std::uint64_t>& cap = std::nullopt);
 
 }  // namespace ecgpipe

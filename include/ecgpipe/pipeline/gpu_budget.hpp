@@ -1,0 +1,56 @@
+// Whether a recording goes to the GPU whole or through the chunked host path (issue 29): decided
+// from facts, the file's sample count and the device memory the run may use. Plain C++ (no CUDA),
+// so the parsing and the arithmetic are tested on every build; the device's free memory is read
+// in segment_cuda.cpp.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace ecgpipe {
+
+// Device memory the whole GPU path holds a sample at its peak, the band-pass (kernels/signal/
+// bandpass.cu, signal/band-pass/plan all alive at once): the signal as floats 4, the band-pass
+// output as doubles 8, and the plan's Ricker kernel 8, its spectrum 8 (n/2+1 complex doubles),
+// the widened signal 8 and the product 8 -- 44 -- plus cuFFT's work area (about one complex double
+// a sample for smooth lengths, several for a length with a large prime factor, which cuFFT does by
+// Bluestein's padding). Every other stage holds less: the CSV reader ~8 (its growing output and
+// the exact copy), the robust detector 36 (signal, band-pass, y, m and e or the candidates'
+// positions, 8 each but the signal), the beat matrix ~3 (0.7 KB a beat). 96 covers the band-pass
+// with a Bluestein-sized work area.
+inline constexpr std::uint64_t kGpuBytesPerSample = 96;
+// What is kept back from the device's free memory when no budget is given: the CUDA context's
+// later needs, cuFFT's plans, LibTorch's kernels, workspaces and the training that follows.
+// A tenth of the free memory, at least 1 GiB.
+inline constexpr std::uint64_t kGpuMarginMinBytes = std::uint64_t{1} << 30;
+std::uint64_t gpu_budget_from_free(std::uint64_t free_bytes);
+
+// A memory size as --gpu-memory takes it: a whole number of bytes, or a number (a decimal
+// fraction allowed) followed by K, M, G or T (binary: 1024, 1024^2, ...; "KB"/"KiB" etc. are also
+// read); "8G", "512M", "1.5G", "1073741824". Rounds down to whole bytes. Anything else (empty, a
+// sign, an exponent, another unit, more than 2^64 - 1 bytes) is a UsageError naming `what`.
+std::uint64_t parse_memory_size(const std::string& text, const std::string& what);
+
+// The decision with its numbers (logged): the whole recording fits when samples times
+// bytes_per_sample (saturating, never wrapping) is at most the budget.
+struct GpuMemoryPlan {
+  std::uint64_t samples = 0;
+  std::uint64_t need_bytes = 0;
+  std::uint64_t budget_bytes = 0;
+  bool whole = true;
+};
+GpuMemoryPlan plan_gpu_memory(std::uint64_t samples, std::uint64_t bytes_per_sample, std::uint64_t budget_bytes);
+
+// The number of LF-terminated lines of a file, plus one for a last line without LF: a CSV file's
+// samples are at most this (its header and blank lines included). One pass over the file in
+// large blocks with memchr (milliseconds a GB from the page cache). nullopt when the file cannot
+// be read (the reader reports it, with its own message).
+std::optional<std::uint64_t> count_lines(const std::string& path);
+
+// At most how many samples `path` yields: an EDF/BDF file's header count of `channel` (as the
+// reader selects it), else a CSV file's line count. nullopt when the file or its header cannot be
+// read, or for a WFDB record (read whole on either device).
+std::optional<std::uint64_t> recording_samples_bound(const std::string& path, const std::string& channel);
+
+}  // namespace ecgpipe
