@@ -67,6 +67,26 @@ std::string hz(double fs) {
   return buf;
 }
 
+// A record's episode statistics with durations in milliseconds, so that records of other rates add up.
+AfStats in_milliseconds(AfStats a, double fs) {
+  const auto ms = [fs](std::int64_t samples) { return static_cast<std::int64_t>(std::llround(1000.0 * static_cast<double>(samples) / fs)); };
+  a.reference_duration = ms(a.reference_duration);
+  a.overlap_of_reference = ms(a.overlap_of_reference);
+  a.test_duration = ms(a.test_duration);
+  a.overlap_of_test = ms(a.overlap_of_test);
+  return a;
+}
+
+void add_rhythms(GrossEvaluation& g, const EvalReport& r) {
+  ++g.rhythm_records;
+  g.af += in_milliseconds(r.af, r.fs);
+  for (const RhythmStats& x : r.rhythms) {
+    auto it = std::find_if(g.rhythms.begin(), g.rhythms.end(), [&x](const RhythmStats& y) { return y.rhythm == x.rhythm; });
+    if (it == g.rhythms.end()) it = g.rhythms.insert(g.rhythms.end(), RhythmStats{x.rhythm, AfStats{}});
+    it->stats += in_milliseconds(x.stats, r.fs);
+  }
+}
+
 }  // namespace
 
 Ec57Stat record_qrs(const EvalReport& report) {
@@ -88,6 +108,7 @@ GrossEvaluation gross_evaluation(std::vector<RecordEvaluation> records, std::vec
     g.qrs.fp += q.fp;
     add_ratio(g.qrs_se, q.se());
     add_ratio(g.qrs_ppv, q.ppv());
+    if (r.report.has_af) add_rhythms(g, r.report);
     if (!r.report.has_classes) continue;
     ++g.class_records;
     g.ec57 += r.report.ec57;
@@ -149,6 +170,11 @@ std::string gross_evaluation_text(const GrossEvaluation& g) {
     out += line + '\n';
   }
   if (!classes) out += "VEB, SVEB: no class column in any record's detections\n";
+  if (g.rhythm_records > 0) {
+    std::snprintf(buf, sizeof buf, "rhythm episodes, gross over the %zu records whose detections name rhythms:\n", g.rhythm_records);
+    out += buf;
+    out += episode_stats_text(g.af, g.rhythms);
+  }
   for (const UnpairedRecord& u : g.skipped) out += "skipped " + u.record + ": no " + u.missing + " (" + u.expected + ")\n";
   return out;
 }
@@ -179,7 +205,11 @@ nlohmann::json gross_evaluation_json(const GrossEvaluation& g) {
                           {"qrs", stat(g.qrs)},
                           {"veb", classes ? stat(g.veb) : nlohmann::json(nullptr)},
                           {"sveb", classes ? stat(g.sveb) : nlohmann::json(nullptr)},
-                          {"ec57", classes ? ec57_json(g.ec57) : nlohmann::json(nullptr)}};
+                          {"ec57", classes ? ec57_json(g.ec57) : nlohmann::json(nullptr)},
+                          {"rhythm_records", g.rhythm_records},
+                          // Durations in milliseconds: af_stats_json's seconds at 1000 "samples" a second.
+                          {"af", g.rhythm_records > 0 ? af_stats_json(g.af, 1000.0) : nlohmann::json(nullptr)},
+                          {"rhythms", g.rhythm_records > 0 ? rhythm_stats_json(g.rhythms, 1000.0) : nlohmann::json(nullptr)}};
   nlohmann::json average = {{"qrs", mean(g.qrs_se, g.qrs_ppv)},
                             {"veb", classes ? mean(g.veb_se, g.veb_ppv) : nlohmann::json(nullptr)},
                             {"sveb", classes ? mean(g.sveb_se, g.sveb_ppv) : nlohmann::json(nullptr)}};

@@ -9,15 +9,20 @@
 #include "common/json_number.hpp"
 
 namespace ecgpipe {
+namespace {
+
+// A ratio as a percentage with two decimals, "n/a" where undefined.
+std::string pct(double v) {
+  constexpr double kPercent = 100.0;
+  if (std::isnan(v)) return std::string("n/a");
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f%%", kPercent * v);
+  return std::string(buf);
+}
+
+}  // namespace
 
 std::string eval_report_text(const EvalReport& r) {
-  constexpr double kPercent = 100.0;
-  const auto pct = [](double v) {
-    if (std::isnan(v)) return std::string("n/a");
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.2f%%", kPercent * v);
-    return std::string(buf);
-  };
   const MatchResult& m = r.match;
   char buf[512];
   std::string out;
@@ -69,15 +74,7 @@ std::string eval_report_text(const EvalReport& r) {
     }
   }
   out += r.has_classes ? ec57_text(r.ec57) : "beat classes: n/a (no class column in the detections)\n";
-  if (r.has_af) {
-    std::snprintf(buf, sizeof buf,
-                  "AF (EC57, epicmp -a): episode Se %s (%lld/%lld) +P %s (%lld/%lld); duration Se %s +P %s\n",
-                  pct(r.af.episode_se()).c_str(), static_cast<long long>(r.af.detected_reference_episodes),
-                  static_cast<long long>(r.af.reference_episodes), pct(r.af.episode_ppv()).c_str(),
-                  static_cast<long long>(r.af.true_test_episodes), static_cast<long long>(r.af.test_episodes),
-                  pct(r.af.duration_se()).c_str(), pct(r.af.duration_ppv()).c_str());
-    out += buf;
-  }
+  if (r.has_af) out += episode_stats_text(r.af, r.rhythms);
   return out;
 }
 
@@ -120,7 +117,32 @@ nlohmann::json eval_report_json(const EvalReport& r) {
           {"score_column", r.score_column.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.score_column)},
           {"auroc", r.aurocs.empty() ? nlohmann::json(nullptr) : aurocs},
           {"ec57", r.has_classes ? ec57_json(r.ec57) : nlohmann::json(nullptr)},
-          {"af", r.has_af ? af_stats_json(r.af, r.fs) : nlohmann::json(nullptr)}};
+          {"af", r.has_af ? af_stats_json(r.af, r.fs) : nlohmann::json(nullptr)},
+          {"rhythms", r.has_af ? rhythm_stats_json(r.rhythms, r.fs) : nlohmann::json(nullptr)}};
+}
+
+std::string episode_stats_text(const AfStats& af, const std::vector<RhythmStats>& rhythms) {
+  std::string out;
+  char buf[256];
+  const auto line = [&](const std::string& name, const AfStats& a) {
+    std::snprintf(buf, sizeof buf, "%s: episode Se %s (%lld/%lld) +P %s (%lld/%lld); duration Se %s +P %s\n", name.c_str(),
+                  pct(a.episode_se()).c_str(), static_cast<long long>(a.detected_reference_episodes),
+                  static_cast<long long>(a.reference_episodes), pct(a.episode_ppv()).c_str(),
+                  static_cast<long long>(a.true_test_episodes), static_cast<long long>(a.test_episodes),
+                  pct(a.duration_se()).c_str(), pct(a.duration_ppv()).c_str());
+    out += buf;
+  };
+  line("AF (EC57, epicmp -a)", af);
+  // The other rhythms only where either side has an episode: most records have none.
+  for (const RhythmStats& x : rhythms)
+    if (x.stats.reference_episodes > 0 || x.stats.test_episodes > 0) line(x.rhythm, x.stats);
+  return out;
+}
+
+nlohmann::json rhythm_stats_json(const std::vector<RhythmStats>& stats, double fs) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const RhythmStats& x : stats) j[x.rhythm] = af_stats_json(x.stats, fs);
+  return j;
 }
 
 nlohmann::json af_stats_json(const AfStats& s, double fs) {

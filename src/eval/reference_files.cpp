@@ -342,17 +342,20 @@ Detections detections_from_annotations(const std::vector<Annotation>& annotation
   d.from_annotations = true;
   const bool has_rhythm = std::any_of(annotations.begin(), annotations.end(),
                                       [](const Annotation& a) { return a.symbol == '+' && !a.aux.empty(); });
-  bool in_af = false;
+  Rhythm current = Rhythm::N;
   for (const Annotation& a : annotations) {
     if (a.symbol == '+' && !a.aux.empty()) {
       // The aux names the rhythm from here on: "(AFIB", with a trailing NUL already cut.
-      in_af = a.aux == "(AFIB";
+      current = rhythm_named(a.aux);
       continue;
     }
     if (!is_beat_symbol(a.symbol)) continue;
     d.r_peaks.push_back(a.sample);
     d.classes.push_back(a.symbol);
-    if (has_rhythm) d.afib.push_back(in_af ? 1 : 0);
+    if (has_rhythm) {
+      d.afib.push_back(current == Rhythm::AFIB ? 1 : 0);
+      d.rhythm.push_back(current);
+    }
   }
   return d;
 }
@@ -442,7 +445,8 @@ Detections parse_detections_with_scores(std::string_view text, const std::string
       if (has_rhythm) {
         const std::string_view name = trim(f[rhythm_index]);
         if (name.empty()) throw InputError(cell_error(path, line, "an empty rhythm"));
-        out.afib.push_back(name == "AFIB" || name == "(AFIB");
+        out.rhythm.push_back(rhythm_named(name));
+        out.afib.push_back(out.rhythm.back() == Rhythm::AFIB ? 1 : 0);
       }
       if (has_class) {
         const std::string label(trim(f[class_index]));
@@ -480,10 +484,15 @@ EvalReport evaluate_read(const ReferenceBeats& ref, const Detections& det, const
     if (!det.r_peaks.empty()) end = *std::max_element(det.r_peaks.begin(), det.r_peaks.end()) + 1;
     if (!ref.samples.empty()) end = std::max(end, ref.samples.back() + 1);
     if (!ref.rhythm.empty()) end = std::max(end, ref.rhythm.back().sample + 1);
-    std::vector<Rhythm> rhythm(det.afib.size(), Rhythm::N);
-    for (std::size_t i = 0; i < rhythm.size(); ++i)
-      if (det.afib[i]) rhythm[i] = Rhythm::AFIB;
-    rep.af = compare_af(ref.rhythm, rhythm_episodes(det.r_peaks, rhythm, options.fs, end), end);
+    std::vector<Rhythm> rhythm = det.rhythm;
+    if (rhythm.size() != det.afib.size()) {  // AF flags alone (Detections filled by hand)
+      rhythm.assign(det.afib.size(), Rhythm::N);
+      for (std::size_t i = 0; i < rhythm.size(); ++i)
+        if (det.afib[i]) rhythm[i] = Rhythm::AFIB;
+    }
+    const std::vector<RhythmEpisode> episodes = rhythm_episodes(det.r_peaks, rhythm, options.fs, end);
+    rep.af = compare_af(ref.rhythm, episodes, end);
+    rep.rhythms = compare_ectopic_rhythms(ref.rhythm, episodes, end);
     rep.has_af = true;
   }
   rep.reference_path = reference_path;

@@ -100,4 +100,16 @@ AfStats compare_af(const std::vector<RhythmChange>& reference, const std::vector
   return compare_af(episodes_of(reference, "AFIB", end), episodes_of(reference, "AFL", end), test);
 }
 
+std::vector<RhythmStats> compare_ectopic_rhythms(const std::vector<RhythmChange>& reference,
+                                                 const std::vector<RhythmEpisode>& detected, std::int64_t end) {
+  std::vector<RhythmStats> out;
+  for (Rhythm r : {Rhythm::VT, Rhythm::SVTA, Rhythm::B, Rhythm::T}) {
+    std::vector<Episode> test;
+    for (const auto& e : detected)
+      if (e.rhythm == r) test.push_back({e.start_sample, e.end_sample});
+    out.push_back({rhythm_name(r), compare_af(episodes_of(reference, rhythm_name(r), end), {}, test)});
+  }
+  return out;
+}
+
 }  // namespace ecgpipe

@@ -27,6 +27,7 @@ void evaluate_run(const RunOptions& o, const ReferenceBeats& ref, const std::vec
   if (ref.has_rhythm) {
     // The reference's rhythm ends with the record, as the detected episodes do.
     r.evaluation.af = compare_af(ref.rhythm, r.rhythm_episodes, static_cast<std::int64_t>(r.samples));
+    r.evaluation.rhythms = compare_ectopic_rhythms(ref.rhythm, r.rhythm_episodes, static_cast<std::int64_t>(r.samples));
     r.evaluation.has_af = true;
     const AfStats& af = r.evaluation.af;
     spdlog::info("AF against {}: episodes Se {}/{} +P {}/{}, duration Se {:.1f} % +P {:.1f} %", o.reference,

@@ -51,6 +51,14 @@ const char* rhythm_name(Rhythm r) {
   return "N";
 }
 
+Rhythm rhythm_named(std::string_view name) {
+  if (!name.empty() && name.front() == '(') name.remove_prefix(1);
+  while (!name.empty() && (name.back() == ' ' || name.back() == '\0')) name.remove_suffix(1);
+  for (Rhythm r : {Rhythm::AFIB, Rhythm::VT, Rhythm::SVTA, Rhythm::B, Rhythm::T})
+    if (name == rhythm_name(r)) return r;
+  return Rhythm::N;
+}
+
 std::vector<float> rr_irregularity(const std::vector<std::int64_t>& r_peaks, const AfOptions& o,
                                    const std::vector<char>& ventricular) {
   const std::size_t beats = r_peaks.size();

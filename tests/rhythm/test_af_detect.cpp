@@ -6,10 +6,13 @@
 #include <cmath>
 #include <random>
 #include <sstream>
+#include <string>
 #include <vector>
 
 #include "ecgpipe/common/error.hpp"
 #include "ecgpipe/classify/beat_features.hpp"
+#include "ecgpipe/eval/eval_gross.hpp"
+#include "ecgpipe/eval/evaluate.hpp"
 #include "ecgpipe/eval/rhythm_eval.hpp"
 #include "ecgpipe/eval/synth.hpp"
 #include "ecgpipe/classify/holter.hpp"
@@ -168,6 +171,76 @@ TEST(AfStats, Ec57EpisodeAndDurationStatistics) {
   auto gross = s;
   gross += s;
   EXPECT_EQ(gross.overlap_of_test, 2 * s.overlap_of_test);
+}
+
+// VT, SVTA, B and T: the same statistics against the reference's episodes of each name, no
+// flutter exclusion; from a detections file's rhythm column through evaluate_read; gross in ms.
+TEST(AfStats, EctopicRhythmEpisodesAgainstTheReference) {
+  using ecgpipe::RhythmChange;
+  using ecgpipe::RhythmEpisode;
+  // Reference: T [1000, 2000), VT [3000, 3100); sinus elsewhere, the record ends at 6000.
+  const std::vector<RhythmChange> ref{{0, "N"}, {1000, "T"}, {2000, "N"}, {3000, "VT"}, {3100, "N"}};
+  // Detected: T [1100, 2100) (partial overlap), a false VT [5000, 5100).
+  std::vector<RhythmEpisode> det(2);
+  det[0].start_sample = 1100, det[0].end_sample = 2100, det[0].rhythm = Rhythm::T;
+  det[1].start_sample = 5000, det[1].end_sample = 5100, det[1].rhythm = Rhythm::VT;
+  const auto stats = ecgpipe::compare_ectopic_rhythms(ref, det, 6000);
+  ASSERT_EQ(stats.size(), 4u);
+  EXPECT_EQ(stats[0].rhythm, "VT");
+  EXPECT_EQ(stats[3].rhythm, "T");
+  const auto& t = stats[3].stats;
+  EXPECT_EQ(t.reference_episodes, 1);
+  EXPECT_EQ(t.detected_reference_episodes, 1);
+  EXPECT_EQ(t.true_test_episodes, 1);
+  EXPECT_EQ(t.overlap_of_reference, 900);
+  EXPECT_DOUBLE_EQ(t.duration_se(), 0.9);
+  EXPECT_DOUBLE_EQ(t.duration_ppv(), 0.9);
+  const auto& vt = stats[0].stats;
+  EXPECT_EQ(vt.reference_episodes, 1);
+  EXPECT_EQ(vt.detected_reference_episodes, 0);
+  EXPECT_EQ(vt.test_episodes, 1);
+  EXPECT_EQ(vt.true_test_episodes, 0);
+  EXPECT_EQ(stats[1].stats.reference_episodes + stats[1].stats.test_episodes, 0) << "no SVTA anywhere";
+
+  EXPECT_EQ(ecgpipe::rhythm_named("(T"), Rhythm::T);
+  EXPECT_EQ(ecgpipe::rhythm_named(std::string("(AFIB\0", 6)), Rhythm::AFIB);
+  EXPECT_EQ(ecgpipe::rhythm_named("SVTA"), Rhythm::SVTA);
+  EXPECT_EQ(ecgpipe::rhythm_named("(SBR"), Rhythm::N);
+  EXPECT_EQ(ecgpipe::rhythm_named("(AFL"), Rhythm::N);
+
+  // A beats.csv rhythm column: beats every 100 samples at 250 Hz, T over beats 10-19.
+  std::string csv = "r_peak,rhythm\n";
+  for (int i = 0; i < 60; ++i) csv += std::to_string(100 * i + 50) + "," + (i >= 10 && i < 20 ? "T" : "N") + "\n";
+  const auto d = ecgpipe::parse_detections(csv, "b.csv");
+  ASSERT_EQ(d.rhythm.size(), 60u);
+  EXPECT_EQ(d.rhythm[15], Rhythm::T);
+  ecgpipe::ReferenceBeats r;
+  for (int i = 0; i < 60; ++i) {
+    r.samples.push_back(100 * i + 50);
+    r.symbols.push_back('N');
+  }
+  r.has_rhythm = true;
+  r.rhythm = {{0, "N"}, {1050, "T"}, {2050, "N"}};
+  ecgpipe::EvalOptions eo;
+  const auto rep = ecgpipe::evaluate_read(r, d, eo, "ref", "b.csv");
+  ASSERT_TRUE(rep.has_af);
+  EXPECT_EQ(rep.rhythms[3].stats.reference_episodes, 1);
+  EXPECT_EQ(rep.rhythms[3].stats.detected_reference_episodes, 1);
+  EXPECT_EQ(rep.rhythms[3].stats.true_test_episodes, 1);
+  // Gross over two records, one at 250 Hz and one at 500 Hz: durations in ms add up.
+  std::vector<ecgpipe::RecordEvaluation> recs(2);
+  recs[0].record = "a";
+  recs[0].report = rep;
+  recs[1].record = "b";
+  recs[1].report = rep;
+  recs[1].report.fs = 2 * rep.fs;
+  const auto g = ecgpipe::gross_evaluation(recs);
+  EXPECT_EQ(g.rhythm_records, 2u);
+  const auto& gt = g.rhythms[3].stats;
+  EXPECT_EQ(gt.reference_episodes, 2);
+  EXPECT_EQ(gt.reference_duration, std::llround(1000.0 * static_cast<double>(rep.rhythms[3].stats.reference_duration) / rep.fs) +
+                                       std::llround(1000.0 * static_cast<double>(rep.rhythms[3].stats.reference_duration) / (2 * rep.fs)));
+  EXPECT_NE(ecgpipe::gross_evaluation_text(g).find("T: episode Se 100.00% (2/2)"), std::string::npos) << ecgpipe::gross_evaluation_text(g);
 }
 
 TEST(AfStats, ReferenceRhythmFromAnnotationsAndCsv) {

@@ -43,6 +43,11 @@ struct GrossEvaluation {
   // Average: the mean of each record's ratio, where it is defined (a record without reference V
   // beats has no VEB Se and does not count in that mean; VEB and SVEB only for records with classes).
   MeanRatio qrs_se, qrs_ppv, veb_se, veb_ppv, sveb_se, sveb_ppv;
+  // Gross episode statistics over the records whose detections name rhythms (rhythm_records of
+  // them): AF's and each RhythmStats', durations in milliseconds (records may differ in rate).
+  std::size_t rhythm_records = 0;
+  AfStats af;
+  std::vector<RhythmStats> rhythms;
 };
 
 // QRS from the report's match; VEB / SVEB from its EC57 matrix (tp = fn = fp = 0 without classes).

@@ -15,6 +15,7 @@
 #include "ecgpipe/eval/beat_match.hpp"
 #include "ecgpipe/eval/ec57.hpp"
 #include "ecgpipe/io/wfdb.hpp"
+#include "ecgpipe/rhythm/af_detect.hpp"
 
 namespace ecgpipe {
 
@@ -115,6 +116,7 @@ struct Detections {
   std::string score_column;   // the column read, or empty
   std::vector<char> classes;  // column `class` (one beat label each: N S V F Q or a WFDB beat symbol), or empty
   std::vector<char> afib;     // column `rhythm` (1 where it is AFIB, 0 for any other rhythm name), or empty
+  std::vector<Rhythm> rhythm; // the same column by name (rhythm_named: AFIB, VT, SVTA, B, T; N for any other)
   std::vector<char> artefact; // column `quality` (1 where it is `artefact`, 0 otherwise), or empty
   bool from_annotations = false;  // read from a WFDB annotation file (detections_from_annotations)
 };
@@ -165,6 +167,13 @@ struct AfStats {
   double duration_ppv() const;
   AfStats& operator+=(const AfStats& o);  // gross statistics: sums over records
 };
+// The same episode and duration statistics for a rhythm the beat classes name beside AF (VT,
+// SVTA, B, T: ectopic_rhythm.hpp) against the reference's episodes of that name ("(VT", ...),
+// without AF's flutter exclusion: how well the rhythm column tells them, not only the beats.
+struct RhythmStats {
+  std::string rhythm;  // "VT", "SVTA", "B", "T"
+  AfStats stats;
+};
 struct EvalReport {
   std::string reference_path, detections_path;
   double fs = 250.0;
@@ -191,6 +200,7 @@ struct EvalReport {
   // rhythm column (ecgpipe's beats.csv): compare_af (rhythm_eval.hpp).
   bool has_af = false;
   AfStats af;
+  std::vector<RhythmStats> rhythms;  // with has_af, when the detections name rhythms (VT, SVTA, B, T)
 };
 
 struct EvalOptions {

@@ -34,5 +34,9 @@ AfStats compare_af(const std::vector<Episode>& reference_af, const std::vector<E
 // the reference's last rhythm running to `end`: what `rhythm --reference`, `run --reference` and
 // `eval` report.
 AfStats compare_af(const std::vector<RhythmChange>& reference, const std::vector<RhythmEpisode>& detected, std::int64_t end);
+// RhythmStats (evaluate.hpp) of VT, SVTA, B and T, in that order, of `detected` against the
+// reference's episodes of each, as compare_af counts (any overlap; durations in samples).
+std::vector<RhythmStats> compare_ectopic_rhythms(const std::vector<RhythmChange>& reference,
+                                                 const std::vector<RhythmEpisode>& detected, std::int64_t end);
 
 }  // namespace ecgpipe

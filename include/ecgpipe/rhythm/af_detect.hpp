@@ -30,6 +30,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,9 @@ enum class Rhythm : std::uint8_t {
 };
 // "N", "AFIB", "VT", "SVTA", "B", "T": as MIT-BIH names rhythms, without the parenthesis.
 const char* rhythm_name(Rhythm r);
+// The Rhythm of a name as rhythm_name writes it or MIT-BIH's aux ("(AFIB", "(VT", "(T"; a trailing
+// NUL or spaces ignored); N for any other rhythm (sinus "(N", "(SBR", flutter "(AFL", ...).
+Rhythm rhythm_named(std::string_view name);
 
 struct AfOptions {
   int window = 64;             // intervals in the median of successive differences (centred)
