@@ -16,6 +16,8 @@
 #include "ecgpipe/pipeline/plausibility.hpp"
 #include "ecgpipe/pipeline/segment.hpp"
 #ifdef ECGPIPE_WITH_CUDA
+#include "ecgpipe/io/edf.hpp"
+#include "ecgpipe/io/wfdb.hpp"
 #include "ecgpipe/pipeline/segment_cuda.hpp"
 #endif
 
@@ -70,7 +72,11 @@ DetectFileResult detect_file(const DetectFileOptions& o) {
   // A recording that may not fit the GPU's memory is detected in chunks on the host (the same R
   // peaks; segment_cuda.hpp).
   const bool on_host = device == Device::cpu || (!o.samples && chunk_on_host_for_gpu(o.input, o.csv.column, o.preset, o.chunk_seconds, o.gpu_memory));
-  if (!on_host)
+  // A CSV file is parsed on the GPU, as `run` does; a WFDB record or an EDF/BDF file (binary
+  // samples) and a signal given in memory are uploaded.
+  if (!on_host && !o.samples && !is_wfdb_record_path(o.input) && !is_edf_path(o.input))
+    found = detect_csv_peaks_cuda(o.input, o.csv, o.preset, o.fs, o.windows);
+  else if (!on_host)
     found = detect_peaks_cuda(o.samples ? *o.samples : read_signal(o.input, o.csv, o.fs), o.preset, o.fs, o.windows);
 #else
   const bool on_host = true;

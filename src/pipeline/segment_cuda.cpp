@@ -296,6 +296,13 @@ PeakDetection detect_peaks_cuda(const std::vector<float>& host_signal, Preset pr
   return detect_on_device(signal.cspan(), preset, fs, w, ctx.stream);
 }
 
+PeakDetection detect_csv_peaks_cuda(const std::string& path, const CsvOptions& csv, Preset preset, double fs,
+                                    const SampleWindows& w) {
+  CudaContext ctx;  // declared first: it outlives (and its destructor waits for) the buffers below
+  const DeviceBuffer<float> signal = read_csv_column_cuda(path, csv, ctx.stream);
+  return detect_on_device(signal.cspan(), preset, fs, w, ctx.stream);
+}
+
 PeakDetection detect_peaks_cuda(DeviceSpan<const float> signal, int device, Preset preset, double fs, const SampleWindows& w) {
   ECGPIPE_CUDA_CHECK(cudaSetDevice(device));
   // The caller's memory, read in place: whoever wrote it (PyTorch, CuPy) may have queued that on

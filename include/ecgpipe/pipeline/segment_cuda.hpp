@@ -24,6 +24,11 @@ std::size_t device_pool_peak_bytes();
 // host. Robust: detect_beats_cuda; seed: the gates on the device, then select_beats and the R
 // offset on the host, as the CPU path of `detect`.
 PeakDetection detect_peaks_cuda(const std::vector<float>& signal, Preset preset, double fs, const SampleWindows& windows);
+// The same for a CSV file's column, parsed on the GPU (read_csv_column_cuda, bit for bit the
+// host reader's values, so the same R peaks), as `run` reads it: no host copy of the signal, no
+// upload (issue 29: `detect` read it on the host first and was slower than the whole `run`).
+PeakDetection detect_csv_peaks_cuda(const std::string& path, const CsvOptions& csv, Preset preset, double fs,
+                                    const SampleWindows& windows);
 // The same for a signal that is already on GPU `device` (a caller's array: the Python API's
 // CuPy or PyTorch CUDA input), read in place: no copy of it anywhere (PeakDetection::input_address
 // is signal.data). Waits for the device first (the array's writer may use a stream of its own).
