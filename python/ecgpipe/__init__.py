@@ -140,9 +140,9 @@ class Model:
         """Scores every beat of ``signal`` (sampled at ``fs``, the model's rate; a Recording brings
         its own) with this model: ``ecgpipe score``. With ``out``, also writes the command line's
         output folder there."""
-        x, rate, name, units, start = _signal_args(signal, fs, name)
+        x, rate, name, info = _signal_args(signal, fs, name)
         with _model_file(self._data) as path:
-            beats_csv, report, _ = _native.score(x, rate, path, name, device, _out(out), units, start)
+            beats_csv, report, _ = _native.score(x, rate, path, name, device, _out(out), info)
         return _analysis(Analysis, beats_csv, report)
 
     def __repr__(self) -> str:
@@ -201,11 +201,12 @@ def analyze(signal: Any, fs: Optional[float] = None, *, device: str = "auto", na
             out: Optional[PathLike] = None) -> Analysis:
     """Everything but the VAE, as ``ecgpipe analyze``: the beats (R peaks, classes, rhythm,
     quality) and the Holter summary. ``signal`` may be a Recording (``ecgpipe.read``): then its
-    rate, units, start time and path come with it. ``name`` names the recording in the report and
+    rate, path and what the reader said of it (format, column, rate source, units, warnings) come
+    with it. ``name`` names the recording in the report and
     its output files (default: the Recording's path, else "signal"); with ``out``, the command
     line's output folder is also written there (report.html, beats.csv, ...)."""
-    x, rate, name, units, start = _signal_args(signal, fs, name)
-    beats_csv, report, _ = _native.analyze(x, rate, name, device, _out(out), units, start)
+    x, rate, name, info = _signal_args(signal, fs, name)
+    beats_csv, report, _ = _native.analyze(x, rate, name, device, _out(out), info)
     return _analysis(Analysis, beats_csv, report)
 
 
@@ -219,10 +220,10 @@ def run(signal: Any, fs: Optional[float] = None, *, epochs: int = 30, seed: int 
     after the current epoch (KeyboardInterrupt), with or without ``progress``."""
     epochs = _whole("epochs", epochs, 1, 100000)
     seed = _whole("seed", seed, 0, 2**64 - 1)
-    x, rate, name, units, start = _signal_args(signal, fs, name)
+    x, rate, name, info = _signal_args(signal, fs, name)
     callback = _progress_callback(progress, epochs)
     try:
-        beats_csv, report, model_bytes = _native.run(x, rate, name, device, _out(out), units, start,
+        beats_csv, report, model_bytes = _native.run(x, rate, name, device, _out(out), info,
                                                      epochs, seed, model, callback)
     finally:
         if callback is not None and hasattr(callback, "close"):
@@ -284,18 +285,18 @@ def _whole(what: str, value: Any, lo: int, hi: int) -> int:
     return int(value)
 
 
-def _signal_args(signal: Any, fs: Optional[float], name: Optional[str]) -> Tuple[Any, float, str, str, str]:
-    """(samples, rate, name, units, start time) for the native calls: a Recording gives its own
-    rate (unless ``fs`` overrides it), path, units and start time, as the command line reads them."""
-    units = start = ""
+def _signal_args(signal: Any, fs: Optional[float], name: Optional[str]) -> Tuple[Any, float, str, Dict[str, Any]]:
+    """(samples, rate, name, info) for the native calls: a Recording gives its own rate (unless
+    ``fs`` overrides it), path, and its info (format, column, where the rate came from, units,
+    start time, the reader's warnings), so that the report says what the command line's says."""
+    info: Dict[str, Any] = {}
     if isinstance(signal, Recording):
-        if fs is None:
-            fs = signal.fs
+        if fs is None or float(fs) == signal.fs:
+            fs, info = signal.fs, dict(signal.info)
         if name is None:
             name = signal.info.get("path", "")
-        units, start = signal.info.get("units", ""), signal.info.get("start_time", "")
         signal = signal.signal
-    return _host_signal(signal), _rate(fs), "signal" if name is None else str(name), units, start
+    return _host_signal(signal), _rate(fs), "signal" if name is None else str(name), info
 
 
 def _out(out: Optional[PathLike]) -> str:

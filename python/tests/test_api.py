@@ -163,6 +163,18 @@ def test_a_wfdb_recording_keeps_its_units(hea, tmp_path):
     assert rec.info["units"] == "mV"
     a = ecgpipe.analyze(rec, device="cpu", out=tmp_path / "o")
     assert a.report["input"]["units"] == "mV" and a.report["input"]["path"] == str(hea)
+    assert a.report["input"]["format"] == "WFDB" and a.report["input"]["fs_source"] == "WFDB header"
+    # Another rate than the recording's: the report says it was given.
+    b = ecgpipe.analyze(rec, fs=rec.fs * 2, device="cpu")
+    assert b.report["input"]["fs_source"] == "given" and b.report["input"]["fs"] == rec.fs * 2
+
+
+def test_a_recording_without_rate_keeps_the_readers_warning():
+    with pytest.warns(ecgpipe.EcgpipeWarning):
+        rec = ecgpipe.read(SAMPLE)
+    with pytest.warns(ecgpipe.EcgpipeWarning, match="250 Hz"):
+        a = ecgpipe.analyze(rec, device="cpu")
+    assert a.report["input"]["fs_source"].startswith("default") and any("250 Hz" in w for w in a.report["warnings"])
 
 
 @pytest.mark.parametrize("kwargs", [dict(seed=-1), dict(seed=2**64), dict(seed=1.5), dict(epochs=0),

@@ -91,14 +91,30 @@ SignalSource given_source(double fs) {
   return s;
 }
 
+// A Recording's info (ecgpipe.read; empty for a bare array) into the SignalSource the command
+// line would have for that file: the report then says where the rate, the column and the units
+// came from, and repeats the reader's warnings (a guessed rate).
+void apply_recording_info(const nb::dict& info, SignalSource& s) {
+  const auto text = [&info](const char* key) { return info.contains(key) ? nb::cast<std::string>(info[key]) : std::string(); };
+  if (info.size() == 0) return;
+  s.format = text("format");
+  s.fs_source = text("fs_source");
+  s.column = text("column");
+  s.signal_name = text("signal_name");
+  s.units = text("units");
+  s.start_time = text("start_time");
+  s.fs_is_default = info.contains("fs_is_default") && nb::cast<bool>(info["fs_is_default"]);
+  if (info.contains("warnings"))
+    for (nb::handle w : nb::cast<nb::list>(info["warnings"])) s.warnings.push_back(nb::cast<std::string>(w));
+}
+
 // The options of `run` / `analyze` / `score` for an in-memory signal, the windows scaled to fs
 // as the command line scales them.
 RunOptions run_options(const Signal& signal, double fs, const std::string& name, const std::string& device,
-                       const std::string& out, const std::string& units, const std::string& start_time) {
+                       const std::string& out, const nb::dict& info) {
   RunOptions o;
   o.source = given_source(fs);
-  o.source.units = units;            // a Recording's (ecgpipe.read): the report's axes and clock
-  o.source.start_time = start_time;
+  apply_recording_info(info, o.source);
   o.fs = fs;
   const SampleWindows w = seed_windows(fs);
   o.ricker_width = w.ricker_width;
@@ -195,17 +211,17 @@ nb::tuple detect(const Signal& signal, double fs, const std::string& device, con
 }
 
 nb::tuple analyze(const Signal& signal, double fs, const std::string& name, const std::string& device,
-                  const std::string& out, const std::string& units, const std::string& start_time) {
-  RunOptions o = run_options(signal, fs, name, device, out, units, start_time);
+                  const std::string& out, const nb::dict& info) {
+  RunOptions o = run_options(signal, fs, name, device, out, info);
   o.analyze_only = true;
   validate(o);
   return run_outputs(o);
 }
 
 nb::tuple run(const Signal& signal, double fs, const std::string& name, const std::string& device,
-              const std::string& out, const std::string& units, const std::string& start_time, int epochs,
+              const std::string& out, const nb::dict& info, int epochs,
               std::uint64_t seed, const std::string& model, std::optional<nb::callable> progress) {
-  RunOptions o = run_options(signal, fs, name, device, out, units, start_time);
+  RunOptions o = run_options(signal, fs, name, device, out, info);
   o.train.epochs = epochs;
   o.train.seed = seed;
   o.model = named(model_names(), model, "model");
@@ -223,9 +239,8 @@ nb::tuple run(const Signal& signal, double fs, const std::string& name, const st
 }
 
 nb::tuple score(const Signal& signal, double fs, const std::string& model_path, const std::string& name,
-                const std::string& device, const std::string& out, const std::string& units,
-                const std::string& start_time) {
-  RunOptions o = run_options(signal, fs, name, device, out, units, start_time);
+                const std::string& device, const std::string& out, const nb::dict& info) {
+  RunOptions o = run_options(signal, fs, name, device, out, info);
   std::string meta;
   {
     nb::gil_scoped_release release;
@@ -322,12 +337,12 @@ NB_MODULE(_ecgpipe, m) {
   m.def("read", &ecgpipe::python::read, nb::arg("path"), nb::arg("column").none() = nb::none(), nb::arg("fs").none() = nb::none());
   m.def("detect", &ecgpipe::python::detect, nb::arg("signal"), nb::arg("fs"), nb::arg("device"), nb::arg("preset"));
   m.def("analyze", &ecgpipe::python::analyze, nb::arg("signal"), nb::arg("fs"), nb::arg("name"), nb::arg("device"),
-        nb::arg("out"), nb::arg("units"), nb::arg("start_time"));
+        nb::arg("out"), nb::arg("info"));
   m.def("run", &ecgpipe::python::run, nb::arg("signal"), nb::arg("fs"), nb::arg("name"), nb::arg("device"), nb::arg("out"),
-        nb::arg("units"), nb::arg("start_time"), nb::arg("epochs"), nb::arg("seed"), nb::arg("model"),
+        nb::arg("info"), nb::arg("epochs"), nb::arg("seed"), nb::arg("model"),
         nb::arg("progress").none());
   m.def("score", &ecgpipe::python::score, nb::arg("signal"), nb::arg("fs"), nb::arg("model_path"), nb::arg("name"),
-        nb::arg("device"), nb::arg("out"), nb::arg("units"), nb::arg("start_time"));
+        nb::arg("device"), nb::arg("out"), nb::arg("info"));
   m.def("evaluate", &ecgpipe::python::evaluate, nb::arg("reference_path"), nb::arg("samples"), nb::arg("symbols"), nb::arg("detections"),
         nb::arg("classes"), nb::arg("fs"), nb::arg("tolerance_ms"));
   m.def("model_meta", [](const std::string& path) {
