@@ -8,11 +8,11 @@
 namespace ecgpipe {
 namespace {
 
-// Marks beats [first, first + count) as `name` unless one of them is AF.
-void mark(std::vector<Rhythm>& rhythm, std::size_t first, std::size_t count, Rhythm name) {
+// Marks beats [first, first + count) as `name` unless one of them is AF and `over_af` is false.
+void mark(std::vector<Rhythm>& rhythm, std::size_t first, std::size_t count, Rhythm name, bool over_af = false) {
   if (first + count > rhythm.size()) throw InternalError("name_ectopic_rhythms: a span beyond the beats");
   const auto from = rhythm.begin() + static_cast<std::ptrdiff_t>(first), to = from + static_cast<std::ptrdiff_t>(count);
-  if (std::find(from, to, Rhythm::AFIB) != to) return;
+  if (!over_af && std::find(from, to, Rhythm::AFIB) != to) return;
   std::fill(from, to, name);
 }
 
@@ -27,7 +27,8 @@ void name_ectopic_rhythms(const HolterSummary& h, std::vector<Rhythm>& rhythm) {
   for (const BigeminyEpisode& b : h.trigeminy)
     if (b.cls == 'V') mark(rhythm, b.first_beat, 3 * b.cycles, Rhythm::T);
   for (const EctopicRun& run : h.runs)
-    if (run.rate_bpm >= kTachycardiaBpm) mark(rhythm, run.first_beat, run.beats, run.cls == 'V' ? Rhythm::VT : Rhythm::SVTA);
+    if (run.rate_bpm >= kTachycardiaBpm)
+      mark(rhythm, run.first_beat, run.beats, run.cls == 'V' ? Rhythm::VT : Rhythm::SVTA, run.cls == 'V');
 }
 
 }  // namespace ecgpipe

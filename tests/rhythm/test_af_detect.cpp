@@ -340,7 +340,7 @@ struct ClassedBeats {
   }
 };
 
-// VT, SVTA and bigeminy from the classes (the Holter summary's runs and episodes), never over AF.
+// VT, SVTA and bigeminy from the classes (the Holter summary's runs and episodes); over AF only VT.
 TEST(EctopicRhythm, RunsAndBigeminyAreNamedOutsideAf) {
   // 250 Hz. Beats every 200 samples (75 bpm) except the fast runs (every 100: 150 bpm) and a slow
   // V run (every 300: 50 bpm).
@@ -360,7 +360,7 @@ TEST(EctopicRhythm, RunsAndBigeminyAreNamedOutsideAf) {
   for (int i = 0; i < 5; ++i) add('N', 200);
   for (int i = 0; i < 3; ++i) add('V', 300);  // beats 35-37: a slow V run: not VT
   for (int i = 0; i < 5; ++i) add('N', 200);
-  for (int i = 0; i < 3; ++i) add('V', 100);  // beats 43-45: a fast V run inside AF
+  for (int i = 0; i < 3; ++i) add('V', 100);  // beats 43-45: a fast V run inside AF: VT, as MIT-BIH marks it
   for (int i = 0; i < 5; ++i) add('N', 200);
   const auto h = ecgpipe::holter_summary(peaks, 250.0, cls, 0.0);
   std::vector<Rhythm> r(peaks.size(), Rhythm::N);
@@ -373,7 +373,21 @@ TEST(EctopicRhythm, RunsAndBigeminyAreNamedOutsideAf) {
   EXPECT_EQ(span(14, 17), std::vector<Rhythm>(3, Rhythm::SVTA));
   EXPECT_EQ(span(22, 30), std::vector<Rhythm>(8, Rhythm::B));
   EXPECT_EQ(span(35, 38), std::vector<Rhythm>(3, Rhythm::N)) << "50 bpm: idioventricular, not VT";
-  EXPECT_EQ(span(43, 46), std::vector<Rhythm>(3, Rhythm::AFIB)) << "AF keeps its beats";
+  EXPECT_EQ(span(41, 43), std::vector<Rhythm>(2, Rhythm::AFIB));
+  EXPECT_EQ(span(43, 46), std::vector<Rhythm>(3, Rhythm::VT)) << "VT inside AF is VT (MIT-BIH 203: 21 such episodes)";
+  EXPECT_EQ(span(46, 48), std::vector<Rhythm>(2, Rhythm::AFIB));
+  // An S run inside AF is AF's irregular response, and bigeminy there is not told: both stay AF.
+  ClassedBeats in_af;
+  for (int i = 0; i < 5; ++i) in_af.add('N', 200);
+  for (int i = 0; i < 3; ++i) in_af.add('S', 100);
+  for (int i = 0; i < 4; ++i) {
+    in_af.add('N', 200);
+    in_af.add('V', 150);
+  }
+  for (int i = 0; i < 5; ++i) in_af.add('N', 200);
+  std::vector<Rhythm> all_af(in_af.peaks.size(), Rhythm::AFIB);
+  ecgpipe::name_ectopic_rhythms(ecgpipe::holter_summary(in_af.peaks, 250.0, in_af.cls, 0.0), all_af);
+  EXPECT_EQ(all_af, std::vector<Rhythm>(in_af.peaks.size(), Rhythm::AFIB));
   EXPECT_STREQ(ecgpipe::rhythm_name(Rhythm::VT), "VT");
   EXPECT_STREQ(ecgpipe::rhythm_name(Rhythm::SVTA), "SVTA");
   EXPECT_STREQ(ecgpipe::rhythm_name(Rhythm::B), "B");

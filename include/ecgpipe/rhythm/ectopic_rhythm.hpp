@@ -1,8 +1,9 @@
 // Rhythms that the beat classes name (MIT-BIH's rhythm annotations): ventricular tachycardia,
 // supraventricular tachyarrhythmia, ventricular bigeminy and trigeminy, from the Holter summary's
 // runs, bigeminy and trigeminy episodes (holter.hpp: the same definitions the report counts), so that the rhythm
-// column and rhythm.csv say where they are. AF keeps its beats: runs inside AF are AF's (an S run
-// in AF is AF's irregular response; MIT-BIH marks VT inside AF rarely).
+// column and rhythm.csv say where they are. Inside AF only VT is named (MIT-BIH marks it there:
+// record 203 has 21 VT episodes inside its AF); an S run in AF is AF's irregular response, and
+// bigeminy and trigeminy are not told in AF's irregular intervals: those beats stay AF.
 #pragma once
 
 #include <vector>
@@ -18,8 +19,8 @@ inline constexpr double kTachycardiaBpm = 100.0;
 
 // Sets `rhythm` (one per beat of the summary, AF already marked) to VT over each V run and to
 // SVTA over each S run of at least kTachycardiaBpm, to B over each V bigeminy episode and to T
-// over each V trigeminy episode (from its first N to its last V), wherever no beat of the span is AF. InternalError for a summary
-// whose beats are not those of `rhythm`.
+// over each V trigeminy episode (from its first N to its last V); each but VT only where no beat
+// of the span is AF. InternalError for a summary whose beats are not those of `rhythm`.
 void name_ectopic_rhythms(const HolterSummary& holter, std::vector<Rhythm>& rhythm);
 
 }  // namespace ecgpipe
