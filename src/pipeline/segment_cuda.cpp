@@ -110,16 +110,16 @@ bool chunk_on_host_for_gpu(const std::string& input, const std::string& channel,
   if (!samples) return false;  // a WFDB record (read whole), or a file the reader reports on
   const GpuBudget budget = gpu_memory_budget(cap);
   const GpuMemoryPlan plan = plan_gpu_memory(*samples, kGpuBytesPerSample, budget.bytes);
-  constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
+  const auto mib = [](std::uint64_t bytes) { return static_cast<double>(bytes) / static_cast<double>(1 << 20); };
   if (plan.whole) {
-    spdlog::info("{}: {} samples x {} B = {} MiB of GPU memory, within the budget of {} MiB ({}): read and detected "
-                 "whole on the GPU",
-                 input, plan.samples, kGpuBytesPerSample, plan.need_bytes / kMiB, budget.bytes / kMiB, budget.source);
+    spdlog::info("{}: {} samples x {} B = {:.1f} MiB of GPU memory, within the budget of {:.1f} MiB ({}): read and "
+                 "detected whole on the GPU",
+                 input, plan.samples, kGpuBytesPerSample, mib(plan.need_bytes), mib(budget.bytes), budget.source);
     return false;
   }
-  spdlog::info("{}: {} samples x {} B = {} MiB of GPU memory, over the budget of {} MiB ({}): read and detected in "
-               "chunks on the host, trained and scored on the GPU",
-               input, plan.samples, kGpuBytesPerSample, plan.need_bytes / kMiB, budget.bytes / kMiB, budget.source);
+  spdlog::info("{}: {} samples x {} B = {:.1f} MiB of GPU memory, over the budget of {:.1f} MiB ({}): read and detected "
+               "in chunks on the host, trained and scored on the GPU",
+               input, plan.samples, kGpuBytesPerSample, mib(plan.need_bytes), mib(budget.bytes), budget.source);
   return true;
 }
 

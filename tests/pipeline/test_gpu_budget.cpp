@@ -75,7 +75,7 @@ TEST(GpuBudget, WholeWhenTheSamplesNeedAtMostTheBudget) {
   EXPECT_FALSE(plan_gpu_memory(1000, kGpuBytesPerSample, budget - 1).whole);
   EXPECT_TRUE(plan_gpu_memory(0, kGpuBytesPerSample, 0).whole);
   EXPECT_FALSE(plan_gpu_memory(1, kGpuBytesPerSample, 0).whole);
-  // Saturates instead of wrapping: 2^60 samples at 96 B do not fit 2^64 - 1 bytes.
+  // Saturates instead of wrapping: 2^60 samples at 144 B do not fit 2^64 - 1 bytes.
   const GpuMemoryPlan huge = plan_gpu_memory(std::uint64_t{1} << 60, kGpuBytesPerSample, kMax - 1);
   EXPECT_EQ(huge.need_bytes, kMax);
   EXPECT_FALSE(huge.whole);

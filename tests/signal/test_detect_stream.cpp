@@ -321,7 +321,7 @@ TEST(GpuChunking, RobustCsvAndEdfFilesOverTheBudgetGoThroughTheHost) {
   const std::uint64_t need = 1001 * kGpuBytesPerSample;
   EXPECT_FALSE(chunk_on_host_for_gpu(csv, "", Preset::robust, 600.0, need));
   EXPECT_TRUE(chunk_on_host_for_gpu(csv, "", Preset::robust, 600.0, need - 1));
-  ScopedEnv plenty(kBudgetEnv, "1");  // 1 MiB: ~10900 samples, the file has 1000
+  ScopedEnv plenty(kBudgetEnv, "1");  // 1 MiB: 7281 samples, the file has 1000
   EXPECT_FALSE(chunk_on_host_for_gpu(csv, "", Preset::robust, 600.0));
 }
 
@@ -365,12 +365,12 @@ TEST(GpuChunkingCli, OverTheBudgetRunAndDetectGiveTheWholeGpuPathsResults) {
   // --gpu-memory does the same as the variable, and says which way it went and why.
   const auto small = testutil::run_ecgpipe("detect " + in + " --device cuda --gpu-memory 1K --out '" + (dir / "detect1K.csv").string() + "'", dir);
   ASSERT_EQ(small.code, 0) << small.err;
-  EXPECT_NE(small.err.find("over the budget of 0 MiB (--gpu-memory): read and detected in chunks on the host"), std::string::npos)
+  EXPECT_NE(small.err.find("over the budget of 0.0 MiB (--gpu-memory): read and detected in chunks on the host"), std::string::npos)
       << small.err;
   EXPECT_EQ(testutil::read_text(dir / "detect0.csv"), testutil::read_text(dir / "detect1K.csv"));
   const auto large = testutil::run_ecgpipe("detect " + in + " --device cuda --gpu-memory 1G --out '" + (dir / "detect1G.csv").string() + "'", dir);
   ASSERT_EQ(large.code, 0) << large.err;
-  EXPECT_NE(large.err.find("within the budget of 1024 MiB (--gpu-memory): read and detected whole on the GPU"), std::string::npos)
+  EXPECT_NE(large.err.find("within the budget of 1024.0 MiB (--gpu-memory): read and detected whole on the GPU"), std::string::npos)
       << large.err;
   EXPECT_EQ(testutil::read_text(dir / "detect0.csv"), testutil::read_text(dir / "detect1G.csv"));
   const std::string a = testutil::read_text(dir / "run0" / "beats.csv"), b = testutil::read_text(dir / "run1024" / "beats.csv");

@@ -13,13 +13,14 @@ namespace ecgpipe {
 // Device memory the whole GPU path holds a sample at its peak, the band-pass (kernels/signal/
 // bandpass.cu, signal/band-pass/plan all alive at once): the signal as floats 4, the band-pass
 // output as doubles 8, and the plan's Ricker kernel 8, its spectrum 8 (n/2+1 complex doubles),
-// the widened signal 8 and the product 8 -- 44 -- plus cuFFT's work area (about one complex double
-// a sample for smooth lengths, several for a length with a large prime factor, which cuFFT does by
-// Bluestein's padding). Every other stage holds less: the CSV reader ~8 (its growing output and
-// the exact copy), the robust detector 36 (signal, band-pass, y, m and e or the candidates'
-// positions, 8 each but the signal), the beat matrix ~3 (0.7 KB a beat). 96 covers the band-pass
-// with a Bluestein-sized work area.
-inline constexpr std::uint64_t kGpuBytesPerSample = 96;
+// the widened signal 8 and the product 8 -- 44 -- plus cuFFT's work area, which depends on the
+// length's factors. Every other stage holds less: the CSV reader ~8 (its growing output and the
+// exact copy), the robust detector 36 (signal, band-pass, y, m and e or the candidates'
+// positions), the beat matrix ~3 (0.7 KB a beat). Measured (`ecgpipe bench`'s stream-ordered pool
+// peak over the samples, H100, 2026-11-26): 54.4 B for 21.6 M samples (24 h at 250 Hz), 52.2 B for
+// 241.9 M (14 days at 200 Hz), 127.5 B for 20,000,003 (a prime: cuFFT pads it for Bluestein's
+// algorithm). 144 covers the worst with a margin of an eighth.
+inline constexpr std::uint64_t kGpuBytesPerSample = 144;
 // What is kept back from the device's free memory when no budget is given: the CUDA context's
 // later needs, cuFFT's plans, LibTorch's kernels, workspaces and the training that follows.
 // A tenth of the free memory, at least 1 GiB.
