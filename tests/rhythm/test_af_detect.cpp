@@ -201,6 +201,13 @@ TEST(AfStats, EctopicRhythmEpisodesAgainstTheReference) {
   EXPECT_EQ(vt.test_episodes, 1);
   EXPECT_EQ(vt.true_test_episodes, 0);
   EXPECT_EQ(stats[1].stats.reference_episodes + stats[1].stats.test_episodes, 0) << "no SVTA anywhere";
+  // A VT found inside the reference's ventricular flutter is left out, as AF inside flutter is.
+  std::vector<RhythmChange> with_vfl = ref;
+  with_vfl.push_back({4900, "VFL"});
+  with_vfl.push_back({5200, "N"});
+  const auto vfl = ecgpipe::compare_ectopic_rhythms(with_vfl, det, 6000);
+  EXPECT_EQ(vfl[0].stats.test_episodes, 0);
+  EXPECT_EQ(vfl[0].stats.reference_episodes, 1);
 
   EXPECT_EQ(ecgpipe::rhythm_named("(T"), Rhythm::T);
   EXPECT_EQ(ecgpipe::rhythm_named(std::string("(AFIB\0", 6)), Rhythm::AFIB);

@@ -169,7 +169,8 @@ struct AfStats {
 };
 // The same episode and duration statistics for a rhythm the beat classes name beside AF (VT,
 // SVTA, B, T: ectopic_rhythm.hpp) against the reference's episodes of that name ("(VT", ...),
-// without AF's flutter exclusion: how well the rhythm column tells them, not only the beats.
+// reference ventricular flutter left out of the detected VT (compare_ectopic_rhythms): how well
+// the rhythm column tells them, not only the beats.
 struct RhythmStats {
   std::string rhythm;  // "VT", "SVTA", "B", "T"
   AfStats stats;
