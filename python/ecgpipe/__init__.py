@@ -172,7 +172,7 @@ def read(path: PathLike, column: Optional[Union[str, int]] = None, fs: Optional[
     index, a WFDB/EDF signal name or index (default: ``heartbeats``, else the first that is not a
     time or an index column). The rate: ``fs`` if given (it must agree with a header's), else the
     header's, else a CSV time column's, else 250 Hz with an EcgpipeWarning."""
-    path = os.fspath(path)
+    path = _path("path", path)
     if not os.path.splitext(path)[1] and os.path.exists(path + ".hea"):
         path += ".hea"  # a WFDB record named as wfdb-python names it
     signal, rate, info = _native.read(path, None if column is None else str(column),
@@ -243,7 +243,7 @@ def evaluate(reference: Any, detections: Any, fs: float, *, classes: Optional[An
     letters = "" if classes is None else "".join(str(c) for c in classes)
     empty = np.zeros(0, dtype=np.int64)
     if isinstance(reference, (str, os.PathLike)):
-        text = _native.evaluate(os.fspath(reference), empty, "", det, letters, float(fs), float(tolerance_ms))
+        text = _native.evaluate(_path("reference", reference), empty, "", det, letters, float(fs), float(tolerance_ms))
     else:
         samples, symbols = reference
         ref = np.ascontiguousarray(np.asarray(samples, dtype=np.int64))
@@ -296,13 +296,27 @@ def _signal_args(signal: Any, fs: Optional[float], name: Optional[str]) -> Tuple
         if name is None:
             name = signal.info.get("path", "")
         signal = signal.signal
-    return _host_signal(signal), _rate(fs), "signal" if name is None else str(name), info
+    name = "signal" if name is None else str(name)
+    if "\0" in name:
+        raise UsageError(f"name: a NUL character in {name!r}")
+    return _host_signal(signal), _rate(fs), name, info
+
+
+def _path(what: str, path: PathLike) -> str:
+    """A path as the native side takes it: text without NUL (the C library would cut it there
+    and read or write another file than the one named)."""
+    text = os.fspath(path)
+    if isinstance(text, bytes):
+        text = os.fsdecode(text)
+    if "\0" in text:
+        raise UsageError(f"{what}: a path with a NUL character: {text!r}")
+    return text
 
 
 def _out(out: Optional[PathLike]) -> str:
     if out is None:
         return ""
-    text = os.fspath(out)
+    text = _path("out", out)
     if not text:
         raise UsageError("out: an empty folder name (None writes nothing)")
     return text

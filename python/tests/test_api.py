@@ -319,6 +319,17 @@ def test_other_dtypes_and_containers_are_read_as_float32(sample):
     np.testing.assert_array_equal(ecgpipe.detect(strided, fs, device="cpu"), expected)
 
 
+def test_nul_in_a_path_or_name_is_a_usage_error(sample, tmp_path):
+    signal, fs = sample
+    with pytest.raises(ecgpipe.UsageError, match="NUL"):
+        ecgpipe.analyze(signal, fs, device="cpu", out=str(tmp_path / "o") + "\0x")
+    with pytest.raises(ecgpipe.UsageError, match="NUL"):
+        ecgpipe.analyze(signal, fs, device="cpu", name="a\0b")
+    with pytest.raises(ecgpipe.UsageError, match="NUL"):
+        ecgpipe.read(str(SAMPLE) + "\0.hea")
+    assert not (tmp_path / "o").exists()
+
+
 def test_output_errors(sample, tmp_path):
     signal, fs = sample
     (tmp_path / "file").write_text("x")
