@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Train ecgpipe's AAMI beat classifier on MIT-BIH DS1 and write data/beat-classifier.json.
 
-    scripts/train-classifier.py [--data ../shared/data/mitdb-ds1] [--ecgpipe build/ecgpipe] [--cv] [--out data/beat-classifier.json]
+    scripts/train-classifier.py [--data ../shared/data/mitdb-ds1] [--ecgpipe build/ecgpipe] [--cv [--svdb ../shared/data/svdb-dev]] [--out data/beat-classifier.json]
 
 Beats are ecgpipe's own detections (`ecgpipe detect --fs 360`) matched to the reference within
 150 ms (unmatched detections and Q beats are not used for training). Features: features() below,
@@ -92,15 +92,34 @@ def load(data, rec, ecgpipe, tmp):
     R = np.loadtxt(det_path, delimiter=',', skiprows=1, dtype=np.int64, ndmin=2)[:, 1]
     ref = np.genfromtxt(f'{data}/{rec}_beats.csv', delimiter=',', skip_header=1, dtype=None, encoding=None)
     rs = np.array([int(s) for s, _ in ref]); rc = np.array([AAMI.get(str(c), -1) for _, c in ref])
+    return label(x, R, rs, rc, 360.0)
+
+
+def load_wfdb(path, ecgpipe, tmp):
+    """A WFDB record (the SVDB's: 128 Hz, lead ECG1 = signal 0, the lead ecgpipe reads by default):
+    its samples, ecgpipe's detections and the reference labels, as load() does for DS1's CSVs."""
+    import wfdb
+    rec = wfdb.rdrecord(path, channels=[0])
+    x, fs = rec.p_signal[:, 0].astype(np.float32), float(rec.fs)
+    det_path = os.path.join(tmp, os.path.basename(path) + '.csv')
+    subprocess.run([ecgpipe, '-q', 'detect', path + '.hea', '--out', det_path], check=True)
+    R = np.loadtxt(det_path, delimiter=',', skiprows=1, dtype=np.int64, ndmin=2)[:, 1]
+    ann = wfdb.rdann(path, 'atr')
+    rs = np.asarray(ann.sample, dtype=np.int64); rc = np.array([AAMI.get(str(c), -1) for c in ann.symbol])
+    return label(x, R, rs, rc, fs)
+
+
+def label(x, R, rs, rc, fs):
+    """Features of the detected beats R, each labelled with its reference class within 150 ms (-1: none)."""
     rs, rc = rs[rc >= 0], rc[rc >= 0]
-    tol = int(0.15 * 360)  # 150 ms: nearest reference beat
+    tol = int(0.15 * fs)
     j = np.searchsorted(rs, R); lab = np.full(len(R), -1)
     for i, d in enumerate(R):
         best, bd = -1, tol + 1
         for k in (j[i] - 1, j[i]):
             if 0 <= k < len(rs) and abs(rs[k] - d) < bd: bd, best = abs(rs[k] - d), k
         if best >= 0: lab[i] = rc[best]
-    return features(x.astype(np.float64), R, 360.0), lab
+    return features(x.astype(np.float64), R, fs), lab
 
 
 def make_model():
@@ -150,6 +169,32 @@ def cross_validate(data):
               f' | N labelled S {C[0,1]}')
 
 
+def cross_database(data, ds1, svdb):
+    """The figures per database (issue 24): the DS1-only model (what ships) on the SVDB records, a
+    database it never saw; and a model of both databases under record-wise CV (11 folds, each
+    holding out 2 DS1 records and every 11th SVDB record), per database and pooled."""
+    def report(name, Y, P):
+        C, vse, vpp, sse, spp = ec57(np.concatenate(Y), np.concatenate(P))
+        print(f'{name}: {C.sum()} matched beats (S {C[1].sum()}, V {C[2].sum()}): VEB Se {100*vse:.1f} % +P {100*vpp:.1f} %; '
+              f'SVEB Se {100*sse:.1f} % +P {100*spp:.1f} %')
+    m = make_model().fit(*training_set(data, ds1))
+    Y, P = [], []
+    for r in svdb:
+        X, y = data[r]; keep = y >= 0
+        Y.append(y[keep]); P.append(m.predict(X[keep]))
+    report('DS1 model on the 40 SVDB records (never trained on)', Y, P)
+    folds = [ds1[i::11] + svdb[i::11] for i in range(11)]
+    by_db = {'DS1': ([], []), 'SVDB': ([], [])}
+    for fold in folds:
+        m = make_model().fit(*training_set(data, [r for r in ds1 + svdb if r not in fold]))
+        for r in fold:
+            X, y = data[r]; keep = y >= 0
+            Yd, Pd = by_db['SVDB' if r in svdb else 'DS1']
+            Yd.append(y[keep]); Pd.append(m.predict(X[keep]))
+    for name, (Yd, Pd) in by_db.items(): report(f'DS1 + SVDB model, record-wise CV, on {name}', Yd, Pd)
+    report('DS1 + SVDB model, record-wise CV, pooled', by_db['DS1'][0] + by_db['SVDB'][0], by_db['DS1'][1] + by_db['SVDB'][1])
+
+
 def export(model):
     trees = []
     for iteration in model._predictors:
@@ -175,10 +220,18 @@ def main():
     ap.add_argument('--ecgpipe', default=os.path.join(here, '..', 'build', 'ecgpipe'))
     ap.add_argument('--out', default=os.path.join(here, '..', 'data', 'beat-classifier.json'))
     ap.add_argument('--cv', action='store_true', help='print the record-wise cross-validated figures too')
+    ap.add_argument('--svdb', help='with --cv: the SVDB development records (../shared/data/svdb-dev): the figures '
+                                   'per database, the shipped model (DS1) on them and a DS1 + SVDB model under '
+                                   'record-wise CV (needs wfdb-python); what ships stays the DS1 model')
     a = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         data = {r: load(a.data, r, a.ecgpipe, tmp) for r in RECS}
+        svdb = []
+        if a.svdb:
+            svdb = sorted(os.path.splitext(f)[0] for f in os.listdir(a.svdb) if f.endswith('.hea'))
+            data.update({r: load_wfdb(os.path.join(a.svdb, r), a.ecgpipe, tmp) for r in svdb})
     if a.cv: cross_validate(data)
+    if a.cv and svdb: cross_database(data, RECS, svdb)
     model = make_model().fit(*training_set(data, RECS))
     j = export(model)
     # The export must reproduce scikit-learn's decisions (a C++-style walk over the JSON).
