@@ -32,7 +32,8 @@ namespace {
 // table is zero-initialised static memory, touched only where used.
 constexpr int kSlots = 4096;
 constexpr std::size_t kPathMax = 4096;
-enum Kind : int { kFree = 0, kFile = 1, kDir = 2 };
+// kClaimed: taken by a thread that is still writing the path in; the handler skips it.
+enum Kind : int { kFree = 0, kFile = 1, kDir = 2, kClaimed = 3 };
 char g_path[kSlots][kPathMax];
 std::atomic<int> g_kind[kSlots];
 // The number of commits whose renames are under way (signals wait for them: `--jobs N` commits
@@ -45,7 +46,11 @@ static_assert(std::atomic<int>::is_always_lock_free, "the signal handler needs l
 int register_path(const std::string& path, Kind kind) {
   if (path.size() >= kPathMax) throw OutputError("output path too long: " + path);
   for (int k = 0; k < kSlots; ++k) {
-    if (g_kind[k].load() != kFree) continue;
+    // Claimed with one atomic step: a load-then-store let two threads take one free slot at once,
+    // each write its path into it and both get its number (one temporary then lost to the handler:
+    // OutputSet.ConcurrentRegistrationsGetDistinctSlots).
+    int free_slot = kFree;
+    if (!g_kind[k].compare_exchange_strong(free_slot, kClaimed)) continue;
     std::memcpy(g_path[k], path.c_str(), path.size() + 1);
     g_kind[k].store(kind);  // published after the path is complete
     return k;

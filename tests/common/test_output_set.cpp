@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -130,3 +131,30 @@ TEST(OutputSet, ConcurrentCommitsFromSeveralThreadsAllFinish) {
     EXPECT_EQ(list_dir(dir / ("t" + std::to_string(t))).size(), 2u) << "no temporaries or backups left";
   }
 }
+
+namespace {
+
+// Two threads registering at once took the same slot of the signal handlers' table: each saw it
+// free, both wrote their path into it and both got its number, so one temporary was no longer in
+// the table (a SIGTERM then left it behind: BatchCli.ManyJobsAtOnceAndSigtermLeaveNoTemporaries
+// failed under load on CI and the H200 host, 2026-11-26), and the first to finish freed the
+// other's slot. Every entry held at one time must be distinct.
+TEST(OutputSet, ConcurrentRegistrationsGetDistinctSlots) {
+  const fs::path root = fresh_dir();
+  constexpr int kThreads = 16, kEach = 100;  // 1600 held at once: within the table's 4096
+  std::vector<std::vector<int>> slots(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kEach; ++i)
+        slots[t].push_back(ecgpipe::make_output_dir((root / ("d" + std::to_string(t) + "_" + std::to_string(i))).string()));
+    });
+  for (auto& th : threads) th.join();
+  std::vector<int> all;
+  for (const auto& s : slots) all.insert(all.end(), s.begin(), s.end());
+  std::sort(all.begin(), all.end());
+  EXPECT_EQ(std::adjacent_find(all.begin(), all.end()), all.end()) << "a slot handed to two registrations";
+  for (int s : all) ecgpipe::forget_output_dir(s);
+}
+
+}  // namespace
