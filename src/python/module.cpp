@@ -229,10 +229,14 @@ nb::tuple run(const Signal& signal, double fs, const std::string& name, const st
   // Called from the training loop on this thread after each epoch, with the GIL taken back for
   // it: a Ctrl-C (or an exception in the progress callback) stops the training there, with or
   // without a callback (the GIL is released while it trains, so Python sees the signal only here).
-  o.train.on_epoch = [cb = std::move(progress), epochs](int epoch, double loss, double) {
+  // The callable is held through a shared_ptr: the pipeline copies its options while the GIL is
+  // released, and copying a shared_ptr touches no Python reference count; the last owner is `o`,
+  // destroyed here with the GIL held.
+  const auto callback = progress ? std::make_shared<nb::callable>(std::move(*progress)) : nullptr;
+  o.train.on_epoch = [callback, epochs](int epoch, double loss, double) {
     nb::gil_scoped_acquire acquire;
     if (PyErr_CheckSignals() != 0) throw nb::python_error();
-    if (cb) (*cb)(epoch, epochs, loss);
+    if (callback) (*callback)(epoch, epochs, loss);
   };
   validate(o);
   return run_outputs(o);
