@@ -112,28 +112,41 @@ class Model:
             return json.loads(_native.model_meta(path))
 
     def save(self, path: PathLike) -> None:
-        """Writes the model to ``path`` whole or not at all (a temporary file renamed into place)."""
-        path = os.fspath(path)
+        """Writes the model to ``path`` whole or not at all: a temporary file beside it, named as
+        the command line names its temporaries (``.NAME.ecgpipe-tmp.PID``, so that a later run
+        removes one left by a killed process), flushed to disk and renamed into place. OutputError
+        when it cannot be written."""
+        path = _path("path", path)
         folder = os.path.dirname(os.path.abspath(path))
-        fd, tmp = tempfile.mkstemp(prefix=".ecgpipe-model-", dir=folder)
+        tmp = os.path.join(folder, f".{os.path.basename(path)}.ecgpipe-tmp.{os.getpid()}")
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
+        except OSError as e:
+            raise OutputError(f"cannot write {path}: {e.strerror} ({tmp})") from None
         try:
             with os.fdopen(fd, "wb") as f:
                 f.write(self._data)
                 f.flush()
                 os.fsync(f.fileno())
             os.replace(tmp, path)
-        except BaseException:
+        except BaseException as e:
             if os.path.exists(tmp):
                 os.unlink(tmp)
+            if isinstance(e, OSError):
+                raise OutputError(f"cannot write {path}: {e.strerror}") from None
             raise
 
     @classmethod
     def load(cls, path: PathLike) -> "Model":
-        """Reads a model file; InputError for anything that is not a whole ecgpipe model."""
-        path = os.fspath(path)
-        _native.model_meta(path)  # the command line's checks, before the bytes are trusted
+        """Reads a model file; InputError for anything that is not a whole ecgpipe model (checked
+        as ``ecgpipe score`` checks it: the file first, so that the message names it, then the bytes
+        read, in case the file changed in between)."""
+        path = _path("path", path)
+        _native.model_meta(path)
         with open(path, "rb") as f:
-            return cls(f.read())
+            model = cls(f.read())
+        model.meta  # the bytes held are a whole model too
+        return model
 
     def score(self, signal: Any, fs: Optional[float] = None, *, device: str = "auto", name: Optional[str] = None,
               out: Optional[PathLike] = None) -> Analysis:

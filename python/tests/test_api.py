@@ -138,6 +138,20 @@ def test_score_at_another_rate_is_refused(sample, tmp_path):
         model.score(signal, 360.0, device="cpu")
 
 
+def test_model_save_is_whole_or_nothing(sample, tmp_path):
+    signal, fs = sample
+    model = ecgpipe.run(signal, fs, epochs=1, device="cpu").model
+    (tmp_path / "m.safetensors").write_bytes(b"an earlier file")
+    with pytest.raises(ecgpipe.OutputError):
+        model.save(tmp_path / "missing-folder" / "m.safetensors")
+    (tmp_path / "d").mkdir()
+    with pytest.raises(ecgpipe.OutputError):
+        model.save(tmp_path / "d")  # a directory is not replaced
+    model.save(tmp_path / "m.safetensors")
+    assert (tmp_path / "m.safetensors").read_bytes() == model.data
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["d", "m.safetensors"], "no temporary left"
+
+
 def test_model_load_refuses_damaged_files(tmp_path):
     (tmp_path / "junk.safetensors").write_bytes(b"\xff" * 100)
     with pytest.raises(ecgpipe.InputError):
