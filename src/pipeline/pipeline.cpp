@@ -88,6 +88,29 @@ const std::vector<float>& host_signal(const RunOptions& o, Segmentation& seg) {
   return seg.host_signal;
 }
 
+// Each beat's class (on the GPU path: waited for, computed on CPU threads since segmentation),
+// its rhythm and its signal quality: what needs the R peaks and the host signal but not the
+// model. Runs beside training; logs nothing at info level (run_pipeline logs the result after,
+// in the order a reader expects).
+BeatAnalysis analyse_beats(const RunOptions& o, Segmentation& seg, const std::vector<std::int64_t>& peaks) {
+  BeatAnalysis a;
+  finish_classification(seg);
+  a.beat_class = std::move(seg.beat_class);
+  a.classify_seconds = seg.seconds.classify;
+  analyse_rhythm(peaks, seg.atrial, a);  // may relabel S beats in AF: before the letters
+  // Signal quality, before the Holter summary: pauses, runs and rates leave artefact out.
+  const auto t_quality = detail::Clock::now();
+  const std::vector<float>& signal = host_signal(o, seg);
+  a.quality_assessed = !signal.empty();
+  if (a.quality_assessed) {
+    a.quality = assess_signal_quality(signal.data(), signal.size(), peaks, o.fs);
+  } else {
+    a.quality.beat_artefact.assign(peaks.size(), false);
+  }
+  a.rhythm_seconds += detail::seconds_since(t_quality);
+  return a;
+}
+
 // The beats heart-rate variability may use: not in artefact, not in AF (its conducted beats are N,
 // but their intervals say how the AV node filters fibrillation, not how the sinus node varies;
 // the Task Force's HRV is of sinus rhythm).
@@ -137,42 +160,54 @@ RunResult run_pipeline(const RunOptions& o) {
   const std::vector<std::int64_t> peaks = kept_r_peaks(o, r.beats);
   r.warnings = plausibility_warnings(o.source, r.samples, o.fs, peaks);
 
+  // The model on this thread (on a GPU: the device), what the host finds of each beat on another
+  // (analyse_beats); neither reads what the other writes: the matrix there, the classes, the host
+  // signal and the P-wave measures here.
+  std::future<BeatAnalysis> pending_analysis =
+      std::async(std::launch::async, [&o, &seg, &peaks] { return analyse_beats(o, seg, peaks); });
   if (o.analyze_only) {
     seg.matrix = BeatMatrix();  // no model: the rows are not needed (frees them now)
   } else {
     train_or_score(o, seg, peaks, device, r);
   }
-  finish_classification(seg);  // on the GPU path, computed while the model trained
-  r.beat_class = std::move(seg.beat_class);
-  r.seconds.classify = seg.seconds.classify;
-  analyse_rhythm(peaks, seg.atrial, r);  // may relabel S beats in AF: before the letters
-
-  // Signal quality, before the Holter summary: pauses, runs and rates leave artefact out.
-  const auto t_quality = detail::Clock::now();
-  const std::vector<float>& signal = host_signal(o, seg);
-  if (!signal.empty()) {
-    const SignalQuality q = assess_signal_quality(signal.data(), signal.size(), peaks, o.fs);
-    r.artefact = q.beat_artefact;
-    r.artefact_spans = q.spans;
+  BeatAnalysis analysis = pending_analysis.get();
+  r.beat_class = std::move(analysis.beat_class);
+  r.rhythm = std::move(analysis.rhythm);
+  const SignalQuality& q = analysis.quality;
+  r.artefact = q.beat_artefact;
+  r.artefact_spans = q.spans;
+  r.seconds.classify = analysis.classify_seconds;
+  r.seconds.rhythm = analysis.rhythm_seconds;
+  const std::vector<float>& signal = seg.host_signal;  // analyse_beats's copy, if the recording had one
+  if (analysis.quality_assessed) {
     spdlog::info("signal quality: {} artefact stretches, {:.0f} s ({:.1f} %), {} beats in them", q.spans.size(),
                  q.artefact_seconds(o.fs), 100.0 * q.artefact_seconds(o.fs) * o.fs / static_cast<double>(r.samples),
                  std::count(q.beat_artefact.begin(), q.beat_artefact.end(), true));
-  } else {
-    r.artefact.assign(peaks.size(), false);
-    if (r.samples > kMaxHostSignal)
-      spdlog::info("signal quality not assessed: {} samples are more than the host copy's limit of {}", r.samples,
-                   kMaxHostSignal);
+  } else if (r.samples > kMaxHostSignal) {
+    spdlog::info("signal quality not assessed: {} samples are more than the host copy's limit of {}", r.samples,
+                 kMaxHostSignal);
   }
-  r.seconds.rhythm += detail::seconds_since(t_quality);
   const std::vector<char> predicted = class_letters(r.beat_class);
 
+  // The steps between the model and the writing are on the host and serial: their times at debug
+  // level, to see which one grows with a long recording.
+  auto t_step = detail::Clock::now();
+  const auto step_done = [&t_step](const char* what) {
+    spdlog::debug("{}: {:.3f} s", what, detail::seconds_since(t_step));
+    t_step = detail::Clock::now();
+  };
   r.holter = holter_summary(peaks, o.fs, predicted, static_cast<double>(r.samples) / o.fs, {}, r.artefact);
+  step_done("Holter summary");
   finish_rhythm(o, peaks, r);  // needs the Holter summary's runs; evaluate_run needs the episodes
+  step_done("rhythm episodes");
   r.hrv = compute_hrv(peaks, predicted, usable_beats(r.artefact, r.rhythm), o.fs);
+  step_done("heart-rate variability");
   if (reference) evaluate_run(o, *reference, peaks, predicted, r);
   flag_run_outliers(o, r);
+  step_done("evaluation and outliers");
   if (writes) {
     std::vector<EventStrip> strips = event_strips(o, r, peaks, signal);
+    step_done("event strips");
     write_run_outputs(o, r, std::move(seg.signal_excerpt), std::move(seg.curvature_excerpt), std::move(strips), t_all);
   } else {
     r.seconds.total = detail::seconds_since(t_all);

@@ -9,7 +9,7 @@
 
 namespace ecgpipe {
 
-void analyse_rhythm(const std::vector<std::int64_t>& r_peaks, const AtrialActivity& atrial, RunResult& r) {
+void analyse_rhythm(const std::vector<std::int64_t>& r_peaks, const AtrialActivity& atrial, BeatAnalysis& r) {
   const auto t0 = detail::Clock::now();
   std::vector<char> ventricular(r_peaks.size(), 0);
   for (std::size_t i = 0; i < r_peaks.size() && i < r.beat_class.size(); ++i) ventricular[i] = r.beat_class[i] == BeatClass::V;
@@ -23,7 +23,7 @@ void analyse_rhythm(const std::vector<std::int64_t>& r_peaks, const AtrialActivi
       r.beat_class[i] = BeatClass::N;
       ++relabelled;
     }
-  r.seconds.rhythm = detail::seconds_since(t0);
+  r.rhythm_seconds += detail::seconds_since(t0);
   if (relabelled > 0) spdlog::debug("rhythm: {} S beats in AF labelled N", relabelled);
 }
 

@@ -12,6 +12,7 @@
 #include "ecgpipe/io/wfdb.hpp"
 #include "ecgpipe/pipeline/run_types.hpp"
 #include "ecgpipe/report/report_data.hpp"
+#include "ecgpipe/signal/signal_quality.hpp"
 
 namespace ecgpipe {
 
@@ -22,11 +23,22 @@ namespace ecgpipe {
 void evaluate_run(const RunOptions& options, const ReferenceBeats& reference, const std::vector<std::int64_t>& r_peaks,
                   const std::vector<char>& predicted, RunResult& result);
 
+// What the host finds of each beat without the model: its class, its rhythm and whether it lies in
+// artefact. run_pipeline computes it on a thread while the model trains (on a GPU, the host's work
+// hides behind the device's: issue 29) and moves it into the RunResult after.
+struct BeatAnalysis {
+  std::vector<BeatClass> beat_class;
+  std::vector<Rhythm> rhythm;
+  SignalQuality quality;          // beat_artefact: one flag per beat, all false when not assessed
+  bool quality_assessed = false;  // false: no host copy of the signal (too long to keep)
+  double classify_seconds = 0.0, rhythm_seconds = 0.0;
+};
+
 // src/pipeline/run_rhythm.cpp, in two steps around the Holter summary:
 // analyse_rhythm: each beat's AF (from RR with the predicted V beats left out, and the P-wave
-// measures; af_detect.hpp) into result.rhythm; a beat predicted S inside AF becomes N
-// (result.beat_class).
-void analyse_rhythm(const std::vector<std::int64_t>& r_peaks, const AtrialActivity& atrial, RunResult& result);
+// measures; af_detect.hpp) into analysis.rhythm; a beat predicted S inside AF becomes N
+// (analysis.beat_class). Adds its time to analysis.rhythm_seconds.
+void analyse_rhythm(const std::vector<std::int64_t>& r_peaks, const AtrialActivity& atrial, BeatAnalysis& analysis);
 // finish_rhythm: VT, SVTA and bigeminy from result.holter's runs (ectopic_rhythm.hpp), then the
 // episodes and the AF burden. Logs the burden.
 void finish_rhythm(const RunOptions& options, const std::vector<std::int64_t>& r_peaks, RunResult& result);

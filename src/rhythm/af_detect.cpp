@@ -7,35 +7,13 @@
 #include <utility>
 
 #include "ecgpipe/common/error.hpp"
+#include "rhythm/rolling_median.hpp"
 
 namespace ecgpipe {
 namespace {
 
 constexpr int kMaxLag = 3;  // bigeminy repeats every 2 intervals, trigeminy every 3
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-// The median of each centred window of `w` values of x (w/2 before, w - w/2 - 1 after; the ends
-// repeat the first and last value), NaNs left out; NaN where a window holds none. The median of
-// an even count is the mean of the middle two.
-std::vector<double> rolling_median(const std::vector<double>& x, int w) {
-  const auto n = static_cast<std::ptrdiff_t>(x.size());
-  std::vector<double> out(x.size(), kNaN), buf;
-  buf.reserve(static_cast<std::size_t>(w));
-  for (std::ptrdiff_t i = 0; i < n; ++i) {
-    buf.clear();
-    for (std::ptrdiff_t j = i - w / 2; j < i - w / 2 + w; ++j) {
-      const double v = x[static_cast<std::size_t>(std::clamp<std::ptrdiff_t>(j, 0, n - 1))];
-      if (!std::isnan(v)) buf.push_back(v);
-    }
-    if (buf.empty()) continue;
-    const auto mid = buf.begin() + static_cast<std::ptrdiff_t>(buf.size() / 2);
-    std::nth_element(buf.begin(), mid, buf.end());
-    double m = *mid;
-    if (buf.size() % 2 == 0) m = (m + *std::max_element(buf.begin(), mid)) / 2.0;
-    out[static_cast<std::size_t>(i)] = m;
-  }
-  return out;
-}
 
 }  // namespace
 
@@ -73,7 +51,7 @@ std::vector<float> rr_irregularity(const std::vector<std::int64_t>& r_peaks, con
     rr[i] = static_cast<double>(r_peaks[i + 1] - r_peaks[i]);  // in samples: the ratios need no rate
   }
   // Premature beats: a short interval then a long one, against the local median; both go.
-  const std::vector<double> local = rolling_median(rr, o.local_median);
+  const std::vector<double> local = detail::rolling_median(rr, o.local_median);
   std::vector<char> ectopic(rr.size(), 0);
   for (std::size_t i = 0; i + 1 < rr.size(); ++i)
     ectopic[i] = rr[i] < o.premature * local[i] && rr[i + 1] > o.compensatory * local[i + 1];
@@ -86,12 +64,12 @@ std::vector<float> rr_irregularity(const std::vector<std::int64_t>& r_peaks, con
   if (kept.empty()) return out;
   std::vector<double> rk(kept.size());
   for (std::size_t j = 0; j < kept.size(); ++j) rk[j] = rr[kept[j]];
-  const std::vector<double> median_rr = rolling_median(rk, o.window);
+  const std::vector<double> median_rr = detail::rolling_median(rk, o.window);
   std::vector<double> irr(rk.size(), std::numeric_limits<double>::infinity());
   for (int lag = 1; lag <= kMaxLag; ++lag) {
     std::vector<double> d(rk.size(), kNaN);
     for (std::size_t j = static_cast<std::size_t>(lag); j < rk.size(); ++j) d[j] = std::fabs(rk[j] - rk[j - static_cast<std::size_t>(lag)]);
-    const std::vector<double> m = rolling_median(d, o.window);
+    const std::vector<double> m = detail::rolling_median(d, o.window);
     // The smallest over the lags; a NaN (a window without differences) stays NaN.
     for (std::size_t j = 0; j < rk.size(); ++j) {
       const double v = m[j] / median_rr[j];

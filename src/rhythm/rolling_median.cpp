@@ -1,0 +1,41 @@
+// A sliding sorted window's medians: see rolling_median.hpp.
+#include "rhythm/rolling_median.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <limits>
+
+#include "ecgpipe/common/error.hpp"
+
+namespace ecgpipe::detail {
+
+std::vector<double> rolling_median(const std::vector<double>& x, int w) {
+  if (w < 1) throw InternalError("rolling_median: the window must hold at least one value");
+  const auto n = static_cast<std::ptrdiff_t>(x.size());
+  std::vector<double> out(x.size(), std::numeric_limits<double>::quiet_NaN());
+  if (n == 0) return out;
+  const auto at = [&](std::ptrdiff_t j) { return x[static_cast<std::size_t>(std::clamp<std::ptrdiff_t>(j, 0, n - 1))]; };
+  const std::ptrdiff_t before = w / 2;
+  // The window of i = 0: positions -before .. w - before - 1 (the ends clamped), NaNs left out.
+  std::vector<double> window;
+  window.reserve(static_cast<std::size_t>(w));
+  for (std::ptrdiff_t j = -before; j < w - before; ++j)
+    if (!std::isnan(at(j))) window.push_back(at(j));
+  std::sort(window.begin(), window.end());
+  for (std::ptrdiff_t i = 0; i < n; ++i) {
+    if (i > 0) {  // position i - 1 - before leaves, i + w - before - 1 enters
+      const double gone = at(i - 1 - before), come = at(i + w - before - 1);
+      // Every value that entered is in the window; any one equal to `gone` is the same value.
+      if (!std::isnan(gone)) window.erase(std::lower_bound(window.begin(), window.end(), gone));
+      if (!std::isnan(come)) window.insert(std::upper_bound(window.begin(), window.end(), come), come);
+    }
+    if (window.empty()) continue;
+    const std::size_t k = window.size();
+    const double hi = window[k / 2];
+    out[static_cast<std::size_t>(i)] = k % 2 == 1 ? hi : (hi + window[k / 2 - 1]) / 2.0;
+  }
+  return out;
+}
+
+}  // namespace ecgpipe::detail
