@@ -15,6 +15,8 @@
 #include "common/clock.hpp"
 #include "ecgpipe/pipeline/plausibility.hpp"
 #include "ecgpipe/io/signal_input.hpp"
+#include "ecgpipe/classify/holter.hpp"
+#include "ecgpipe/model/torch_runtime.hpp"
 #include "ecgpipe/rhythm/hrv.hpp"
 #include "ecgpipe/signal/signal_quality.hpp"
 #include "pipeline/run_steps.hpp"
@@ -88,11 +90,20 @@ const std::vector<float>& host_signal(const RunOptions& o, Segmentation& seg) {
   return seg.host_signal;
 }
 
+// The beats heart-rate variability may use: not in artefact, not in AF (its conducted beats are N,
+// but their intervals say how the AV node filters fibrillation, not how the sinus node varies;
+// the Task Force's HRV is of sinus rhythm).
+std::vector<bool> usable_beats(const std::vector<bool>& artefact, const std::vector<Rhythm>& rhythm) {
+  std::vector<bool> usable(artefact.size());
+  for (std::size_t i = 0; i < artefact.size(); ++i) usable[i] = !artefact[i] && !(i < rhythm.size() && rhythm[i] == Rhythm::AFIB);
+  return usable;
+}
+
 // Each beat's class (on the GPU path: waited for, computed on CPU threads since segmentation),
 // its rhythm and its signal quality: what needs the R peaks and the host signal but not the
 // model. Runs beside training; logs nothing at info level (run_pipeline logs the result after,
 // in the order a reader expects).
-BeatAnalysis analyse_beats(const RunOptions& o, Segmentation& seg, const std::vector<std::int64_t>& peaks) {
+BeatAnalysis analyse_beats(const RunOptions& o, Segmentation& seg, const std::vector<std::int64_t>& peaks, std::size_t samples) {
   BeatAnalysis a;
   finish_classification(seg);
   a.beat_class = std::move(seg.beat_class);
@@ -108,16 +119,14 @@ BeatAnalysis analyse_beats(const RunOptions& o, Segmentation& seg, const std::ve
     a.quality.beat_artefact.assign(peaks.size(), false);
   }
   a.rhythm_seconds += detail::seconds_since(t_quality);
+  // The Holter summary, the rhythm episodes and HRV: from the beats' letters, rhythm and artefact.
+  const std::vector<char> predicted = class_letters(a.beat_class);
+  a.holter = holter_summary(peaks, o.fs, predicted, static_cast<double>(samples) / o.fs, {}, a.quality.beat_artefact);
+  finish_rhythm(o, peaks, samples, a);  // needs the Holter summary's runs
+  HrvOptions hrv;
+  hrv.threads = cpu_threads();
+  a.hrv = compute_hrv(peaks, predicted, usable_beats(a.quality.beat_artefact, a.rhythm), o.fs, hrv);
   return a;
-}
-
-// The beats heart-rate variability may use: not in artefact, not in AF (its conducted beats are N,
-// but their intervals say how the AV node filters fibrillation, not how the sinus node varies;
-// the Task Force's HRV is of sinus rhythm).
-std::vector<bool> usable_beats(const std::vector<bool>& artefact, const std::vector<Rhythm>& rhythm) {
-  std::vector<bool> usable(artefact.size());
-  for (std::size_t i = 0; i < artefact.size(); ++i) usable[i] = !artefact[i] && !(i < rhythm.size() && rhythm[i] == Rhythm::AFIB);
-  return usable;
 }
 
 }  // namespace
@@ -125,6 +134,13 @@ std::vector<bool> usable_beats(const std::vector<bool>& artefact, const std::vec
 RunResult run_pipeline(const RunOptions& o) {
   validate(o);
   const auto t_all = detail::Clock::now();
+  // The wall time of each step of this thread at debug level (report.json's stages time the work
+  // inside them, some of it on other threads): what grows with a long recording, and what waits.
+  auto t_step = t_all;
+  const auto step_done = [&t_step](const char* what) {
+    spdlog::debug("{}: {:.3f} s", what, detail::seconds_since(t_step));
+    t_step = detail::Clock::now();
+  };
   // Read first: a bad reference file fails the run before any work.
   std::optional<ReferenceBeats> reference;
   if (!o.reference.empty()) reference = read_reference(o.reference);
@@ -134,11 +150,13 @@ RunResult run_pipeline(const RunOptions& o) {
   std::optional<OutputLock> lock;            // one writer per --out, till the commit
   if (writes) lock.emplace(o.out_dir, OutputLock::Mode::exclusive);
   spdlog::info("reading {} on {}", o.input, device_name(device));
+  step_done("set-up");
 
   // Stages 1-4: the file to the beat matrix, on one device (segment_cpu.cpp, pipeline_cuda.cpp).
 #ifdef ECGPIPE_WITH_CUDA
   std::shared_ptr<CudaContext> cuda;  // declared before `seg`: outlives the matrix and training
   if (device == Device::cuda) cuda = make_cuda_context();
+  step_done("CUDA context");
   Segmentation seg = device == Device::cuda ? segment_cuda(o, *cuda) : segment_cpu(o);
 #else
   Segmentation seg = segment_cpu(o);
@@ -159,18 +177,21 @@ RunResult run_pipeline(const RunOptions& o) {
   r.seconds = seg.seconds;
   const std::vector<std::int64_t> peaks = kept_r_peaks(o, r.beats);
   r.warnings = plausibility_warnings(o.source, r.samples, o.fs, peaks);
+  step_done("segmentation");
 
   // The model on this thread (on a GPU: the device), what the host finds of each beat on another
   // (analyse_beats); neither reads what the other writes: the matrix there, the classes, the host
   // signal and the P-wave measures here.
   std::future<BeatAnalysis> pending_analysis =
-      std::async(std::launch::async, [&o, &seg, &peaks] { return analyse_beats(o, seg, peaks); });
+      std::async(std::launch::async, [&o, &seg, &peaks, samples = r.samples] { return analyse_beats(o, seg, peaks, samples); });
   if (o.analyze_only) {
     seg.matrix = BeatMatrix();  // no model: the rows are not needed (frees them now)
   } else {
     train_or_score(o, seg, peaks, device, r);
   }
+  step_done("model");
   BeatAnalysis analysis = pending_analysis.get();
+  step_done("waiting for the beats' classes, rhythm and quality");
   r.beat_class = std::move(analysis.beat_class);
   r.rhythm = std::move(analysis.rhythm);
   const SignalQuality& q = analysis.quality;
@@ -187,21 +208,15 @@ RunResult run_pipeline(const RunOptions& o) {
     spdlog::info("signal quality not assessed: {} samples are more than the host copy's limit of {}", r.samples,
                  kMaxHostSignal);
   }
+  r.holter = std::move(analysis.holter);
+  r.rhythm_episodes = std::move(analysis.rhythm_episodes);
+  r.rhythm_burden = analysis.rhythm_burden;
+  r.hrv = std::move(analysis.hrv);
+  spdlog::info("rhythm: {} AF episodes, AF burden {:.1f} % ({} s), longest {:.0f} s", r.rhythm_burden.afib_episodes,
+               r.rhythm_burden.afib_percent(), static_cast<long long>(r.rhythm_burden.afib_s + 0.5),
+               r.rhythm_burden.longest_afib_s);
   const std::vector<char> predicted = class_letters(r.beat_class);
 
-  // The steps between the model and the writing are on the host and serial: their times at debug
-  // level, to see which one grows with a long recording.
-  auto t_step = detail::Clock::now();
-  const auto step_done = [&t_step](const char* what) {
-    spdlog::debug("{}: {:.3f} s", what, detail::seconds_since(t_step));
-    t_step = detail::Clock::now();
-  };
-  r.holter = holter_summary(peaks, o.fs, predicted, static_cast<double>(r.samples) / o.fs, {}, r.artefact);
-  step_done("Holter summary");
-  finish_rhythm(o, peaks, r);  // needs the Holter summary's runs; evaluate_run needs the episodes
-  step_done("rhythm episodes");
-  r.hrv = compute_hrv(peaks, predicted, usable_beats(r.artefact, r.rhythm), o.fs);
-  step_done("heart-rate variability");
   if (reference) evaluate_run(o, *reference, peaks, predicted, r);
   flag_run_outliers(o, r);
   step_done("evaluation and outliers");
@@ -209,6 +224,7 @@ RunResult run_pipeline(const RunOptions& o) {
     std::vector<EventStrip> strips = event_strips(o, r, peaks, signal);
     step_done("event strips");
     write_run_outputs(o, r, std::move(seg.signal_excerpt), std::move(seg.curvature_excerpt), std::move(strips), t_all);
+    step_done("outputs");
   } else {
     r.seconds.total = detail::seconds_since(t_all);
   }

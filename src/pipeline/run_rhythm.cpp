@@ -1,6 +1,8 @@
 // The rhythm step of `ecgpipe run`: see src/pipeline/run_steps.hpp.
 #include <spdlog/spdlog.h>
 
+#include <cstddef>
+
 #include "common/clock.hpp"
 #include "ecgpipe/rhythm/af_detect.hpp"
 #include "ecgpipe/rhythm/ectopic_rhythm.hpp"
@@ -27,15 +29,12 @@ void analyse_rhythm(const std::vector<std::int64_t>& r_peaks, const AtrialActivi
   if (relabelled > 0) spdlog::debug("rhythm: {} S beats in AF labelled N", relabelled);
 }
 
-void finish_rhythm(const RunOptions& o, const std::vector<std::int64_t>& r_peaks, RunResult& r) {
+void finish_rhythm(const RunOptions& o, const std::vector<std::int64_t>& r_peaks, std::size_t samples, BeatAnalysis& r) {
   const auto t0 = detail::Clock::now();
   name_ectopic_rhythms(r.holter, r.rhythm);
-  r.rhythm_episodes = rhythm_episodes(r_peaks, r.rhythm, o.fs, static_cast<std::int64_t>(r.samples));
+  r.rhythm_episodes = rhythm_episodes(r_peaks, r.rhythm, o.fs, static_cast<std::int64_t>(samples));
   r.rhythm_burden = rhythm_burden(r.rhythm_episodes, o.fs);
-  r.seconds.rhythm += detail::seconds_since(t0);
-  spdlog::info("rhythm: {} AF episodes, AF burden {:.1f} % ({} s), longest {:.0f} s", r.rhythm_burden.afib_episodes,
-               r.rhythm_burden.afib_percent(), static_cast<long long>(r.rhythm_burden.afib_s + 0.5),
-               r.rhythm_burden.longest_afib_s);
+  r.rhythm_seconds += detail::seconds_since(t0);
 }
 
 }  // namespace ecgpipe

@@ -31,6 +31,10 @@ struct BeatAnalysis {
   std::vector<Rhythm> rhythm;
   SignalQuality quality;          // beat_artefact: one flag per beat, all false when not assessed
   bool quality_assessed = false;  // false: no host copy of the signal (too long to keep)
+  HolterSummary holter;
+  std::vector<RhythmEpisode> rhythm_episodes;
+  RhythmBurden rhythm_burden;
+  HrvResult hrv;
   double classify_seconds = 0.0, rhythm_seconds = 0.0;
 };
 
@@ -39,9 +43,10 @@ struct BeatAnalysis {
 // measures; af_detect.hpp) into analysis.rhythm; a beat predicted S inside AF becomes N
 // (analysis.beat_class). Adds its time to analysis.rhythm_seconds.
 void analyse_rhythm(const std::vector<std::int64_t>& r_peaks, const AtrialActivity& atrial, BeatAnalysis& analysis);
-// finish_rhythm: VT, SVTA and bigeminy from result.holter's runs (ectopic_rhythm.hpp), then the
-// episodes and the AF burden. Logs the burden.
-void finish_rhythm(const RunOptions& options, const std::vector<std::int64_t>& r_peaks, RunResult& result);
+// finish_rhythm: VT, SVTA, bigeminy and trigeminy from analysis.holter's runs (ectopic_rhythm.hpp),
+// then the episodes and the AF burden of a recording of `samples`. Adds to analysis.rhythm_seconds.
+void finish_rhythm(const RunOptions& options, const std::vector<std::int64_t>& r_peaks, std::size_t samples,
+                   BeatAnalysis& analysis);
 
 // src/pipeline/run_outputs.cpp: the beats whose score exceeds options.outlier_quantile of all
 // scores (outlier_score.hpp) into result.outlier and outlier_threshold (nothing for analyze).

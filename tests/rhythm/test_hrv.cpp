@@ -245,6 +245,32 @@ TEST(Hrv, AnEctopicBeatInAModulatedSeriesIsBridgedNotCounted) {
   EXPECT_NEAR(h.lf_ms2, 450.0, 0.03 * 450.0);
 }
 
+TEST(Hrv, ThreadsGiveTheSameNumbersBitForBit) {
+  // 3 h of a modulated rhythm with ectopic beats: 36 segments, more than the 16 that one thread
+  // keeps; 1, 2, 3 and 8 threads split them differently and must sum the same powers in order.
+  const auto b = modulated_beats(
+      [](double t) { return 0.8 + 0.03 * std::sin(2 * M_PI * 0.1 * t) + 0.01 * std::sin(2 * M_PI * 0.27 * t + 1.0); },
+      3.0 * 3600.0);
+  std::vector<char> classes(b.size(), 'N');
+  for (std::size_t i = 50; i < classes.size(); i += 97) classes[i] = 'V';
+  ecgpipe::HrvOptions one;
+  const HrvResult want = compute_hrv(b, classes, {}, 1000.0, one);
+  ASSERT_EQ(want.segments, 36u);
+  for (const int threads : {2, 3, 8}) {
+    SCOPED_TRACE(threads);
+    ecgpipe::HrvOptions o;
+    o.threads = threads;
+    const HrvResult got = compute_hrv(b, classes, {}, 1000.0, o);
+    EXPECT_EQ(got.segments, want.segments);
+    EXPECT_EQ(got.vlf_ms2, want.vlf_ms2);
+    EXPECT_EQ(got.lf_ms2, want.lf_ms2);
+    EXPECT_EQ(got.hf_ms2, want.hf_ms2);
+    EXPECT_EQ(got.total_ms2, want.total_ms2);
+    EXPECT_EQ(got.lf_hf, want.lf_hf);
+    EXPECT_EQ(got.sdann_ms, want.sdann_ms);
+  }
+}
+
 TEST(HrvJson, NumbersRoundedToWhatTheyMeanAndNaNIsNull) {
   HrvResult h;
   h.rr_intervals = 4235;

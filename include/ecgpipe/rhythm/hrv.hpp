@@ -18,6 +18,9 @@ struct HrvOptions {
   double min_nn_s = 0.3;         // an NN interval outside [min_nn_s, max_nn_s] is left out
   double max_nn_s = 2.0;
   double min_segment_coverage = 0.8;  // a segment counts when its NN intervals cover >= 80 % of it
+  // CPU threads for the segments' spectra (4032 segments in 14 days: 1.5 s on one thread). The
+  // result does not depend on it: each segment's powers are computed alone and summed in order.
+  int threads = 1;
 };
 
 struct HrvResult {
