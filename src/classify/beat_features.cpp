@@ -8,6 +8,7 @@
 #include <cstddef>
 
 #include "common/parallel.hpp"
+#include "common/sorted_window.hpp"
 #include "ecgpipe/common/error.hpp"
 
 namespace ecgpipe {
@@ -47,8 +48,14 @@ double median_of(std::vector<double> v) {  // by value: reorders its copy
   return 0.5 * (hi + *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid)));
 }
 
-double percentile_of(std::vector<double> v, double q) {  // numpy's default ("linear")
-  std::sort(v.begin(), v.end());
+// median_of of values already sorted (a sliding window's): the same two middle values.
+double median_of_sorted(const std::vector<double>& v) {
+  if (v.empty()) return 0.0;
+  const std::size_t n = v.size(), mid = n / 2;
+  return n % 2 == 1 ? v[mid] : 0.5 * (v[mid] + v[mid - 1]);
+}
+
+double percentile_of_sorted(const std::vector<double>& v, double q) {  // numpy's default ("linear")
   const double pos = q / 100.0 * static_cast<double>(v.size() - 1);
   const auto lo = static_cast<std::size_t>(std::floor(pos));
   const std::size_t hi = std::min(lo + 1, v.size() - 1);
@@ -164,11 +171,8 @@ std::vector<float> beat_features_from_windows(const float* windows, std::size_t 
     step[0] = step[1];
     std::vector<char> premature(n);
     detail::parallel_chunks(n, threads, kMinBeatsPerThread, [&](std::size_t begin, std::size_t end) {
-      std::vector<double> window;
-      for (std::size_t i = begin; i < end; ++i) {
-        const auto [lo, hi] = beats_around(i, n, kLocalContext);
-        window.assign(pre.begin() + static_cast<std::ptrdiff_t>(lo), pre.begin() + static_cast<std::ptrdiff_t>(hi));
-        const double local = median_of(window), p80 = percentile_of(window, 80.0);
+      detail::for_each_clipped_window(pre, begin, end, kLocalContext, [&](std::size_t i, const std::vector<double>& window) {
+        const double local = median_of_sorted(window), p80 = percentile_of_sorted(window, 80.0);
         at(i, kLogPreRr) = static_cast<float>(std::log(pre[i]));
         at(i, kLogPostRr) = static_cast<float>(std::log(post[i]));
         at(i, kLogPrePost) = static_cast<float>(std::log(pre[i] / post[i]));
@@ -179,9 +183,10 @@ std::vector<float> beat_features_from_windows(const float* windows, std::size_t 
         at(i, kLogLocalRr) = static_cast<float>(std::log(local));
         at(i, kLogPreLocalP80) = static_cast<float>(std::log(pre[i] / p80));
         at(i, kLogPostLocal) = static_cast<float>(std::log(post[i] / local));
-        window.assign(step.begin() + static_cast<std::ptrdiff_t>(lo), step.begin() + static_cast<std::ptrdiff_t>(hi));
-        at(i, kLocalIrregularity) = static_cast<float>(median_of(window));
-      }
+      });
+      detail::for_each_clipped_window(step, begin, end, kLocalContext, [&](std::size_t i, const std::vector<double>& window) {
+        at(i, kLocalIrregularity) = static_cast<float>(median_of_sorted(window));
+      });
     });
     // A running count over the flags (integers: the same fraction as numpy's mean of 0/1 values).
     std::vector<std::size_t> count(n + 1, 0);
@@ -241,12 +246,9 @@ std::vector<float> beat_features_from_windows(const float* windows, std::size_t 
     }
   });
   detail::parallel_chunks(n, threads, kMinBeatsPerThread, [&](std::size_t begin, std::size_t end) {
-    for (std::size_t i = begin; i < end; ++i) {
-      const auto [lo, hi] = beats_around(i, n, kPWaveContextBeats);
-      at(i, kPWaveContext) = static_cast<float>(percentile_of(
-          std::vector<double>(p_corr.begin() + static_cast<std::ptrdiff_t>(lo), p_corr.begin() + static_cast<std::ptrdiff_t>(hi)),
-          kPWavePercentile));
-    }
+    detail::for_each_clipped_window(p_corr, begin, end, kPWaveContextBeats, [&](std::size_t i, const std::vector<double>& window) {
+      at(i, kPWaveContext) = static_cast<float>(percentile_of_sorted(window, kPWavePercentile));
+    });
   });
   if (atrial != nullptr) {
     // Each P-wave part against the previous beat's (no template: AF leaves none to compare with).
@@ -265,11 +267,9 @@ std::vector<float> beat_features_from_windows(const float* windows, std::size_t 
     atrial->p_context.resize(n);
     for (std::size_t i = 0; i < n; ++i) atrial->p_context[i] = at(i, kPWaveContext);
     detail::parallel_chunks(n, threads, kMinBeatsPerThread, [&](std::size_t begin, std::size_t end) {
-      for (std::size_t i = begin; i < end; ++i) {
-        const auto [lo, hi] = beats_around(i, n, kPWaveContextBeats);
-        atrial->p_consistency[i] = static_cast<float>(
-            median_of(std::vector<double>(pair.begin() + static_cast<std::ptrdiff_t>(lo), pair.begin() + static_cast<std::ptrdiff_t>(hi))));
-      }
+      detail::for_each_clipped_window(pair, begin, end, kPWaveContextBeats, [&](std::size_t i, const std::vector<double>& window) {
+        atrial->p_consistency[i] = static_cast<float>(median_of_sorted(window));
+      });
     });
   }
   std::vector<char> dominant(n);

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <limits>
 
+#include "common/sorted_window.hpp"
 #include "ecgpipe/common/error.hpp"
 
 namespace ecgpipe::detail {
@@ -18,22 +19,19 @@ std::vector<double> rolling_median(const std::vector<double>& x, int w) {
   const auto at = [&](std::ptrdiff_t j) { return x[static_cast<std::size_t>(std::clamp<std::ptrdiff_t>(j, 0, n - 1))]; };
   const std::ptrdiff_t before = w / 2;
   // The window of i = 0: positions -before .. w - before - 1 (the ends clamped), NaNs left out.
-  std::vector<double> window;
-  window.reserve(static_cast<std::size_t>(w));
+  SortedWindow window;
   for (std::ptrdiff_t j = -before; j < w - before; ++j)
-    if (!std::isnan(at(j))) window.push_back(at(j));
-  std::sort(window.begin(), window.end());
+    if (!std::isnan(at(j))) window.insert(at(j));
   for (std::ptrdiff_t i = 0; i < n; ++i) {
     if (i > 0) {  // position i - 1 - before leaves, i + w - before - 1 enters
       const double gone = at(i - 1 - before), come = at(i + w - before - 1);
-      // Every value that entered is in the window; any one equal to `gone` is the same value.
-      if (!std::isnan(gone)) window.erase(std::lower_bound(window.begin(), window.end(), gone));
-      if (!std::isnan(come)) window.insert(std::upper_bound(window.begin(), window.end(), come), come);
+      if (!std::isnan(gone)) window.erase(gone);
+      if (!std::isnan(come)) window.insert(come);
     }
     if (window.empty()) continue;
-    const std::size_t k = window.size();
-    const double hi = window[k / 2];
-    out[static_cast<std::size_t>(i)] = k % 2 == 1 ? hi : (hi + window[k / 2 - 1]) / 2.0;
+    const std::vector<double>& v = window.values();
+    const std::size_t k = v.size();
+    out[static_cast<std::size_t>(i)] = k % 2 == 1 ? v[k / 2] : (v[k / 2] + v[k / 2 - 1]) / 2.0;
   }
   return out;
 }
