@@ -96,6 +96,13 @@ constexpr std::size_t kMinBeatsPerThread = 1024;
 std::vector<double> column_median(const float* raw, std::size_t stride, const std::vector<double>& medians, std::size_t rows,
                                   int length, const std::vector<char>& use, int threads) {
   constexpr int kColumnBlock = 8;
+  // Each thread holds kColumnBlock columns of every row (8 doubles a beat: 90 MB for the 1.4 M
+  // beats of 14 days); a host with many cores would hold that many times over (1.3 GB on 15
+  // threads). At most kColumnBytes in all: fewer threads for a long recording, all of them for
+  // a day's 100 k beats.
+  constexpr std::size_t kColumnBytes = std::size_t{512} << 20;
+  const std::size_t per_thread = std::max<std::size_t>(1, rows * kColumnBlock * sizeof(double));
+  threads = static_cast<int>(std::clamp<std::size_t>(kColumnBytes / per_thread, 1, static_cast<std::size_t>(std::max(threads, 1))));
   const auto L = static_cast<std::size_t>(length);
   std::vector<double> out(L);
   const std::size_t blocks = (L + kColumnBlock - 1) / kColumnBlock;
