@@ -10,6 +10,10 @@
 // row count of chunk k-1 (event, already done by then because it was queued before the host read
 // chunk k). So reading chunk k+1 from disk overlaps the copy and the kernels of chunk k.
 //
+// Streaming (stream_csv_column_cuda): each chunk is parsed into a chunk-sized buffer of its own
+// instead of the growing output, its undecided cells settled (or, more than the device lists, the
+// whole chunk parsed on the host), and handed to the caller before the next chunk is parsed.
+//
 // Errors: the kernels find only *where* the first bad row is (its file offset); the host turns it
 // into a line number by re-reading the file and builds the message with the CPU code
 // (csv_internal::throw_bad_line), so both paths say the same thing. Device->host traffic: per
@@ -126,15 +130,20 @@ class GpuCsvReader {
         chunk_(std::clamp<std::size_t>(chunk_bytes, 16, std::size_t{1} << 30)) {}
 
   DeviceBuffer<float> run();
+  std::uint64_t stream(const CsvChunkUse& use);
 
  private:
+  void open_and_allocate();
+  void stream_chunks();
+  void deliver(int slot, std::uint32_t rows);
+  void parse_chunk_on_host(int slot, std::uint32_t rows, std::uint32_t len, std::uint64_t file_offset);
   void read_header();
   void enqueue_chunk(int slot, std::size_t bytes);
   std::size_t read_more(char* dst, std::size_t want);
   void parse_pending();
   void grow_output(std::size_t needed, std::uint64_t bytes_done);
   std::uint64_t fetch_final_status();
-  std::uint64_t settle_undecided(std::uint64_t first_bad);
+  std::uint64_t settle_undecided(std::uint64_t first_bad, float* target, std::size_t target_size);
   [[noreturn]] void fail(std::uint64_t offset, bool chunk_overflow = false);
 
   const std::string path_;
@@ -161,6 +170,8 @@ class GpuCsvReader {
   bool slot_used_[2] = {false, false};
   DeviceBuffer<float> out_;
   std::uint64_t rows_ = 0;
+  const CsvChunkUse* use_ = nullptr;  // streaming: the caller's callback
+  DeviceBuffer<float> chunk_out_[2];   // streaming: a chunk's values
   struct Pending {
     bool active = false;
     int slot = 0;
@@ -228,21 +239,59 @@ void GpuCsvReader::parse_pending() {
   if (st.first_bad != kNoOffset) fail(st.first_bad);  // found in an earlier chunk: stop reading
   const std::uint32_t rows = st.rows;
   if (rows == 0) return;
-  grow_output(rows_ + rows, pending_.file_offset + pending_.len);
+  if (use_ == nullptr) grow_output(rows_ + rows, pending_.file_offset + pending_.len);
   ParseArgs a;
   a.text = text_[slot].data();
   a.len = pending_.len;
   a.row_starts = row_starts_[slot].data();
   a.rows = rows;
   a.field = column_.index;
-  a.out = out_.data();
-  a.row_base = rows_;
+  a.out = use_ != nullptr ? chunk_out_[slot].data() : out_.data();
+  a.row_base = use_ != nullptr ? 0 : rows_;
   a.file_offset = pending_.file_offset;
   a.check_length = pending_.len > csv_internal::kMaxLineBytes;
   a.status = status_.data();
   a.undecided = undecided_.data();
   parse_rows(a, stream_);
+  if (use_ != nullptr) deliver(slot, rows);
   rows_ += rows;
+}
+
+// Streaming: waits for chunk `slot`'s parse, settles its undecided cells and hands its rows over;
+// then the device's undecided list starts afresh for the next chunk.
+void GpuCsvReader::deliver(int slot, std::uint32_t rows) {
+  Status* st = host_status_->as<Status>() + 2;
+  ECGPIPE_CUDA_CHECK(cudaMemcpyAsync(st, status_.data(), sizeof(Status), cudaMemcpyDeviceToHost, stream_));
+  ECGPIPE_CUDA_CHECK(cudaStreamSynchronize(stream_));  // the host reads the status next
+  if (st->first_bad != kNoOffset) fail(st->first_bad);
+  if (st->undecided > kHardCapacity) {
+    parse_chunk_on_host(slot, rows, pending_.len, pending_.file_offset);
+  } else if (st->undecided > 0) {
+    const std::uint64_t bad = settle_undecided(kNoOffset, chunk_out_[slot].data(), rows);
+    if (bad != kNoOffset) fail(bad);
+  }
+  (*use_)(DeviceSpan<const float>{chunk_out_[slot].data(), rows}, rows_);
+  ECGPIPE_CUDA_CHECK(cudaMemsetAsync(&status_.data()->undecided, 0, sizeof(unsigned int), stream_));
+}
+
+// Streaming, a chunk with more undecided cells than the device lists: every row of it parsed on
+// the host from the chunk's text (still in its pinned buffer), as the CPU reader parses a line.
+void GpuCsvReader::parse_chunk_on_host(int slot, std::uint32_t rows, std::uint32_t len, std::uint64_t file_offset) {
+  std::vector<std::uint32_t> starts(rows);
+  ECGPIPE_CUDA_CHECK(cudaMemcpyAsync(starts.data(), row_starts_[slot].data(), rows * sizeof(std::uint32_t),
+                                     cudaMemcpyDeviceToHost, stream_));
+  ECGPIPE_CUDA_CHECK(cudaStreamSynchronize(stream_));  // the host reads the row starts next
+  const char* text = host_[slot]->as<char>();
+  std::vector<float> values(rows);
+  for (std::uint32_t r = 0; r < rows; ++r) {
+    const std::uint32_t begin = starts[r];
+    const void* lf = std::memchr(text + begin, '\n', len - begin);
+    const std::uint32_t end = lf == nullptr ? len : static_cast<std::uint32_t>(static_cast<const char*>(lf) - text);
+    const std::string_view line = csv_internal::reader_view(std::string_view(text + begin, end - begin));
+    if (!csv_internal::parse_data_line(line, column_.index, values[r])) fail(file_offset + begin);
+  }
+  copy_to_device(chunk_out_[slot].span(), values.data(), rows, stream_);
+  ECGPIPE_CUDA_CHECK(cudaStreamSynchronize(stream_));  // `values` is freed on return
 }
 
 // Makes out_ hold at least `needed` rows; sizes it from the rows per byte seen so far, so a file
@@ -274,7 +323,7 @@ std::uint64_t GpuCsvReader::fetch_final_status() {
 // Parses the undecided cells on the host (fast_float's big-integer path) and patches their rows.
 // Returns the smallest bad offset: first_bad, or an undecided cell that turns out bad (inf).
 // Call after fetch_final_status(). Throws nothing for too many cells: the caller checks.
-std::uint64_t GpuCsvReader::settle_undecided(std::uint64_t first_bad) {
+std::uint64_t GpuCsvReader::settle_undecided(std::uint64_t first_bad, float* target, std::size_t target_size) {
   const unsigned int count = host_status_->as<Status>()[2].undecided;
   if (count == 0) return first_bad;
   std::vector<UndecidedCell> cells(std::min<unsigned int>(count, kHardCapacity));
@@ -289,8 +338,8 @@ std::uint64_t GpuCsvReader::settle_undecided(std::uint64_t first_bad) {
       first_bad = cells[k].offset;
       continue;
     }
-    if (cells[k].row < out_.size()) {
-      ECGPIPE_CUDA_CHECK(cudaMemcpyAsync(out_.data() + cells[k].row, &values[k], sizeof(float), cudaMemcpyHostToDevice, stream_));
+    if (cells[k].row < target_size) {
+      ECGPIPE_CUDA_CHECK(cudaMemcpyAsync(target + cells[k].row, &values[k], sizeof(float), cudaMemcpyHostToDevice, stream_));
     }
   }
   ECGPIPE_CUDA_CHECK(cudaStreamSynchronize(stream_));  // `values` is read by the copies above
@@ -304,7 +353,7 @@ void GpuCsvReader::fail(std::uint64_t offset, bool chunk_overflow) {
   if (host_status_->as<Status>()[2].undecided > kHardCapacity) {
     (void)read_csv_column(path_, options_);  // throws the CPU's error for this file
   }
-  const std::uint64_t first = settle_undecided(std::min(offset, device_bad));
+  const std::uint64_t first = settle_undecided(std::min(offset, device_bad), nullptr, 0);
   if (first != offset) chunk_overflow = false;
   const LocatedLine line = locate_line(path_, first);
   if (line.length > csv_internal::kMaxLineBytes) csv_internal::throw_line_too_long(path_, line.line_no);
@@ -348,7 +397,7 @@ std::size_t GpuCsvReader::read_more(char* dst, std::size_t want) {
   return total;
 }
 
-DeviceBuffer<float> GpuCsvReader::run() {
+void GpuCsvReader::open_and_allocate() {
   file_ = csv_internal::open_csv_file(path_);
   file_size_ = csv_internal::file_size_or_zero(file_.get());
   read_header();
@@ -369,7 +418,12 @@ DeviceBuffer<float> GpuCsvReader::run() {
   ECGPIPE_CUDA_CHECK(cudaMemsetAsync(&status_.data()->first_bad, 0xFF, sizeof(unsigned long long), stream_));  // kNoOffset
   cub_temp_ = DeviceBuffer<unsigned char>(std::max<std::size_t>(row_starts_scratch_bytes(chunk_, stream_), 1), stream_);
   upload_parse_tables(stream_);
+  if (use_ != nullptr) {
+    for (int s = 0; s < 2; ++s) chunk_out_[s] = DeviceBuffer<float>(max_rows, stream_);
+  }
+}
 
+void GpuCsvReader::stream_chunks() {
   // Stream the chunks. chunk_offset: file offset of the next chunk's first byte.
   std::uint64_t chunk_offset = data_start_;
   const char* carry = initial_.data();
@@ -404,6 +458,11 @@ DeviceBuffer<float> GpuCsvReader::run() {
     if (eof && carry_len == 0) break;
   }
   parse_pending();
+}
+
+DeviceBuffer<float> GpuCsvReader::run() {
+  open_and_allocate();
+  stream_chunks();
 
   std::uint64_t first_bad = fetch_final_status();
   if (host_status_->as<Status>()[2].undecided > kHardCapacity) {
@@ -414,13 +473,24 @@ DeviceBuffer<float> GpuCsvReader::run() {
     ECGPIPE_CUDA_CHECK(cudaStreamSynchronize(stream_));  // `cpu` is freed on return
     return exact;
   }
-  first_bad = settle_undecided(first_bad);
+  first_bad = settle_undecided(first_bad, out_.data(), rows_);
   if (first_bad != kNoOffset) fail(first_bad);
   if (rows_ == 0) csv_internal::throw_no_data_rows(path_, options_);
   if (out_.size() == rows_) return std::move(out_);
   DeviceBuffer<float> exact(rows_, stream_);
   ECGPIPE_CUDA_CHECK(cudaMemcpyAsync(exact.data(), out_.data(), rows_ * sizeof(float), cudaMemcpyDeviceToDevice, stream_));
   return exact;
+}
+
+
+std::uint64_t GpuCsvReader::stream(const CsvChunkUse& use) {
+  use_ = &use;
+  open_and_allocate();
+  stream_chunks();
+  const std::uint64_t first_bad = fetch_final_status();
+  if (first_bad != kNoOffset) fail(first_bad);
+  if (rows_ == 0) csv_internal::throw_no_data_rows(path_, options_);
+  return rows_;
 }
 
 }  // namespace
@@ -434,6 +504,11 @@ DeviceBuffer<float> read_csv_column_cuda(const std::string& path, const CsvOptio
 
 DeviceBuffer<float> read_csv_column_cuda(const std::string& path, const CsvOptions& options, cudaStream_t stream) {
   return csv_internal::read_csv_column_cuda(path, options, stream, csv_internal::kDefaultChunkBytes);
+}
+
+std::uint64_t stream_csv_column_cuda(const std::string& path, const CsvOptions& options, cudaStream_t stream,
+                                     const CsvChunkUse& use, std::size_t chunk_bytes) {
+  return GpuCsvReader(path, options, stream, chunk_bytes == 0 ? csv_internal::kDefaultChunkBytes : chunk_bytes).stream(use);
 }
 
 }  // namespace ecgpipe
