@@ -116,7 +116,8 @@ void add_chunk_option(CLI::App& cmd, double& seconds) {
 void add_gpu_memory_option(CLI::App& cmd, std::optional<std::uint64_t>& bytes) {
   const std::string help =
       "GPU: device memory this run may use (e.g. 8G, 512M, or bytes; K/M/G/T are powers of 1024), for a shared GPU; "
-      "a recording that needs more is read and detected on the host and only trained and scored on the GPU "
+      "a recording that needs more is streamed through the GPU in chunks by run (the same results), read and detected "
+      "on the host by detect "
       "[default: the device's free memory less a margin]";
   // Parsed once by the validator (the same UsageError text as the Python API's), stored by the callback.
   cmd.add_option_function<std::string>(

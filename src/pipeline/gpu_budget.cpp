@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -87,6 +88,23 @@ GpuMemoryPlan plan_gpu_memory(std::uint64_t samples, std::uint64_t bytes_per_sam
   plan.need_bytes = (bytes_per_sample != 0 && samples > kMaxU64 / bytes_per_sample) ? kMaxU64 : samples * bytes_per_sample;
   plan.whole = plan.need_bytes <= budget_bytes;
   return plan;
+}
+
+GpuChunkSize gpu_chunk_samples(std::uint64_t budget_bytes) {
+  if (const char* env = std::getenv("ECGPIPE_GPU_CHUNK_SAMPLES")) {
+    char* end = nullptr;
+    const unsigned long long v = std::strtoull(env, &end, 10);
+    if (*env == '\0' || *end != '\0' || *env == '-' || v < 1 || v > static_cast<unsigned long long>(kMaxGpuChunkSamples))
+      throw UsageError(std::string("ECGPIPE_GPU_CHUNK_SAMPLES must be a whole number of samples from 1 to ") +
+                       std::to_string(kMaxGpuChunkSamples) + ", not '" + env + "'");
+    return {static_cast<std::int64_t>(v), "ECGPIPE_GPU_CHUNK_SAMPLES"};
+  }
+  const std::uint64_t room = budget_bytes > kGpuChunkFixedBytes ? budget_bytes - kGpuChunkFixedBytes : 0;
+  const std::uint64_t fit = room / kGpuBytesPerChunkSample;
+  const auto samples = static_cast<std::int64_t>(
+      std::clamp<std::uint64_t>(fit, static_cast<std::uint64_t>(kMinGpuChunkSamples), static_cast<std::uint64_t>(kMaxGpuChunkSamples)));
+  return {samples, fit < static_cast<std::uint64_t>(kMinGpuChunkSamples) ? "the smallest chunk: the budget is below the fixed buffers"
+                                                                          : "from the budget"};
 }
 
 std::optional<std::uint64_t> count_lines(const std::string& path) {

@@ -38,9 +38,11 @@ BeatMatrix::Deleter stream_free(cudaStream_t stream) {
   return [stream](float* p) { (void)cudaFreeAsync(p, stream); };
 }
 
+}  // namespace
+
 // The matrix leaves its DeviceBuffer for its owner on the way to LibTorch, freed stream-ordered
 // on the pipeline's stream by whoever holds it last.
-BeatMatrix device_matrix(DeviceBuffer<float> buffer, std::int64_t rows, std::int64_t cols, cudaStream_t stream) {
+BeatMatrix device_beat_matrix(DeviceBuffer<float> buffer, std::int64_t rows, std::int64_t cols, cudaStream_t stream) {
   float* matrix = buffer.release();
   try {
     return BeatMatrix(matrix, rows, cols, stream_free(stream), /*on_cuda=*/true, stream);
@@ -50,14 +52,13 @@ BeatMatrix device_matrix(DeviceBuffer<float> buffer, std::int64_t rows, std::int
   }
 }
 
-}  // namespace
-
 struct CudaContext {
   // Pending frees (tensor deleters) are stream-ordered: Stream waits for them before it goes.
   Stream stream;
 };
 
 std::shared_ptr<CudaContext> make_cuda_context() { return std::make_shared<CudaContext>(); }
+cudaStream_t cuda_stream(CudaContext& context) { return context.stream; }
 
 std::size_t device_pool_peak_bytes() {
   int device = 0;
@@ -103,47 +104,67 @@ GpuBudget gpu_memory_budget(const std::optional<std::uint64_t>& cap) {
   return {gpu_budget_from_free(free), std::to_string(free >> 20) + " MiB free of " + std::to_string(total >> 20) + " MiB, less a margin"};
 }
 
-bool chunk_on_host_for_gpu(const std::string& input, const std::string& channel, Preset preset, double chunk_seconds,
-                           const std::optional<std::uint64_t>& cap) {
-  if (preset != Preset::robust || chunk_seconds <= 0) return false;
-  const std::optional<std::uint64_t> samples = recording_samples_bound(input, channel);
-  if (!samples) return false;  // a WFDB record (read whole), or a file the reader reports on
-  const GpuBudget budget = gpu_memory_budget(cap);
-  const GpuMemoryPlan plan = plan_gpu_memory(*samples, kGpuBytesPerSample, budget.bytes);
-  const auto mib = [](std::uint64_t bytes) { return static_cast<double>(bytes) / static_cast<double>(1 << 20); };
-  if (plan.whole) {
-    spdlog::info("{}: {} samples x {} B = {:.1f} MiB of GPU memory, within the budget of {:.1f} MiB ({}): read and "
-                 "detected whole on the GPU",
-                 input, plan.samples, kGpuBytesPerSample, mib(plan.need_bytes), mib(budget.bytes), budget.source);
-    return false;
-  }
-  spdlog::info("{}: {} samples x {} B = {:.1f} MiB of GPU memory, over the budget of {:.1f} MiB ({}): read and detected "
-               "in chunks on the host, trained and scored on the GPU",
-               input, plan.samples, kGpuBytesPerSample, mib(plan.need_bytes), mib(budget.bytes), budget.source);
-  return true;
-}
-
 namespace {
 
-// The chunked host path's segmentation with its beat matrix moved to the device (the same rows
-// the GPU would pad: row_length(o.rows()) samples around each kept beat).
-Segmentation segment_host_for_gpu(const RunOptions& o, cudaStream_t stream) {
-  Segmentation seg = segment_cpu(o);
-  const std::int64_t rows = seg.matrix.rows(), cols = seg.matrix.cols();
-  const auto n = static_cast<std::size_t>(rows * cols);
-  DeviceBuffer<float> device(n, stream);
-  if (n > 0) copy_to_device(device.span(), seg.matrix.data(), n, stream);
-  ECGPIPE_CUDA_CHECK(cudaStreamSynchronize(stream));  // the host matrix is freed below
-  seg.matrix = device_matrix(std::move(device), rows, cols, stream);
-  return seg;
+// The recording's sample count against the budget (logged by the caller); nullopt when the
+// question does not arise: the seed preset, --chunk-seconds 0, a WFDB record or a file the reader
+// reports on (all read whole).
+struct BudgetCheck {
+  GpuMemoryPlan plan;
+  GpuBudget budget;
+};
+std::optional<BudgetCheck> check_gpu_budget(const std::string& input, const std::string& channel, Preset preset,
+                                            double chunk_seconds, const std::optional<std::uint64_t>& cap) {
+  if (preset != Preset::robust || chunk_seconds <= 0) return std::nullopt;
+  const std::optional<std::uint64_t> samples = recording_samples_bound(input, channel);
+  if (!samples) return std::nullopt;
+  BudgetCheck c;
+  c.budget = gpu_memory_budget(cap);
+  c.plan = plan_gpu_memory(*samples, kGpuBytesPerSample, c.budget.bytes);
+  return c;
 }
+
+double mib(std::uint64_t bytes) { return static_cast<double>(bytes) / static_cast<double>(1 << 20); }
 
 }  // namespace
 
+bool chunk_on_host_for_gpu(const std::string& input, const std::string& channel, Preset preset, double chunk_seconds,
+                           const std::optional<std::uint64_t>& cap) {
+  const std::optional<BudgetCheck> c = check_gpu_budget(input, channel, preset, chunk_seconds, cap);
+  if (!c) return false;
+  if (c->plan.whole) {
+    spdlog::info("{}: {} samples x {} B = {:.1f} MiB of GPU memory, within the budget of {:.1f} MiB ({}): read and "
+                 "detected whole on the GPU",
+                 input, c->plan.samples, kGpuBytesPerSample, mib(c->plan.need_bytes), mib(c->budget.bytes), c->budget.source);
+    return false;
+  }
+  spdlog::info("{}: {} samples x {} B = {:.1f} MiB of GPU memory, over the budget of {:.1f} MiB ({}): read and detected "
+               "in chunks on the host",
+               input, c->plan.samples, kGpuBytesPerSample, mib(c->plan.need_bytes), mib(c->budget.bytes), c->budget.source);
+  return true;
+}
+
+std::int64_t gpu_chunk_samples_for_run(const RunOptions& o) {
+  if (o.samples) return 0;  // a signal given in memory is run whole (it is on the host already)
+  const std::optional<BudgetCheck> c = check_gpu_budget(o.input, o.csv.column, o.preset, o.chunk_seconds, o.gpu_memory);
+  if (!c) return 0;
+  if (c->plan.whole) {
+    spdlog::info("{}: {} samples x {} B = {:.1f} MiB of GPU memory, within the budget of {:.1f} MiB ({}): read and "
+                 "detected whole on the GPU",
+                 o.input, c->plan.samples, kGpuBytesPerSample, mib(c->plan.need_bytes), mib(c->budget.bytes), c->budget.source);
+    return 0;
+  }
+  const GpuChunkSize chunk = gpu_chunk_samples(c->budget.bytes);
+  spdlog::info("{}: {} samples x {} B = {:.1f} MiB of GPU memory, over the budget of {:.1f} MiB ({}): streamed through "
+               "the GPU in chunks of {} samples ({})",
+               o.input, c->plan.samples, kGpuBytesPerSample, mib(c->plan.need_bytes), mib(c->budget.bytes), c->budget.source,
+               chunk.samples, chunk.source);
+  return chunk.samples;
+}
+
 Segmentation segment_cuda(const RunOptions& o, CudaContext& ctx) {
   cudaStream_t stream = ctx.stream;
-  if (!o.samples && chunk_on_host_for_gpu(o.input, o.csv.column, o.preset, o.chunk_seconds, o.gpu_memory))
-    return segment_host_for_gpu(o, stream);
+  if (const std::int64_t chunk = gpu_chunk_samples_for_run(o); chunk > 0) return segment_cuda_chunked(o, ctx, chunk);
   Events ev;
   Segmentation seg;
   const auto t0 = detail::Clock::now();
@@ -251,7 +272,7 @@ Segmentation segment_cuda(const RunOptions& o, CudaContext& ctx) {
     return c;
   });
 
-  seg.matrix = device_matrix(std::move(beats.matrix), static_cast<std::int64_t>(seg.beats.size()), row_length(o.rows()), stream);
+  seg.matrix = device_beat_matrix(std::move(beats.matrix), static_cast<std::int64_t>(seg.beats.size()), row_length(o.rows()), stream);
   return seg;
 }
 

@@ -360,7 +360,7 @@ TEST(GpuChunkingCli, OverTheBudgetRunAndDetectGiveTheWholeGpuPathsResults) {
     const auto d = testutil::run_ecgpipe("-q detect " + in + " --device cuda --out '" + (dir / ("detect" + tag + ".csv")).string() + "'", dir);
     ASSERT_EQ(d.code, 0) << d.err;
   }
-  EXPECT_NE(log.find("read and detected in chunks on the host"), std::string::npos) << log;
+  EXPECT_NE(log.find("streamed through the GPU in chunks"), std::string::npos) << log;  // run: the chunked GPU path
   EXPECT_EQ(testutil::read_text(dir / "detect0.csv"), testutil::read_text(dir / "detect1024.csv"));
   // --gpu-memory does the same as the variable, and says which way it went and why.
   const auto small = testutil::run_ecgpipe("detect " + in + " --device cuda --gpu-memory 1K --out '" + (dir / "detect1K.csv").string() + "'", dir);

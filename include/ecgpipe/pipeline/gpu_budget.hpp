@@ -10,11 +10,13 @@
 
 namespace ecgpipe {
 
-// Device memory the whole GPU path holds a sample at its peak, the band-pass (kernels/signal/
-// bandpass.cu, signal/band-pass/plan all alive at once): the signal as floats 4, the band-pass
-// output as doubles 8, and the plan's Ricker kernel 8, its spectrum 8 (n/2+1 complex doubles),
-// the widened signal 8 and the product 8 -- 44 -- plus cuFFT's work area, which depends on the
-// length's factors. Every other stage holds less: the CSV reader ~8 (its growing output and the
+// Device memory the whole GPU path holds a sample at its peak. Measured when the band-pass was one
+// FFT over the whole signal (signal 4, output 8, the plan's kernel, spectrum, widened signal and
+// product 8 each, plus cuFFT's work area, which depended on the length's factors). Since issue 29
+// the band-pass runs fixed blocks (kernels/signal/bandpass.cu: signal and output, 12 B a sample,
+// plus ~50 MiB of batch buffers whatever the length), so the peak is now the detector's; 144 is
+// kept as the bound until it is measured again (a lower one sends fewer recordings to the
+// chunked path, which gives the same results). The other stages: the CSV reader ~8 (its growing output and the
 // exact copy), the robust detector 36 (signal, band-pass, y, m and e or the candidates'
 // positions), the beat matrix ~3 (0.7 KB a beat). Measured (`ecgpipe bench`'s stream-ordered pool
 // peak over the samples, H100, 2026-11-26): 54.4 B for 21.6 M samples (24 h at 250 Hz), 52.2 B for
@@ -42,6 +44,27 @@ struct GpuMemoryPlan {
   bool whole = true;
 };
 GpuMemoryPlan plan_gpu_memory(std::uint64_t samples, std::uint64_t bytes_per_sample, std::uint64_t budget_bytes);
+
+// The chunked GPU path (issue 29, segment_cuda_stream.cpp): device memory that does not grow with
+// the recording. Fixed: the CSV reader's buffers (two chunks of text, their row starts and values,
+// ~140 MiB) and the band-pass's block batches (~70 MiB with cuFFT's work area); per sample of a
+// chunk: the detector's windows while they are regrown (samples 2 x 4, band-pass 2 x 8) and a
+// scan's y, e, m and positions (4 x 8), 56 B, rounded up. The beat matrix (training's input,
+// ~1 KB a beat) comes on top, as in the whole path.
+inline constexpr std::uint64_t kGpuChunkFixedBytes = std::uint64_t{256} << 20;
+inline constexpr std::uint64_t kGpuBytesPerChunkSample = 64;
+// Chunks of 2^16 (one band-pass block; a smaller budget still gets these) to 2^25 samples (the
+// CSV reader hands over at most ~8.7 M at a time anyway; larger chunks save no synchronization).
+inline constexpr std::int64_t kMinGpuChunkSamples = std::int64_t{1} << 16;
+inline constexpr std::int64_t kMaxGpuChunkSamples = std::int64_t{1} << 25;
+struct GpuChunkSize {
+  std::int64_t samples = 0;
+  std::string source;  // for the log
+};
+// The chunk for a budget: (budget - fixed) / per-sample bytes within [min, max]; or
+// ECGPIPE_GPU_CHUNK_SAMPLES when set (a whole number >= 1; anything else is a UsageError): a
+// test and debugging hook that forces small chunks.
+GpuChunkSize gpu_chunk_samples(std::uint64_t budget_bytes);
 
 // The number of LF-terminated lines of a file, plus one for a last line without LF: a CSV file's
 // samples are at most this (its header and blank lines included). One pass over the file in

@@ -15,6 +15,7 @@ namespace ecgpipe {
 // Owns the CUDA stream the GPU stages and LibTorch share; destroyed after training.
 struct CudaContext;
 std::shared_ptr<CudaContext> make_cuda_context();
+cudaStream_t cuda_stream(CudaContext& context);
 Segmentation segment_cuda(const RunOptions& options, CudaContext& context);
 // High-water mark of the device's default stream-ordered memory pool (bytes), then reset.
 std::size_t device_pool_peak_bytes();
@@ -40,9 +41,9 @@ std::vector<float> copy_to_host_cuda(DeviceSpan<const float> signal, int device)
 
 // Recordings larger than the GPU's memory (issues 13, 29). A robust-preset CSV or EDF/BDF
 // recording is run whole on the GPU when its sample count (gpu_budget.hpp: a CSV's lines, an
-// EDF/BDF header's count) times kGpuBytesPerSample fits the budget; otherwise it is read and
-// detected in chunks on the host (segment_cpu_chunked: the same R peaks, rows and classes as the
-// whole path), and only its beat matrix goes to the GPU for training and scoring.
+// EDF/BDF header's count) times kGpuBytesPerSample fits the budget; otherwise `run` streams it
+// through the GPU in chunks (segment_cuda_chunked: the same R peaks, rows, classes and so scores
+// as the whole path, bit for bit), and `detect` reads and detects it in chunks on the host.
 struct GpuBudget {
   std::uint64_t bytes = 0;
   std::string source;  // for the log: "--gpu-memory", the variable's name, or the free memory
@@ -51,11 +52,34 @@ struct GpuBudget {
 // anything else is a UsageError); else the device's free memory now less a margin
 // (gpu_budget_from_free). Either of the first two is taken as it is, without asking the device.
 GpuBudget gpu_memory_budget(const std::optional<std::uint64_t>& cap = std::nullopt);
-// True when `input` goes to the GPU in chunks through the host: the robust preset with
+// `detect --device cuda`: true when `input` is read and detected in chunks on the host: the robust preset with
 // chunk_seconds > 0, a CSV or EDF/BDF file (a WFDB record is read whole on either device; `channel`
 // selects an EDF/BDF signal), whose samples need more than the budget. Logs the decision (info)
 // with its numbers either way.
 bool chunk_on_host_for_gpu(const std::string& input, const std::string& channel, Preset preset, double chunk_seconds,
                            const std::optional<std::uint64_t>& cap = std::nullopt);
+
+
+// `run --device cuda`: 0 when the recording runs whole on the GPU (it fits, or the question does
+// not arise: the seed preset, --chunk-seconds 0, a WFDB record, samples in memory), else the
+// samples per chunk of the chunked GPU path (gpu_chunk_samples: from the budget, or
+// ECGPIPE_GPU_CHUNK_SAMPLES). Logs the decision with its numbers either way.
+std::int64_t gpu_chunk_samples_for_run(const RunOptions& options);
+
+// What the chunked path held, for tests and the benchmark.
+struct GpuChunkReport {
+  std::size_t chunks_largest = 0;         // samples of the largest piece handed to the detector
+  std::size_t detector_window_bytes = 0;  // the detector's largest windows (StreamingDetectorCuda)
+  std::size_t bandpass_bytes = 0;         // its band-pass's fixed buffers
+};
+// Stages 1-4 of the robust preset streamed through the GPU in pieces of at most chunk_samples
+// (segment_cuda_stream.cpp): any input (CSV parsed on the GPU; WFDB, EDF/BDF and samples in
+// memory uploaded a chunk at a time). Equal to segment_cuda's whole path: samples, candidates,
+// beats, the device matrix, the classes (pending, as there), both excerpts. host_signal stays
+// empty (run_pipeline reads the file again for signal quality when it is short enough).
+Segmentation segment_cuda_chunked(const RunOptions& options, CudaContext& context, std::int64_t chunk_samples,
+                                  GpuChunkReport* report = nullptr);
+// The beat matrix's device buffer handed to its owner (freed on `stream` by whoever holds it last).
+BeatMatrix device_beat_matrix(DeviceBuffer<float> buffer, std::int64_t rows, std::int64_t cols, cudaStream_t stream);
 
 }  // namespace ecgpipe

@@ -30,4 +30,15 @@ DeviceBeats pad_beats_cuda(DeviceSpan<const float> signal, DeviceSpan<const std:
 DeviceBeats pad_table_cuda(DeviceSpan<const float> signal, const BeatTable& table, int max_length,
                            cudaStream_t stream);
 
+// Rows of a matrix cut from a signal that arrives in pieces (issue 29, the GPU's chunked path):
+// for each row r in [row_begin, row_end), the samples of [starts[r], starts[r] + length_r) that lie
+// in the piece x = signal[x_begin, x_begin + x.size) go to row r at column (sample - starts[r]);
+// nothing else is written (the caller zeroes the matrix once: every row then ends as
+// pad_table_cuda's, and a window reaching outside the signal keeps zeros there). length_r is
+// lengths[r], or fixed_length when lengths is null; rows are `stride` floats. A warp per row.
+// Asynchronous. (kernels/signal/gather_rows.cu)
+void gather_rows_cuda(DeviceSpan<const float> x, std::int64_t x_begin, const std::int64_t* starts,
+                      const std::int32_t* lengths, std::int32_t fixed_length, std::int64_t row_begin,
+                      std::int64_t row_end, float* matrix, std::size_t stride, cudaStream_t stream);
+
 }  // namespace ecgpipe

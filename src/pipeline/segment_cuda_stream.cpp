@@ -1,0 +1,234 @@
+// Stages 1-4 of the robust preset on the GPU in chunks (issue 29): a recording larger than the GPU
+// budget streamed through the GPU's kernels, device memory bounded by the chunk (plus the beat
+// matrix, which training needs whole), results equal to segment_cuda's whole path, bit for bit.
+//
+// Pass 1 hands the recording chunk by chunk (a CSV parsed on the GPU, stream_csv_column_cuda;
+// other inputs read on the host and uploaded) to StreamingDetectorCuda; the floor and the
+// adaptive thresholds then run on the host over the compact candidate list, as detect_beats_cuda
+// does. Pass 2 reads the recording again and gathers, from each chunk while it is on the device,
+// the model's rows into one preallocated device matrix (zero-filled: pad_table_cuda's values) and
+// the classifier's windows; the classes are computed on CPU threads while the GPU trains, as in
+// the whole path. The whole signal is never on the host nor whole on the device.
+#include <cuda_runtime_api.h>
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <future>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/clock.hpp"
+#include "ecgpipe/classify/beat_features.hpp"
+#include "ecgpipe/classify/classify.hpp"
+#include "ecgpipe/common/cuda.hpp"
+#include "ecgpipe/common/error.hpp"
+#include "ecgpipe/io/csv_cuda.hpp"
+#include "ecgpipe/io/signal_input.hpp"
+#include "ecgpipe/io/wfdb.hpp"
+#include "ecgpipe/io/edf.hpp"
+#include "ecgpipe/model/torch_runtime.hpp"
+#include "ecgpipe/pipeline/segment_cuda.hpp"
+#include "ecgpipe/signal/beats_cuda.hpp"
+#include "ecgpipe/signal/detect_cuda.hpp"
+
+namespace ecgpipe {
+namespace {
+
+// Hands the recording to `use(piece, first)` as device pieces of at most chunk_samples samples,
+// in order: a CSV file parsed on the GPU (its chunks cut to size), anything else (WFDB, EDF/BDF,
+// samples in memory) read on the host a chunk at a time and uploaded. Returns the sample count.
+template <typename Use>
+std::int64_t for_each_device_chunk(const RunOptions& o, std::int64_t chunk_samples, cudaStream_t stream, Use&& use) {
+  const auto cut = [&](DeviceSpan<const float> chunk, std::int64_t first) {
+    for (std::size_t at = 0; at < chunk.size; at += static_cast<std::size_t>(chunk_samples)) {
+      const std::size_t count = std::min(chunk.size - at, static_cast<std::size_t>(chunk_samples));
+      use(DeviceSpan<const float>{chunk.data + at, count}, first + static_cast<std::int64_t>(at));
+    }
+  };
+  if (!o.samples && !is_wfdb_record_path(o.input) && !is_edf_path(o.input)) {
+    const std::uint64_t rows = stream_csv_column_cuda(
+        o.input, o.csv, stream,
+        [&](DeviceSpan<const float> chunk, std::uint64_t first) { cut(chunk, static_cast<std::int64_t>(first)); });
+    return static_cast<std::int64_t>(rows);
+  }
+  DeviceBuffer<float> device(static_cast<std::size_t>(chunk_samples), stream);
+  std::int64_t at = 0;
+  const auto upload = [&](const float* host, std::size_t count) {
+    copy_to_device(device.span(), host, count, stream);
+    use(DeviceSpan<const float>{device.data(), count}, at);
+    ECGPIPE_CUDA_CHECK(cudaStreamSynchronize(stream));  // the host buffer and `device` are reused next
+    at += static_cast<std::int64_t>(count);
+  };
+  if (o.samples) {
+    const std::vector<float>& x = *o.samples;
+    for (std::size_t i = 0; i < x.size(); i += static_cast<std::size_t>(chunk_samples))
+      upload(x.data() + i, std::min(x.size() - i, static_cast<std::size_t>(chunk_samples)));
+    return at;
+  }
+  const std::unique_ptr<SignalStream> source = open_signal_stream(o.input, o.csv, o.fs);
+  std::vector<float> chunk;
+  for (;;) {
+    chunk.clear();
+    const std::size_t got = source->read(chunk, static_cast<std::size_t>(chunk_samples));
+    if (got == 0) return at;
+    upload(chunk.data(), got);
+  }
+}
+
+// Rows [start_r, start_r + length_r) (ascending by start and by end) gathered from the pieces
+// of a signal into a device matrix: the row range that meets each piece found on the host.
+class DeviceRowGather {
+ public:
+  DeviceRowGather(std::vector<std::int64_t> starts, std::vector<std::int32_t> lengths, std::int32_t fixed_length,
+                  std::size_t stride, float* matrix, cudaStream_t stream)
+      : starts_(std::move(starts)), lengths_(std::move(lengths)), fixed_(fixed_length), stride_(stride), matrix_(matrix),
+        d_starts_(starts_.size(), stream), d_lengths_(lengths_.size(), stream) {
+    if (!starts_.empty()) copy_to_device(d_starts_.span(), starts_.data(), starts_.size(), stream);
+    if (!lengths_.empty()) copy_to_device(d_lengths_.span(), lengths_.data(), lengths_.size(), stream);
+  }
+
+  void push(DeviceSpan<const float> x, std::int64_t x_begin, cudaStream_t stream) {
+    const std::int64_t x_end = x_begin + static_cast<std::int64_t>(x.size);
+    while (first_ < starts_.size() && starts_[first_] + length(first_) <= x_begin) ++first_;
+    std::size_t last = first_;
+    while (last < starts_.size() && starts_[last] < x_end) ++last;
+    gather_rows_cuda(x, x_begin, d_starts_.data(), lengths_.empty() ? nullptr : d_lengths_.data(), fixed_,
+                     static_cast<std::int64_t>(first_), static_cast<std::int64_t>(last), matrix_, stride_, stream);
+  }
+
+ private:
+  std::int64_t length(std::size_t r) const { return lengths_.empty() ? fixed_ : lengths_[r]; }
+  std::vector<std::int64_t> starts_;
+  std::vector<std::int32_t> lengths_;
+  std::int32_t fixed_;
+  std::size_t stride_;
+  float* matrix_;
+  DeviceBuffer<std::int64_t> d_starts_;
+  DeviceBuffer<std::int32_t> d_lengths_;
+  std::size_t first_ = 0;
+};
+
+// The end of detect_beats_cuda over the streamed detector's list: the floor, step 6 on the host,
+// the accepted candidates' refined positions (StreamingDetector::finish's mapping).
+Detection finish_detection(const StreamingDetectorCuda& det, const DetectOptions& options) {
+  Detection d;
+  const std::vector<Candidate> candidates = above_floor(det.found(), det.max_envelope());
+  d.candidates = candidates.size();
+  const std::vector<std::int64_t> accepted = classify_candidates(candidates, options);
+  const std::vector<ScannedCandidate>& found = det.found();
+  std::vector<std::int64_t> peaks;
+  peaks.reserve(accepted.size());
+  auto it = found.begin();
+  for (const std::int64_t p : accepted) {
+    it = std::lower_bound(it, found.end(), p, [](const ScannedCandidate& c, std::int64_t q) { return c.candidate.position < q; });
+    if (it == found.end() || it->candidate.position != p) throw InternalError("streamed GPU detector: accepted an unknown candidate");
+    peaks.push_back(det.refined()[static_cast<std::size_t>(it - found.begin())]);
+  }
+  d.r_peaks = sorted_unique_peaks(std::move(peaks));
+  return d;
+}
+
+}  // namespace
+
+Segmentation segment_cuda_chunked(const RunOptions& o, CudaContext& ctx, std::int64_t chunk_samples,
+                                  GpuChunkReport* report) {
+  if (o.preset != Preset::robust) throw InternalError("segment_cuda_chunked: the seed preset reads the whole signal");
+  if (chunk_samples < 1) throw InternalError("segment_cuda_chunked: chunk_samples must be positive");
+  cudaStream_t stream = cuda_stream(ctx);
+  Segmentation seg;
+  const std::size_t excerpt = report_excerpt_samples(o.fs, SIZE_MAX);
+
+  // Pass 1: the R peaks.
+  auto t0 = detail::Clock::now();
+  double detect_seconds = 0.0;
+  StreamingDetectorCuda detector(DetectOptions{o.fs, o.ricker_width}, excerpt, stream);
+  std::size_t largest_piece = 0;
+  const std::int64_t samples = for_each_device_chunk(o, chunk_samples, stream, [&](DeviceSpan<const float> piece, std::int64_t first) {
+    largest_piece = std::max(largest_piece, piece.size);
+    if (static_cast<std::size_t>(first) < excerpt) {  // the report's excerpt: the first pieces only
+      const std::size_t take = std::min(piece.size, excerpt - static_cast<std::size_t>(first));
+      seg.signal_excerpt.resize(static_cast<std::size_t>(first) + take);
+      copy_to_host(seg.signal_excerpt.data() + first, piece, take, stream);
+      ECGPIPE_CUDA_CHECK(cudaStreamSynchronize(stream));  // signal_excerpt may grow next time
+    }
+    const auto t = detail::Clock::now();
+    detector.push(piece);
+    detect_seconds += detail::seconds_since(t);
+  });
+  auto t = detail::Clock::now();
+  detector.finish();
+  const Detection det = finish_detection(detector, DetectOptions{o.fs, o.ricker_width});
+  detect_seconds += detail::seconds_since(t);
+  seg.samples = static_cast<std::size_t>(samples);
+  seg.candidates = det.candidates;
+  seg.curvature_excerpt = detector.curvature_excerpt();
+  seg.seconds.csv = detail::seconds_since(t0) - detect_seconds;
+  seg.seconds.peaks = detect_seconds;  // the band-pass is inside: it runs a block batch at a time
+  if (report != nullptr) {
+    report->chunks_largest = largest_piece;
+    report->detector_window_bytes = detector.peak_window_bytes();
+    report->bandpass_bytes = detector.bandpass_bytes();
+  }
+
+  // Pass 2: the rows and the classifier's windows.
+  t0 = detail::Clock::now();
+  seg.beats = beat_rows(o.rows(), det.r_peaks, samples);
+  std::vector<std::int64_t> peaks = kept_r_peaks(o, seg.beats);
+  const int width = row_length(o.rows());
+  const FeatureWindow fw = feature_window(o.fs);
+  const std::size_t rows = seg.beats.size();
+  DeviceBuffer<float> matrix(rows * static_cast<std::size_t>(width), stream);
+  if (!matrix.empty()) ECGPIPE_CUDA_CHECK(cudaMemsetAsync(matrix.data(), 0, matrix.size() * sizeof(float), stream));
+  // The rr model's rows (R - 0.25 s .. R + 0.45 s) begin with exactly the classifier's windows
+  // (segment_stream.cpp): copied out of the matrix. Otherwise a matrix of windows of their own.
+  const bool rows_hold_windows = o.model == Model::rr && r_peak_offset(o.rows()) == fw.before && width >= fw.length;
+  DeviceBuffer<float> windows(rows_hold_windows ? 0 : peaks.size() * static_cast<std::size_t>(fw.length), stream);
+  if (!windows.empty()) ECGPIPE_CUDA_CHECK(cudaMemsetAsync(windows.data(), 0, windows.size() * sizeof(float), stream));
+  std::vector<std::int64_t> window_starts(rows_hold_windows ? 0 : peaks.size());
+  for (std::size_t i = 0; i < window_starts.size(); ++i) window_starts[i] = peaks[i] - fw.before;
+  {
+    DeviceRowGather row_gather(seg.beats.start, seg.beats.length, 0, static_cast<std::size_t>(width), matrix.data(), stream);
+    DeviceRowGather window_gather(std::move(window_starts), {}, fw.length, static_cast<std::size_t>(fw.length), windows.data(),
+                                  stream);
+    const std::int64_t again = rows == 0 ? samples : for_each_device_chunk(o, chunk_samples, stream,
+                                                                            [&](DeviceSpan<const float> piece, std::int64_t first) {
+                                                                              row_gather.push(piece, first, stream);
+                                                                              window_gather.push(piece, first, stream);
+                                                                            });
+    // The file changed between the passes (rewritten by another process): its rows would not be the detected beats'.
+    if (again != samples) throw InputError(o.input + ": the recording changed while it was read (" + std::to_string(samples) +
+                                           " samples, then " + std::to_string(again) + ")");
+    ECGPIPE_CUDA_CHECK(cudaStreamSynchronize(stream));  // the gathers' tables are freed here
+  }
+  std::vector<float> host_windows(peaks.size() * static_cast<std::size_t>(fw.length));
+  if (!host_windows.empty()) {
+    if (rows_hold_windows) {
+      ECGPIPE_CUDA_CHECK(cudaMemcpy2DAsync(host_windows.data(), static_cast<std::size_t>(fw.length) * sizeof(float), matrix.data(),
+                                           static_cast<std::size_t>(width) * sizeof(float),
+                                           static_cast<std::size_t>(fw.length) * sizeof(float), rows, cudaMemcpyDeviceToHost,
+                                           stream));
+    } else {
+      copy_to_host(host_windows.data(), windows.cspan(), host_windows.size(), stream);
+    }
+  }
+  ECGPIPE_CUDA_CHECK(cudaStreamSynchronize(stream));  // the host classifies from the windows next
+  windows.reset();
+  seg.seconds.beats = detail::seconds_since(t0);
+  // The classes on CPU threads while the GPU trains (segment_cuda's whole path does the same).
+  seg.pending_classes = std::async(std::launch::async, [host_windows = std::move(host_windows), peaks = std::move(peaks),
+                                                        length = fw.length, fs = o.fs,
+                                                        threads = std::max(1, cpu_threads() - 1)]() {
+    const auto t_classify = detail::Clock::now();
+    Segmentation::Classes c;
+    c.classes = classify_beats_from_windows(host_windows.data(), static_cast<std::size_t>(length), peaks, fs, threads, &c.atrial);
+    c.seconds = detail::seconds_since(t_classify);
+    return c;
+  });
+  seg.matrix = device_beat_matrix(std::move(matrix), static_cast<std::int64_t>(rows), width, stream);
+  return seg;
+}
+
+}  // namespace ecgpipe
