@@ -69,12 +69,15 @@ DetectFileResult detect_file(const DetectFileOptions& o) {
   const Device device = resolve_device(o.device);
   PeakDetection found;
 #ifdef ECGPIPE_WITH_CUDA
-  // A recording that may not fit the GPU's memory is detected in chunks on the host (the same R
-  // peaks; segment_cuda.hpp).
-  const bool on_host = device == Device::cpu || (!o.samples && chunk_on_host_for_gpu(o.input, o.csv.column, o.preset, o.chunk_seconds, o.gpu_memory));
-  // A CSV file is parsed on the GPU, as `run` does; a WFDB record or an EDF/BDF file (binary
-  // samples) and a signal given in memory are uploaded.
-  if (!on_host && !o.samples && !is_wfdb_record_path(o.input) && !is_edf_path(o.input))
+  // A recording that may not fit the GPU's memory budget is streamed through it in chunks (the
+  // same R peaks; segment_cuda.hpp). A CSV file is parsed on the GPU, as `run` does; a WFDB
+  // record or an EDF/BDF file (binary samples) and a signal given in memory are uploaded.
+  const bool on_host = device == Device::cpu;
+  const std::int64_t chunk =
+      on_host || o.samples ? 0 : gpu_chunk_samples_for(o.input, o.csv.column, o.preset, o.chunk_seconds, o.gpu_memory);
+  if (chunk > 0)
+    found = detect_peaks_cuda_chunked(o.input, o.csv, nullptr, o.fs, o.windows.ricker_width, chunk);
+  else if (!on_host && !o.samples && !is_wfdb_record_path(o.input) && !is_edf_path(o.input))
     found = detect_csv_peaks_cuda(o.input, o.csv, o.preset, o.fs, o.windows);
   else if (!on_host)
     found = detect_peaks_cuda(o.samples ? *o.samples : read_signal(o.input, o.csv, o.fs), o.preset, o.fs, o.windows);

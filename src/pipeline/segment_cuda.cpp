@@ -128,38 +128,27 @@ double mib(std::uint64_t bytes) { return static_cast<double>(bytes) / static_cas
 
 }  // namespace
 
-bool chunk_on_host_for_gpu(const std::string& input, const std::string& channel, Preset preset, double chunk_seconds,
-                           const std::optional<std::uint64_t>& cap) {
+std::int64_t gpu_chunk_samples_for(const std::string& input, const std::string& channel, Preset preset, double chunk_seconds,
+                                   const std::optional<std::uint64_t>& cap) {
   const std::optional<BudgetCheck> c = check_gpu_budget(input, channel, preset, chunk_seconds, cap);
-  if (!c) return false;
+  if (!c) return 0;
   if (c->plan.whole) {
-    spdlog::info("{}: {} samples x {} B = {:.1f} MiB of GPU memory, within the budget of {:.1f} MiB ({}): read and "
+    spdlog::info("{}: up to {} samples x {} B = {:.1f} MiB of GPU memory, within the budget of {:.1f} MiB ({}): read and "
                  "detected whole on the GPU",
                  input, c->plan.samples, kGpuBytesPerSample, mib(c->plan.need_bytes), mib(c->budget.bytes), c->budget.source);
-    return false;
+    return 0;
   }
-  spdlog::info("{}: {} samples x {} B = {:.1f} MiB of GPU memory, over the budget of {:.1f} MiB ({}): read and detected "
-               "in chunks on the host",
-               input, c->plan.samples, kGpuBytesPerSample, mib(c->plan.need_bytes), mib(c->budget.bytes), c->budget.source);
-  return true;
+  const GpuChunkSize chunk = gpu_chunk_samples(c->budget.bytes);
+  spdlog::info("{}: up to {} samples x {} B = {:.1f} MiB of GPU memory, over the budget of {:.1f} MiB ({}): streamed "
+               "through the GPU in chunks of {} samples ({})",
+               input, c->plan.samples, kGpuBytesPerSample, mib(c->plan.need_bytes), mib(c->budget.bytes), c->budget.source,
+               chunk.samples, chunk.source);
+  return chunk.samples;
 }
 
 std::int64_t gpu_chunk_samples_for_run(const RunOptions& o) {
   if (o.samples) return 0;  // a signal given in memory is run whole (it is on the host already)
-  const std::optional<BudgetCheck> c = check_gpu_budget(o.input, o.csv.column, o.preset, o.chunk_seconds, o.gpu_memory);
-  if (!c) return 0;
-  if (c->plan.whole) {
-    spdlog::info("{}: {} samples x {} B = {:.1f} MiB of GPU memory, within the budget of {:.1f} MiB ({}): read and "
-                 "detected whole on the GPU",
-                 o.input, c->plan.samples, kGpuBytesPerSample, mib(c->plan.need_bytes), mib(c->budget.bytes), c->budget.source);
-    return 0;
-  }
-  const GpuChunkSize chunk = gpu_chunk_samples(c->budget.bytes);
-  spdlog::info("{}: {} samples x {} B = {:.1f} MiB of GPU memory, over the budget of {:.1f} MiB ({}): streamed through "
-               "the GPU in chunks of {} samples ({})",
-               o.input, c->plan.samples, kGpuBytesPerSample, mib(c->plan.need_bytes), mib(c->budget.bytes), c->budget.source,
-               chunk.samples, chunk.source);
-  return chunk.samples;
+  return gpu_chunk_samples_for(o.input, o.csv.column, o.preset, o.chunk_seconds, o.gpu_memory);
 }
 
 Segmentation segment_cuda(const RunOptions& o, CudaContext& ctx) {

@@ -41,16 +41,17 @@ namespace {
 // in order: a CSV file parsed on the GPU (its chunks cut to size), anything else (WFDB, EDF/BDF,
 // samples in memory) read on the host a chunk at a time and uploaded. Returns the sample count.
 template <typename Use>
-std::int64_t for_each_device_chunk(const RunOptions& o, std::int64_t chunk_samples, cudaStream_t stream, Use&& use) {
+std::int64_t for_each_device_chunk(const std::string& input, const CsvOptions& csv, double fs, const std::vector<float>* samples,
+                                   std::int64_t chunk_samples, cudaStream_t stream, Use&& use) {
   const auto cut = [&](DeviceSpan<const float> chunk, std::int64_t first) {
     for (std::size_t at = 0; at < chunk.size; at += static_cast<std::size_t>(chunk_samples)) {
       const std::size_t count = std::min(chunk.size - at, static_cast<std::size_t>(chunk_samples));
       use(DeviceSpan<const float>{chunk.data + at, count}, first + static_cast<std::int64_t>(at));
     }
   };
-  if (!o.samples && !is_wfdb_record_path(o.input) && !is_edf_path(o.input)) {
+  if (samples == nullptr && !is_wfdb_record_path(input) && !is_edf_path(input)) {
     const std::uint64_t rows = stream_csv_column_cuda(
-        o.input, o.csv, stream,
+        input, csv, stream,
         [&](DeviceSpan<const float> chunk, std::uint64_t first) { cut(chunk, static_cast<std::int64_t>(first)); });
     return static_cast<std::int64_t>(rows);
   }
@@ -62,13 +63,13 @@ std::int64_t for_each_device_chunk(const RunOptions& o, std::int64_t chunk_sampl
     ECGPIPE_CUDA_CHECK(cudaStreamSynchronize(stream));  // the host buffer and `device` are reused next
     at += static_cast<std::int64_t>(count);
   };
-  if (o.samples) {
-    const std::vector<float>& x = *o.samples;
+  if (samples != nullptr) {
+    const std::vector<float>& x = *samples;
     for (std::size_t i = 0; i < x.size(); i += static_cast<std::size_t>(chunk_samples))
       upload(x.data() + i, std::min(x.size() - i, static_cast<std::size_t>(chunk_samples)));
     return at;
   }
-  const std::unique_ptr<SignalStream> source = open_signal_stream(o.input, o.csv, o.fs);
+  const std::unique_ptr<SignalStream> source = open_signal_stream(input, csv, fs);
   std::vector<float> chunk;
   for (;;) {
     chunk.clear();
@@ -146,7 +147,7 @@ Segmentation segment_cuda_chunked(const RunOptions& o, CudaContext& ctx, std::in
   double detect_seconds = 0.0;
   StreamingDetectorCuda detector(DetectOptions{o.fs, o.ricker_width}, excerpt, stream);
   std::size_t largest_piece = 0;
-  const std::int64_t samples = for_each_device_chunk(o, chunk_samples, stream, [&](DeviceSpan<const float> piece, std::int64_t first) {
+  const std::int64_t samples = for_each_device_chunk(o.input, o.csv, o.fs, o.samples ? &*o.samples : nullptr, chunk_samples, stream, [&](DeviceSpan<const float> piece, std::int64_t first) {
     largest_piece = std::max(largest_piece, piece.size);
     if (static_cast<std::size_t>(first) < excerpt) {  // the report's excerpt: the first pieces only
       const std::size_t take = std::min(piece.size, excerpt - static_cast<std::size_t>(first));
@@ -193,7 +194,7 @@ Segmentation segment_cuda_chunked(const RunOptions& o, CudaContext& ctx, std::in
     DeviceRowGather row_gather(seg.beats.start, seg.beats.length, 0, static_cast<std::size_t>(width), matrix.data(), stream);
     DeviceRowGather window_gather(std::move(window_starts), {}, fw.length, static_cast<std::size_t>(fw.length), windows.data(),
                                   stream);
-    const std::int64_t again = rows == 0 ? samples : for_each_device_chunk(o, chunk_samples, stream,
+    const std::int64_t again = rows == 0 ? samples : for_each_device_chunk(o.input, o.csv, o.fs, o.samples ? &*o.samples : nullptr, chunk_samples, stream,
                                                                             [&](DeviceSpan<const float> piece, std::int64_t first) {
                                                                               row_gather.push(piece, first, stream);
                                                                               window_gather.push(piece, first, stream);
@@ -229,6 +230,24 @@ Segmentation segment_cuda_chunked(const RunOptions& o, CudaContext& ctx, std::in
   });
   seg.matrix = device_beat_matrix(std::move(matrix), static_cast<std::int64_t>(rows), width, stream);
   return seg;
+}
+
+PeakDetection detect_peaks_cuda_chunked(const std::string& input, const CsvOptions& csv, const std::vector<float>* samples,
+                                        double fs, int ricker_width, std::int64_t chunk_samples) {
+  if (chunk_samples < 1) throw InternalError("detect_peaks_cuda_chunked: chunk_samples must be positive");
+  // Declared first: the context outlives (and its destructor waits for) the detector's buffers.
+  const std::shared_ptr<CudaContext> ctx = make_cuda_context();
+  const cudaStream_t stream = cuda_stream(*ctx);
+  const DetectOptions options{fs, ricker_width};
+  StreamingDetectorCuda detector(options, /*excerpt=*/0, stream);
+  PeakDetection out;
+  out.samples = static_cast<std::size_t>(for_each_device_chunk(
+      input, csv, fs, samples, chunk_samples, stream, [&](DeviceSpan<const float> piece, std::int64_t) { detector.push(piece); }));
+  detector.finish();
+  Detection det = finish_detection(detector, options);
+  out.candidates = det.candidates;
+  out.r_peaks = std::move(det.r_peaks);
+  return out;
 }
 
 }  // namespace ecgpipe

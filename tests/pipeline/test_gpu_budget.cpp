@@ -95,31 +95,27 @@ TEST(GpuBudget, FreeMemoryLessATenthAtLeastOneGiB) {
   EXPECT_EQ(gpu_budget_from_free(kMax), kMax - kMax / 10);
 }
 
-TEST(GpuBudget, LinesAreCountedWithOrWithoutAFinalLineFeed) {
+TEST(GpuBudget, CsvBoundIsHalfTheSizeRoundedUpAndNeedsARegularFile) {
   const auto dir = testutil::fresh_dir();
-  const auto count = [&dir](const std::string& name, const std::string& text) {
+  const auto bound = [&dir](const std::string& name, const std::string& text) {
     testutil::write_text(dir / name, text);
-    return count_lines((dir / name).string());
+    return csv_samples_bound((dir / name).string());
   };
-  EXPECT_EQ(count("empty.csv", ""), std::uint64_t{0});
-  EXPECT_EQ(count("one.csv", "1"), std::uint64_t{1});
-  EXPECT_EQ(count("lf.csv", "\n"), std::uint64_t{1});
-  EXPECT_EQ(count("crlf.csv", "a\r\n1\r\n2\r\n"), std::uint64_t{3});
-  EXPECT_EQ(count("tail.csv", "a\n1\n2"), std::uint64_t{3});
-  EXPECT_EQ(count("blank.csv", "a\n\n\n1\n"), std::uint64_t{4});  // an upper bound: blank lines count
-  // Across the 4 MiB blocks: 3 M lines of 2 bytes, the last without its LF.
-  std::string big;
-  for (int i = 0; i < 3'000'000; ++i) big += "7\n";
-  big.pop_back();
-  EXPECT_EQ(count("big.csv", big), std::uint64_t{3'000'000});
-  EXPECT_EQ(count_lines((dir / "missing.csv").string()), std::nullopt);
-  EXPECT_EQ(count_lines(dir.string()), std::nullopt);  // a directory: the reader says why
+  EXPECT_EQ(bound("empty.csv", ""), std::uint64_t{0});
+  EXPECT_EQ(bound("one.csv", "1"), std::uint64_t{1});
+  EXPECT_EQ(bound("lf.csv", "\n"), std::uint64_t{1});
+  EXPECT_EQ(bound("tail.csv", "a\n1\n2"), std::uint64_t{3});  // the densest file: every line counted
+  EXPECT_EQ(bound("dense.csv", "a\n1\n2\n"), std::uint64_t{3});
+  EXPECT_EQ(bound("long.csv", "ecg\n0.125\n0.25\n"), std::uint64_t{8});  // an upper bound
+  EXPECT_EQ(csv_samples_bound((dir / "missing.csv").string()), std::nullopt);
+  EXPECT_EQ(csv_samples_bound(dir.string()), std::nullopt);  // a directory: the reader says why
+  EXPECT_EQ(csv_samples_bound("/dev/null"), std::nullopt);   // not a regular file: no size to trust
 }
 
 TEST(GpuBudget, SampleBoundOfCsvEdfAndWfdb) {
   const auto dir = testutil::fresh_dir();
   testutil::write_signal_csv(dir / "rec.csv", std::vector<float>(1000, 0.5f));
-  EXPECT_EQ(recording_samples_bound((dir / "rec.csv").string(), ""), std::uint64_t{1001});  // the header's line too
+  EXPECT_EQ(recording_samples_bound((dir / "rec.csv").string(), ""), csv_samples_bound((dir / "rec.csv").string()));
   EXPECT_EQ(recording_samples_bound((dir / "rec.hea").string(), ""), std::nullopt);  // WFDB: read whole
   EXPECT_EQ(recording_samples_bound((dir / "missing.edf").string(), ""), std::nullopt);
   testutil::write_text(dir / "bad.edf", "not an EDF file");

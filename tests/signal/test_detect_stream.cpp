@@ -307,22 +307,22 @@ TEST(GpuChunking, BudgetFromTheOptionElseTheEnvironmentInWholeMiB) {
   }
 }
 
-TEST(GpuChunking, RobustCsvAndEdfFilesOverTheBudgetGoThroughTheHost) {
+TEST(GpuChunking, RobustCsvAndEdfFilesOverTheBudgetAreStreamedThroughTheGpu) {
   const auto dir = testutil::fresh_dir();
   testutil::write_signal_csv(dir / "rec.csv", std::vector<float>(1000, 0.5f));
   const std::string csv = (dir / "rec.csv").string();
   ScopedEnv none(kBudgetEnv, "0");
-  EXPECT_TRUE(chunk_on_host_for_gpu(csv, "", Preset::robust, 600.0));
-  EXPECT_FALSE(chunk_on_host_for_gpu(csv, "", Preset::seed, 600.0));  // the seed preset is whole-signal only
-  EXPECT_FALSE(chunk_on_host_for_gpu(csv, "", Preset::robust, 0.0));  // --chunk-seconds 0: whole, as asked
-  EXPECT_FALSE(chunk_on_host_for_gpu((dir / "rec.hea").string(), "", Preset::robust, 600.0));  // WFDB: read whole
-  EXPECT_FALSE(chunk_on_host_for_gpu((dir / "missing.csv").string(), "", Preset::robust, 600.0));  // the reader says why
-  // 1001 lines (the header's too): whole with exactly their bytes, chunked with a byte less.
-  const std::uint64_t need = 1001 * kGpuBytesPerSample;
-  EXPECT_FALSE(chunk_on_host_for_gpu(csv, "", Preset::robust, 600.0, need));
-  EXPECT_TRUE(chunk_on_host_for_gpu(csv, "", Preset::robust, 600.0, need - 1));
-  ScopedEnv plenty(kBudgetEnv, "1");  // 1 MiB: 7281 samples, the file has 1000
-  EXPECT_FALSE(chunk_on_host_for_gpu(csv, "", Preset::robust, 600.0));
+  EXPECT_GT(gpu_chunk_samples_for(csv, "", Preset::robust, 600.0), 0);
+  EXPECT_EQ(gpu_chunk_samples_for(csv, "", Preset::seed, 600.0), 0);  // the seed preset is whole-signal only
+  EXPECT_EQ(gpu_chunk_samples_for(csv, "", Preset::robust, 0.0), 0);  // --chunk-seconds 0: whole, as asked
+  EXPECT_EQ(gpu_chunk_samples_for((dir / "rec.hea").string(), "", Preset::robust, 600.0), 0);  // WFDB: read whole
+  EXPECT_EQ(gpu_chunk_samples_for((dir / "missing.csv").string(), "", Preset::robust, 600.0), 0);  // the reader says why
+  // The bound from the file's size: whole with exactly its bytes, chunked with a byte less.
+  const std::uint64_t need = csv_samples_bound(csv).value() * kGpuBytesPerSample;
+  EXPECT_EQ(gpu_chunk_samples_for(csv, "", Preset::robust, 600.0, need), 0);
+  EXPECT_EQ(gpu_chunk_samples_for(csv, "", Preset::robust, 600.0, need - 1), kMinGpuChunkSamples);  // a tiny budget
+  ScopedEnv plenty(kBudgetEnv, "1");  // 1 MiB: 7281 samples, the file's size allows fewer
+  EXPECT_EQ(gpu_chunk_samples_for(csv, "", Preset::robust, 600.0), 0);
 }
 
 // The column `name` of a CSV text, one string a row.
@@ -365,7 +365,7 @@ TEST(GpuChunkingCli, OverTheBudgetRunAndDetectGiveTheWholeGpuPathsResults) {
   // --gpu-memory does the same as the variable, and says which way it went and why.
   const auto small = testutil::run_ecgpipe("detect " + in + " --device cuda --gpu-memory 1K --out '" + (dir / "detect1K.csv").string() + "'", dir);
   ASSERT_EQ(small.code, 0) << small.err;
-  EXPECT_NE(small.err.find("over the budget of 0.0 MiB (--gpu-memory): read and detected in chunks on the host"), std::string::npos)
+  EXPECT_NE(small.err.find("over the budget of 0.0 MiB (--gpu-memory): streamed through the GPU in chunks"), std::string::npos)
       << small.err;
   EXPECT_EQ(testutil::read_text(dir / "detect0.csv"), testutil::read_text(dir / "detect1K.csv"));
   const auto large = testutil::run_ecgpipe("detect " + in + " --device cuda --gpu-memory 1G --out '" + (dir / "detect1G.csv").string() + "'", dir);

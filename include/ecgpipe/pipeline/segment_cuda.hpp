@@ -40,10 +40,10 @@ PeakDetection detect_peaks_cuda(DeviceSpan<const float> signal, int device, Pres
 std::vector<float> copy_to_host_cuda(DeviceSpan<const float> signal, int device);
 
 // Recordings larger than the GPU's memory (issues 13, 29). A robust-preset CSV or EDF/BDF
-// recording is run whole on the GPU when its sample count (gpu_budget.hpp: a CSV's lines, an
+// recording is run whole on the GPU when its sample bound (gpu_budget.hpp: a CSV's size / 2, an
 // EDF/BDF header's count) times kGpuBytesPerSample fits the budget; otherwise `run` streams it
 // through the GPU in chunks (segment_cuda_chunked: the same R peaks, rows, classes and so scores
-// as the whole path, bit for bit), and `detect` reads and detects it in chunks on the host.
+// as the whole path, bit for bit), and `detect` likewise (detect_peaks_cuda_chunked).
 struct GpuBudget {
   std::uint64_t bytes = 0;
   std::string source;  // for the log: "--gpu-memory", the variable's name, or the free memory
@@ -52,18 +52,15 @@ struct GpuBudget {
 // anything else is a UsageError); else the device's free memory now less a margin
 // (gpu_budget_from_free). Either of the first two is taken as it is, without asking the device.
 GpuBudget gpu_memory_budget(const std::optional<std::uint64_t>& cap = std::nullopt);
-// `detect --device cuda`: true when `input` is read and detected in chunks on the host: the robust preset with
-// chunk_seconds > 0, a CSV or EDF/BDF file (a WFDB record is read whole on either device; `channel`
-// selects an EDF/BDF signal), whose samples need more than the budget. Logs the decision (info)
-// with its numbers either way.
-bool chunk_on_host_for_gpu(const std::string& input, const std::string& channel, Preset preset, double chunk_seconds,
-                           const std::optional<std::uint64_t>& cap = std::nullopt);
+// 0 when `input` goes to the GPU whole: it fits the budget, or the question does not arise (the
+// seed preset, --chunk-seconds 0, a WFDB record, a file the reader will report on); else the
+// samples per chunk for streaming it through the GPU (gpu_chunk_samples: from the budget, or
+// ECGPIPE_GPU_CHUNK_SAMPLES). `channel` selects an EDF/BDF signal. Logs the decision (info) with
+// its numbers either way.
+std::int64_t gpu_chunk_samples_for(const std::string& input, const std::string& channel, Preset preset, double chunk_seconds,
+                                   const std::optional<std::uint64_t>& cap = std::nullopt);
 
-
-// `run --device cuda`: 0 when the recording runs whole on the GPU (it fits, or the question does
-// not arise: the seed preset, --chunk-seconds 0, a WFDB record, samples in memory), else the
-// samples per chunk of the chunked GPU path (gpu_chunk_samples: from the budget, or
-// ECGPIPE_GPU_CHUNK_SAMPLES). Logs the decision with its numbers either way.
+// `run --device cuda`: gpu_chunk_samples_for its input; 0 (whole) for samples in memory.
 std::int64_t gpu_chunk_samples_for_run(const RunOptions& options);
 
 // What the chunked path held, for tests and the benchmark.
@@ -79,6 +76,12 @@ struct GpuChunkReport {
 // empty (run_pipeline reads the file again for signal quality when it is short enough).
 Segmentation segment_cuda_chunked(const RunOptions& options, CudaContext& context, std::int64_t chunk_samples,
                                   GpuChunkReport* report = nullptr);
+// `detect --device cuda` over the budget: pass 1 of segment_cuda_chunked alone (the R peaks and
+// counts; robust preset), on a context of its own. `samples` (may be null) is a signal in memory,
+// else `input` is read (a CSV parsed on the GPU, anything else uploaded a chunk at a time). The
+// same R peaks as detect_csv_peaks_cuda's whole path.
+PeakDetection detect_peaks_cuda_chunked(const std::string& input, const CsvOptions& csv, const std::vector<float>* samples,
+                                        double fs, int ricker_width, std::int64_t chunk_samples);
 // The beat matrix's device buffer handed to its owner (freed on `stream` by whoever holds it last).
 BeatMatrix device_beat_matrix(DeviceBuffer<float> buffer, std::int64_t rows, std::int64_t cols, cudaStream_t stream);
 
