@@ -88,7 +88,8 @@ struct FeatureWindow {
 };
 FeatureWindow feature_window(double fs);
 // Those windows cut from a signal in memory: row-major beats x length.
-std::vector<float> feature_windows(const std::vector<float>& signal, const std::vector<std::int64_t>& r_peaks, double fs);
+std::vector<float> feature_windows(const std::vector<float>& signal, const std::vector<std::int64_t>& r_peaks, double fs,
+                                   int threads = 1);
 // beat_features from the windows alone (as a recording read in pieces gathers them): the same
 // features, bit for bit. Beat i's window is windows[i * stride .. i * stride + length), stride >=
 // length (the rr model's rows start with exactly these windows: R - 0.25 s, then >= 0.7 s).
