@@ -13,6 +13,7 @@
 
 #include "ecgpipe/classify/classify.hpp"
 #include "common/clock.hpp"
+#include "common/memory_use.hpp"
 #include "ecgpipe/pipeline/plausibility.hpp"
 #include "ecgpipe/io/signal_input.hpp"
 #include "ecgpipe/classify/holter.hpp"
@@ -114,7 +115,7 @@ BeatAnalysis analyse_beats(const RunOptions& o, Segmentation& seg, const std::ve
   const std::vector<float>& signal = host_signal(o, seg);
   a.quality_assessed = !signal.empty();
   if (a.quality_assessed) {
-    a.quality = assess_signal_quality(signal.data(), signal.size(), peaks, o.fs);
+    a.quality = seg.quality ? std::move(*seg.quality) : assess_signal_quality(signal.data(), signal.size(), peaks, o.fs);
   } else {
     a.quality.beat_artefact.assign(peaks.size(), false);
   }
@@ -138,7 +139,9 @@ RunResult run_pipeline(const RunOptions& o) {
   // inside them, some of it on other threads): what grows with a long recording, and what waits.
   auto t_step = t_all;
   const auto step_done = [&t_step](const char* what) {
-    spdlog::debug("{}: {:.3f} s", what, detail::seconds_since(t_step));
+    const detail::MemoryUse m = detail::memory_use();
+    spdlog::debug("{}: {:.3f} s (host memory {} MiB, peak {} MiB)", what, detail::seconds_since(t_step), m.resident_mib,
+                  m.peak_mib);
     t_step = detail::Clock::now();
   };
   // Read first: a bad reference file fails the run before any work.

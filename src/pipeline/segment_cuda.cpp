@@ -254,10 +254,19 @@ Segmentation segment_cuda(const RunOptions& o, CudaContext& ctx) {
     ECGPIPE_CUDA_CHECK(cudaStreamSynchronize(*own));
     device.reset();
     Segmentation::Classes c;
+    // Kept for signal quality and the report's strips (run_pipeline would read the file again);
+    // the quality is assessed beside the classes.
+    const bool keep = host.size() <= kMaxHostSignal;
+    std::future<SignalQuality> quality;
+    if (keep)
+      quality = std::async(std::launch::async,
+                           [&host, &peaks, fs] { return assess_signal_quality(host.data(), host.size(), peaks, fs); });
     c.classes = classify_beats(host, peaks, fs, threads, &c.atrial);
     c.seconds = detail::seconds_since(t_classify);
-    // Kept for signal quality and the report's strips (run_pipeline would read the file again).
-    if (host.size() <= kMaxHostSignal) c.signal = std::move(host);
+    if (keep) {
+      c.quality = quality.get();
+      c.signal = std::move(host);
+    }
     return c;
   });
 

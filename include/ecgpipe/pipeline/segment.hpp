@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <future>
 #include <memory>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include "ecgpipe/pipeline/beat_rows.hpp"
 #include "ecgpipe/classify/classify.hpp"
 #include "ecgpipe/signal/detect.hpp"
+#include "ecgpipe/signal/signal_quality.hpp"
 #include "ecgpipe/pipeline/run_types.hpp"
 
 namespace ecgpipe {
@@ -34,12 +36,17 @@ struct Segmentation {
     AtrialActivity atrial;
     double seconds = 0.0;
     std::vector<float> signal;  // the host copy the classes were read from, kept up to kMaxHostSignal
+    // Signal quality from that copy, computed beside the classes when the copy is kept (it needs
+    // only the signal and the R peaks): on a 24-h recording it was a fifth of the host's work
+    // left after training.
+    std::optional<SignalQuality> quality;
   };
   std::future<Classes> pending_classes;
   // The whole signal on the host when a path had it anyway (the CPU's whole read; the chunked
   // read of a recording of at most ChunkOptions::keep_samples): signal quality and the report's
   // strips read it; empty otherwise (run_pipeline reads it again when it is not too long).
   std::vector<float> host_signal;
+  std::optional<SignalQuality> quality;  // of host_signal, when a path computed it already
   // For report.html: the first report_excerpt_samples() of the signal and of its band-passed curve.
   std::vector<float> signal_excerpt;
   std::vector<double> curvature_excerpt;
@@ -63,6 +70,7 @@ inline void finish_classification(Segmentation& seg) {
   seg.atrial = std::move(c.atrial);
   seg.seconds.classify = c.seconds;
   if (!c.signal.empty()) seg.host_signal = std::move(c.signal);
+  seg.quality = std::move(c.quality);
 }
 
 // The run's whole signal on the host: a copy of options.samples when the signal was given in
