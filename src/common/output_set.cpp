@@ -179,7 +179,7 @@ void remove_stale_temporaries(const fs::path& dir, const std::string& name) {
 constexpr std::size_t kWritePiece = std::size_t{1} << 20;
 
 // Writes the content (the bytes, or what is left to read of the text stream) and closes fd.
-void write_and_close(int fd, const std::string& data, std::streambuf* text, bool sync, const std::string& shown) {
+void write_and_close(int fd, const std::vector<std::string>& data, std::streambuf* text, bool sync, const std::string& shown) {
   const auto fail = [fd, &shown](const std::string& why) {
     ::close(fd);
     throw OutputError("cannot write " + shown + ": " + why);
@@ -194,7 +194,7 @@ void write_and_close(int fd, const std::string& data, std::streambuf* text, bool
     }
   };
   if (text == nullptr) {
-    write_all(data.data(), data.size());
+    for (const std::string& piece : data) write_all(piece.data(), piece.size());
   } else {
     std::vector<char> piece(kWritePiece);
     for (std::streamsize got; (got = text->sgetn(piece.data(), static_cast<std::streamsize>(piece.size()))) > 0;)
@@ -205,7 +205,7 @@ void write_and_close(int fd, const std::string& data, std::streambuf* text, bool
 }
 
 // Writes into an existing non-regular file (FIFO, character device): it cannot be replaced.
-void write_through(const std::string& path, const std::string& data, std::streambuf* text) {
+void write_through(const std::string& path, const std::vector<std::string>& data, std::streambuf* text) {
   const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
   if (fd < 0) throw OutputError("cannot open " + path + ": " + errno_text());
   write_and_close(fd, data, text, /*sync=*/false, path);
@@ -371,9 +371,15 @@ std::ostream& OutputSet::text(const std::string& path) {
 }
 
 void OutputSet::bytes(const std::string& path, std::string data) {
+  std::vector<std::string> one;
+  one.push_back(std::move(data));
+  pieces(path, std::move(one));
+}
+
+void OutputSet::pieces(const std::string& path, std::vector<std::string> parts) {
   files_.push_back(std::make_unique<File>());
   files_.back()->path = path;
-  files_.back()->data = std::move(data);
+  files_.back()->data = std::move(parts);
   files_.back()->is_text = false;
 }
 

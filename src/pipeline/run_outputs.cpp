@@ -192,26 +192,38 @@ nlohmann::json report_json(const RunOptions& o, const RunResult& r) {
 
 }  // namespace
 
-// Pieces of rows formatted on threads and joined in order: one thread took 87 ms for 93 k beats
-// (13 MB), the largest part of writing a 20 M-sample run's outputs (2026-11-24).
-std::string beats_csv(const RunOptions& o, const RunResult& r, int threads) {
+// Pieces of rows formatted on threads, in order, the header first: one thread took 87 ms for 93 k
+// beats (13 MB), the largest part of writing a 20 M-sample run's outputs (2026-11-24). Kept as
+// pieces for the output set (not joined: 14 days' beats.csv is ~0.3 GB).
+std::vector<std::string> beats_csv_pieces(const RunOptions& o, const RunResult& r, int threads) {
   if (r.rhythm.size() != r.beats.size() || r.beat_class.size() != r.beats.size())
     throw InternalError("beats_csv: a class and a rhythm per beat");
-  std::string text =
+  std::string header =
       "index,start,r_peak,time_s,length,rr_before_s,rr_after_s,split,recon_error,neg_elbo,template_distance,"
       "prematurity,score,outlier";
-  for (int k = 0; k < kLatentDim; ++k) text += ",latent_mu" + std::to_string(k);
-  text += ",class,rhythm,quality\n";
+  for (int k = 0; k < kLatentDim; ++k) header += ",latent_mu" + std::to_string(k);
+  header += ",class,rhythm,quality\n";
   constexpr std::size_t kRowsPerPiece = 8192;  // ~1 MB of text: a thread's start-up is worth it
   const std::size_t n = r.beats.size(), pieces = (n + kRowsPerPiece - 1) / kRowsPerPiece;
-  std::vector<std::string> piece(pieces);
+  std::vector<std::string> piece(pieces + 1);
+  piece[0] = std::move(header);
   detail::parallel_chunks(pieces, threads, 1, [&](std::size_t first, std::size_t last) {
-    for (std::size_t p = first; p < last; ++p) append_beat_rows(piece[p], o, r, p * kRowsPerPiece, std::min(n, (p + 1) * kRowsPerPiece));
+    for (std::size_t p = first; p < last; ++p)
+      append_beat_rows(piece[p + 1], o, r, p * kRowsPerPiece, std::min(n, (p + 1) * kRowsPerPiece));
   });
-  std::size_t bytes = text.size();
-  for (const auto& t : piece) bytes += t.size();
+  return piece;
+}
+
+std::string beats_csv(const RunOptions& o, const RunResult& r, int threads) {
+  std::vector<std::string> pieces = beats_csv_pieces(o, r, threads);
+  std::size_t bytes = 0;
+  for (const auto& t : pieces) bytes += t.size();
+  std::string text;
   text.reserve(bytes);
-  for (const auto& t : piece) text += t;
+  for (auto& t : pieces) {
+    text += t;
+    std::string().swap(t);  // each piece freed once copied
+  }
   return text;
 }
 
@@ -240,7 +252,7 @@ void write_run_outputs(const RunOptions& o, RunResult& r, std::vector<float> sig
     t_part = detail::Clock::now();
   };
   if (o.model_in.empty() && !o.analyze_only) files.bytes(path("model.safetensors"), std::move(r.model.model_file));
-  files.bytes(path("beats.csv"), beats_csv(o, r, cpu_threads()));
+  files.pieces(path("beats.csv"), beats_csv_pieces(o, r, cpu_threads()));
   part_done("beats.csv");
   if (!o.analyze_only) write_outliers_csv(files.text(path("outliers.csv")), o, r);
   write_rhythm_csv(files.text(path("rhythm.csv")), r.rhythm_episodes, o.fs);

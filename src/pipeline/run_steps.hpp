@@ -81,7 +81,9 @@ std::string wfdb_record_name(const std::string& input);
 std::vector<std::pair<std::string, std::string>> wfdb_annotation_files(const RunOptions& options, const RunResult& result);
 
 // beats.csv's text (header and a row per beat of `result`, outlier flags set), its rows
-// formatted on up to `threads` threads: the same bytes for every thread count.
+// formatted on up to `threads` threads: the same bytes for every thread count. As consecutive
+// pieces (the header first), or joined.
+std::vector<std::string> beats_csv_pieces(const RunOptions& options, const RunResult& result, int threads);
 std::string beats_csv(const RunOptions& options, const RunResult& result, int threads);
 
 }  // namespace ecgpipe

@@ -38,6 +38,16 @@ TEST(OutputSet, CommitsEveryFileAndCreatesMissingDirectories) {
   EXPECT_EQ(list_dir(out).size(), 2u) << "no temporaries left";
 }
 
+TEST(OutputSet, PiecesAreWrittenInOrderAsOneFile) {
+  const auto dir = fresh_dir();
+  ecgpipe::OutputSet set;
+  set.pieces((dir / "p.csv").string(), {"head\n", "", "row 1\n", std::string(3u << 20, 'x'), "end"});
+  set.pieces((dir / "none.csv").string(), {});
+  set.commit();
+  EXPECT_EQ(read_text(dir / "p.csv"), "head\nrow 1\n" + std::string(3u << 20, 'x') + "end");
+  EXPECT_EQ(read_text(dir / "none.csv"), "");
+}
+
 TEST(OutputSet, DirectoryTargetFailsTheSetBeforeAnyWrite) {
   const auto dir = fresh_dir();
   write_text(dir / "1.txt", "old 1");
