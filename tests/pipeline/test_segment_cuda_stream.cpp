@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ecgpipe/classify/beat_features.hpp"
 #include "ecgpipe/common/error.hpp"
 #include "ecgpipe/eval/synth.hpp"
 #include "ecgpipe/pipeline/gpu_budget.hpp"
@@ -184,7 +185,9 @@ TEST(SegmentChunkedGpu, DeviceMemoryGrowsWithTheBeatsNotTheSamples) {
     Segmentation seg = segment_cuda_chunked(o, *ctx, chunk);
     ECGPIPE_CUDA_CHECK(cudaDeviceSynchronize());
     ECGPIPE_CUDA_CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &peak));
-    matrix_bytes = static_cast<std::size_t>(seg.matrix.rows() * seg.matrix.cols()) * sizeof(float);
+    // The matrix, and the classifier's windows that pass 2 copies out of it on the device for
+    // the classification thread (held until that thread has them on the host): both per beat.
+    matrix_bytes = static_cast<std::size_t>(seg.matrix.rows() * (seg.matrix.cols() + feature_window(o.fs).length)) * sizeof(float);
     finish_classification(seg);
     return static_cast<std::size_t>(peak);
   };
@@ -196,10 +199,11 @@ TEST(SegmentChunkedGpu, DeviceMemoryGrowsWithTheBeatsNotTheSamples) {
   const std::size_t long_peak = peak_used(o, 500000, long_matrix);
   RecordProperty("peak_4M_bytes", std::to_string(short_peak));
   RecordProperty("peak_16M_bytes", std::to_string(long_peak));
-  std::printf("chunked GPU path, chunks of 500000: device peak %zu B for 4 M samples, %zu B for 16 M (matrix %zu, %zu)\n",
+  std::printf("chunked GPU path, chunks of 500000: device peak %zu B for 4 M samples, %zu B for 16 M (matrix and windows %zu, %zu)\n",
               short_peak, long_peak, short_matrix, long_matrix);
-  // 12 M more samples would cost the whole path 12 M x 44 B = 528 MB; here the matrix's growth,
-  // plus 8 MiB of slack (the device copy of the row table: 12 B a beat; allocation granularity).
+  // 12 M more samples would cost the whole path 12 M x 44 B = 528 MB; here the growth of the
+  // matrix and the windows, plus 8 MiB of slack (the device copy of the row table: 12 B a beat;
+  // allocation granularity).
   EXPECT_LE(long_peak, short_peak + (long_matrix - short_matrix) + (std::size_t{8} << 20));
   EXPECT_LT(short_peak, kGpuChunkFixedBytes + 500000 * kGpuBytesPerChunkSample + short_matrix);
 }
