@@ -30,6 +30,15 @@ namespace testutil {
 
 namespace fs = std::filesystem;
 
+// Sets an environment variable for a scope (the test and the executables it starts see it).
+struct ScopedEnv {
+  ScopedEnv(const char* name, const char* value) : name_(name) { ::setenv(name, value, 1); }
+  ~ScopedEnv() { ::unsetenv(name_); }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+  const char* name_;
+};
+
 // Directory helpers use POSIX calls, not std::filesystem's directory iteration: on the GPU
 // machine (GCC 13 + PyTorch 2.11's LibTorch) directory_iterator/remove_all crashed in every test
 // that used them, while the same code passes with Debian's GCC 12 + LibTorch 1.13.

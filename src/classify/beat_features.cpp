@@ -40,14 +40,7 @@ BeatRange beats_around(std::size_t i, std::size_t n, std::size_t each_side) {
 // Samples in `seconds` at fs, rounded half up (the training script rounds the same way).
 int samples_in(double seconds, double fs) { return static_cast<int>(std::floor(seconds * fs + 0.5)); }
 
-double median_of(std::vector<double> v) {  // by value: reorders its copy
-  if (v.empty()) return 0.0;
-  const std::size_t n = v.size(), mid = n / 2;
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
-  const double hi = v[mid];
-  if (n % 2 == 1) return hi;
-  return 0.5 * (hi + *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid)));
-}
+double median_of(std::vector<double> v) { return detail::median_in_place(v); }  // by value: reorders its copy
 
 // median_of of values already sorted (a sliding window's): the same two middle values.
 double median_of_sorted(const std::vector<double>& v) {

@@ -22,16 +22,6 @@ double value(const float* raw, std::size_t stride, const std::vector<double>& me
   return static_cast<double>(raw[i * stride + k]) - medians[i];  // beat_features.cpp's CenteredRow
 }
 
-// numpy's median of v (reordered): the middle value, or the mean of the two middle values.
-double median_in_place(std::vector<double>& v) {
-  if (v.empty()) return 0.0;
-  const std::size_t n = v.size(), mid = n / 2;
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
-  const double hi = v[mid];
-  if (n % 2 == 1) return hi;
-  return 0.5 * (hi + *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid)));
-}
-
 double whole_column(const float* raw, std::size_t stride, const std::vector<double>& medians, std::size_t rows,
                     const std::vector<char>& use, std::size_t k, std::vector<double>& scratch) {
   scratch.clear();
@@ -41,6 +31,15 @@ double whole_column(const float* raw, std::size_t stride, const std::vector<doub
 }
 
 }  // namespace
+
+double median_in_place(std::vector<double>& v) {
+  if (v.empty()) return 0.0;
+  const std::size_t n = v.size(), mid = n / 2;
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
+  const double hi = v[mid];
+  if (n % 2 == 1) return hi;
+  return 0.5 * (hi + *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid)));
+}
 
 std::vector<double> column_median_whole(const float* raw, std::size_t stride, const std::vector<double>& medians,
                                         std::size_t rows, int length, const std::vector<char>& use) {

@@ -20,6 +20,10 @@ namespace ecgpipe::detail {
 std::vector<double> column_median(const float* raw, std::size_t stride, const std::vector<double>& medians, std::size_t rows,
                                   int length, const std::vector<char>& use, int threads);
 
+// numpy's median of v, reordering v: the middle value, or the mean of the two middle values of an
+// even count; 0 for none. (Selection: the same value as sorting.)
+double median_in_place(std::vector<double>& v);
+
 // The same by gathering every column whole: the reference the tests compare with.
 std::vector<double> column_median_whole(const float* raw, std::size_t stride, const std::vector<double>& medians,
                                         std::size_t rows, int length, const std::vector<char>& use);

@@ -31,14 +31,7 @@ namespace {
 namespace fs = std::filesystem;
 using namespace ecgpipe;
 
-// Sets an environment variable for a scope (the tests and the executables they start see it).
-struct ScopedEnv {
-  ScopedEnv(const char* name, const char* value) : name_(name) { ::setenv(name, value, 1); }
-  ~ScopedEnv() { ::unsetenv(name_); }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-  const char* name_;
-};
+using testutil::ScopedEnv;
 constexpr const char* kChunkEnv = "ECGPIPE_GPU_CHUNK_SAMPLES";
 
 TEST(GpuChunkSize, FromTheBudgetWithinItsBounds) {

@@ -278,14 +278,7 @@ TEST(ChunkCli, RunAndDetectInChunksWriteWhatTheWholeSignalGives) {
 // chunked host path, and only its beat matrix to the GPU. The decision runs without a GPU when the
 // budget is given. The arithmetic itself: tests/pipeline/test_gpu_budget.cpp.
 
-// Sets an environment variable for a scope (the tests and the executables they start see it).
-struct ScopedEnv {
-  ScopedEnv(const char* name, const char* value) : name_(name) { ::setenv(name, value, 1); }
-  ~ScopedEnv() { ::unsetenv(name_); }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-  const char* name_;
-};
+using testutil::ScopedEnv;
 constexpr const char* kBudgetEnv = "ECGPIPE_GPU_MEMORY_BUDGET_MB";
 
 TEST(GpuChunking, BudgetFromTheOptionElseTheEnvironmentInWholeMiB) {
