@@ -40,7 +40,7 @@ PeakDetection detect_cpu(const DetectFileOptions& o) {
     return d;
   }
   std::vector<float> read;
-  const std::vector<float>& signal = o.samples ? *o.samples : (read = read_signal(o.input, o.csv, o.fs));
+  const std::vector<float>& signal = signal_or_read(o.samples, o.input, o.csv, o.fs, read);
   d.samples = signal.size();
   const std::vector<double> y = bandpass_cpu(signal, w.ricker_width);
   if (o.preset == Preset::robust) {
@@ -79,8 +79,10 @@ DetectFileResult detect_file(const DetectFileOptions& o) {
     found = detect_peaks_cuda_chunked(o.input, o.csv, nullptr, o.fs, o.windows.ricker_width, chunk);
   else if (!on_host && !o.samples && !is_wfdb_record_path(o.input) && !is_edf_path(o.input))
     found = detect_csv_peaks_cuda(o.input, o.csv, o.preset, o.fs, o.windows);
-  else if (!on_host)
-    found = detect_peaks_cuda(o.samples ? *o.samples : read_signal(o.input, o.csv, o.fs), o.preset, o.fs, o.windows);
+  else if (!on_host) {
+    std::vector<float> read;
+    found = detect_peaks_cuda(signal_or_read(o.samples, o.input, o.csv, o.fs, read), o.preset, o.fs, o.windows);
+  }
 #else
   const bool on_host = true;
 #endif

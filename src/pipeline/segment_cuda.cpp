@@ -163,7 +163,7 @@ Segmentation segment_cuda(const RunOptions& o, CudaContext& ctx) {
   DeviceBuffer<float> signal;
   if (o.samples || is_wfdb_record_path(o.input)) {
     std::vector<float> read;
-    const std::vector<float>& host = o.samples ? *o.samples : (read = read_signal(o.input, o.csv, o.fs));
+    const std::vector<float>& host = signal_or_read(o.samples, o.input, o.csv, o.fs, read);
     signal = DeviceBuffer<float>(host.size(), stream);
     if (!host.empty()) copy_to_device(signal.span(), host.data(), host.size(), stream);
     ECGPIPE_CUDA_CHECK(cudaStreamSynchronize(stream));  // `host` is freed at the end of this block

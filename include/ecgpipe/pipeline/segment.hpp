@@ -7,6 +7,7 @@
 #include <future>
 #include <memory>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -15,6 +16,7 @@
 #include "ecgpipe/classify/classify.hpp"
 #include "ecgpipe/signal/detect.hpp"
 #include "ecgpipe/signal/signal_quality.hpp"
+#include "ecgpipe/io/signal_input.hpp"
 #include "ecgpipe/pipeline/run_types.hpp"
 
 namespace ecgpipe {
@@ -77,6 +79,13 @@ inline void finish_classification(Segmentation& seg) {
 // memory (the stages own and move their vector; 4 bytes a sample, ~1 ms for a 30-minute record),
 // else the file read whole (read_signal).
 std::vector<float> read_run_signal(const RunOptions& options);
+// The signal without a copy: the caller's samples when given in memory, else the file read into
+// `storage` (which then holds it).
+inline const std::vector<float>& signal_or_read(const std::shared_ptr<const std::vector<float>>& samples,
+                                                const std::string& input, const CsvOptions& csv, double fs,
+                                                std::vector<float>& storage) {
+  return samples ? *samples : (storage = read_signal(input, csv, fs));
+}
 
 // The CPU's stages 1-4: the robust preset reads the recording in chunks of options.chunk_seconds
 // (segment_cpu_chunked: memory that does not grow with it; 0: whole), the seed preset whole (its
