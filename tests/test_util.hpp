@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "ecgpipe/common/error.hpp"
+#include "ecgpipe/eval/synth.hpp"
 
 #include <chrono>
 #include <cmath>
@@ -92,6 +93,21 @@ inline std::string read_text(const fs::path& path) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+// `ecgpipe synth`'s signal as floats, with ectopy to detect (abnormal_rate 0.1); empty for 0
+// samples (synthesize wants at least one).
+inline std::vector<float> synth_signal(double fs, std::int64_t samples, std::uint64_t seed = 1,
+                                       ecgpipe::SynthScenario scenario = ecgpipe::SynthScenario::none) {
+  if (samples == 0) return {};
+  ecgpipe::SynthOptions so;
+  so.fs = fs;
+  so.samples = samples;
+  so.seed = seed;
+  so.scenario = scenario;
+  so.abnormal_rate = 0.1;
+  const ecgpipe::SynthRecord rec = ecgpipe::synthesize(so);
+  return std::vector<float>(rec.signal.begin(), rec.signal.end());
 }
 
 // A clean synthetic ECG at 250 Hz: one narrow Gaussian "QRS" every `rr` samples plus a broad T

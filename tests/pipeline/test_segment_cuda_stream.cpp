@@ -66,16 +66,6 @@ TEST(GpuChunkSize, TheVariableForcesAnyChunkAndIsChecked) {
 }
 
 #ifdef ECGPIPE_WITH_CUDA
-std::vector<float> synth(double fs, std::int64_t samples, std::uint64_t seed) {
-  SynthOptions so;
-  so.fs = fs;
-  so.samples = samples;
-  so.seed = seed;
-  so.abnormal_rate = 0.1;
-  so.scenario = SynthScenario::bigeminy;
-  const SynthRecord rec = synthesize(so);
-  return std::vector<float>(rec.signal.begin(), rec.signal.end());
-}
 
 std::vector<std::uint32_t> bits(const std::vector<float>& v) {
   std::vector<std::uint32_t> b(v.size());
@@ -149,7 +139,7 @@ TEST(SegmentChunkedGpu, SynthCsvOverManyBlocksEqualsTheWholeGpuPath) {
   SKIP_WITHOUT_GPU();
   const auto dir = testutil::fresh_dir();
   const std::int64_t hop = 65536 - 29;
-  const std::vector<float> x = synth(250.0, 34 * hop + 777, 3);
+  const std::vector<float> x = testutil::synth_signal(250.0, 34 * hop + 777, 3, SynthScenario::bigeminy);
   testutil::write_signal_csv(dir / "rec.csv", x);
   const RunOptions o = options_for((dir / "rec.csv").string(), 250.0);
   expect_chunked_equals_whole(o, {31 * hop, 32 * hop, 33 * hop, 65507 + 10, 999983}, "synth CSV, 34 blocks");
@@ -186,9 +176,9 @@ TEST(SegmentChunkedGpu, DeviceMemoryGrowsWithTheBeatsNotTheSamples) {
   };
   RunOptions o = options_for("memory", 250.0);
   std::size_t short_matrix = 0, long_matrix = 0;
-  o.samples = std::make_shared<const std::vector<float>>(synth(250.0, 4000000, 5));
+  o.samples = std::make_shared<const std::vector<float>>(testutil::synth_signal(250.0, 4000000, 5, SynthScenario::bigeminy));
   const std::size_t short_peak = peak_used(o, 500000, short_matrix);
-  o.samples = std::make_shared<const std::vector<float>>(synth(250.0, 16000000, 5));
+  o.samples = std::make_shared<const std::vector<float>>(testutil::synth_signal(250.0, 16000000, 5, SynthScenario::bigeminy));
   const std::size_t long_peak = peak_used(o, 500000, long_matrix);
   RecordProperty("peak_4M_bytes", std::to_string(short_peak));
   RecordProperty("peak_16M_bytes", std::to_string(long_peak));
@@ -206,7 +196,7 @@ TEST(SegmentChunkedGpu, DeviceMemoryGrowsWithTheBeatsNotTheSamples) {
 TEST(SegmentChunkedGpuCli, RunOverTheBudgetWritesTheWholeRunsBeatsAndScores) {
   SKIP_WITHOUT_GPU();
   const auto dir = testutil::fresh_dir();
-  testutil::write_signal_csv(dir / "rec.csv", synth(250.0, 250 * 1200, 9));
+  testutil::write_signal_csv(dir / "rec.csv", testutil::synth_signal(250.0, 250 * 1200, 9, SynthScenario::bigeminy));
   const std::string in = "'" + (dir / "rec.csv").string() + "'";
   const auto whole = testutil::run_ecgpipe("run " + in + " --device cuda --epochs 3 --seed 7 --out '" + (dir / "whole").string() + "'", dir);
   ASSERT_EQ(whole.code, 0) << whole.err;

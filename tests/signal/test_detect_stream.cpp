@@ -47,15 +47,6 @@ namespace {
 namespace fs = std::filesystem;
 using namespace ecgpipe;
 
-std::vector<float> synth_signal(double fs, std::int64_t samples, SynthScenario scenario = SynthScenario::none) {
-  SynthOptions so;
-  so.fs = fs;
-  so.samples = samples;
-  so.scenario = scenario;
-  so.abnormal_rate = 0.1;
-  const SynthRecord rec = synthesize(so);
-  return std::vector<float>(rec.signal.begin(), rec.signal.end());
-}
 
 struct Streamed {
   Detection detection;
@@ -93,17 +84,17 @@ void expect_same_as_whole(const std::vector<float>& x, double fs, const std::vec
 // 6 minutes of synthetic ECG with ectopy, pieces from 1 s (edges on every beat) to more than the
 // whole record, and sizes around the band-pass block (65536) and its hop (65507 at width 30).
 TEST(DetectStream, EqualsWholeRecordForEveryPieceSize) {
-  const std::vector<float> x = synth_signal(250.0, 90000);
+  const std::vector<float> x = testutil::synth_signal(250.0, 90000);
   expect_same_as_whole(x, 250.0, {250, 251, 997, 750, 4096, 65507, 65536, 65537, 90000, 200000});
 }
 
 TEST(DetectStream, EqualsWholeRecordAt360HzAndWithBigeminy) {
-  expect_same_as_whole(synth_signal(360.0, 360 * 200, SynthScenario::bigeminy), 360.0, {1080, 7919, 65536});
+  expect_same_as_whole(testutil::synth_signal(360.0, 360 * 200, 1, SynthScenario::bigeminy), 360.0, {1080, 7919, 65536});
 }
 
 // Edge lengths: empty, shorter than the wavelet, one band-pass block and one sample either side.
 TEST(DetectStream, ShortAndBlockEdgeLengths) {
-  const std::vector<float> x = synth_signal(250.0, 131100);
+  const std::vector<float> x = testutil::synth_signal(250.0, 131100);
   for (const std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{5}, std::size_t{29}, std::size_t{30}, std::size_t{31},
                               std::size_t{65535}, std::size_t{65536}, std::size_t{65537}, std::size_t{131043}, std::size_t{131044}}) {
     expect_same_as_whole(std::vector<float>(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(n)), 250.0, {1, 333, 65536});
@@ -113,7 +104,7 @@ TEST(DetectStream, ShortAndBlockEdgeLengths) {
 // Flat stretches (exact zeros: only round-off candidates, removed by the whole record's floor)
 // with chunk edges inside them and at their ends.
 TEST(DetectStream, FlatStretchesAcrossChunkEdges) {
-  std::vector<float> x = synth_signal(250.0, 60000);
+  std::vector<float> x = testutil::synth_signal(250.0, 60000);
   std::fill(x.begin() + 10000, x.begin() + 30000, 0.0f);
   std::fill(x.begin() + 45000, x.end(), 0.0f);
   expect_same_as_whole(x, 250.0, {750, 10000, 20000, 29999});
@@ -159,7 +150,7 @@ void expect_same_segmentation(const RunOptions& o, const ChunkOptions& chunks) {
 
 TEST(SegmentChunked, EqualsWholeForBothModelsKeptOrReadTwice) {
   const auto dir = testutil::fresh_dir();
-  const std::vector<float> x = synth_signal(250.0, 250 * 240, SynthScenario::vt_runs);
+  const std::vector<float> x = testutil::synth_signal(250.0, 250 * 240, 1, SynthScenario::vt_runs);
   testutil::write_signal_csv(dir / "rec.csv", x);
   RunOptions o;
   o.input = (dir / "rec.csv").string();
@@ -218,7 +209,7 @@ TEST(SegmentChunked, RecordingThatChangesBetweenThePassesIsAnInputError) {
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   char resolved[PATH_MAX];
   ASSERT_NE(::realpath(fifo.c_str(), resolved), nullptr);  // as /proc/self/fd's links name it
-  const std::vector<float> x = synth_signal(250.0, 250 * 60);
+  const std::vector<float> x = testutil::synth_signal(250.0, 250 * 60);
   std::string first = "heartbeats\n", second;
   for (std::size_t i = 0; i < x.size(); ++i) {
     first += std::to_string(x[i]) + "\n";
@@ -251,7 +242,7 @@ namespace {
 // rows, so the same training with the same seed), report.json's counts, classes and Holter summary.
 TEST(ChunkCli, RunAndDetectInChunksWriteWhatTheWholeSignalGives) {
   const auto dir = testutil::fresh_dir();
-  testutil::write_signal_csv(dir / "rec.csv", synth_signal(250.0, 250 * 200, SynthScenario::bigeminy));
+  testutil::write_signal_csv(dir / "rec.csv", testutil::synth_signal(250.0, 250 * 200, 1, SynthScenario::bigeminy));
   const std::string in = "'" + (dir / "rec.csv").string() + "'";
   for (const char* chunk : {"3", "0"}) {
     const auto r = testutil::run_ecgpipe("-q --threads 1 run " + in + " --device cpu --epochs 2 --chunk-seconds " + chunk +
@@ -341,7 +332,7 @@ std::vector<std::string> csv_column(const std::string& text, const std::string& 
 TEST(GpuChunkingCli, OverTheBudgetRunAndDetectGiveTheWholeGpuPathsResults) {
   SKIP_WITHOUT_GPU();
   const auto dir = testutil::fresh_dir();
-  testutil::write_signal_csv(dir / "rec.csv", synth_signal(250.0, 250 * 200, SynthScenario::bigeminy));
+  testutil::write_signal_csv(dir / "rec.csv", testutil::synth_signal(250.0, 250 * 200, 1, SynthScenario::bigeminy));
   const std::string in = "'" + (dir / "rec.csv").string() + "'";
   std::string log;
   for (const char* budget : {"0", "1024"}) {

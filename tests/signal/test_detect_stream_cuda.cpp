@@ -20,6 +20,7 @@
 #include "ecgpipe/signal/bandpass_cuda.hpp"
 #include "ecgpipe/signal/detect_cuda.hpp"
 #include "gpu_test_util.hpp"
+#include "test_util.hpp"
 #endif
 
 namespace {
@@ -31,16 +32,6 @@ using ecgpipe_test::download;
 using ecgpipe_test::TestStream;
 using ecgpipe_test::upload;
 
-std::vector<float> synth(double fs, std::int64_t samples, std::uint64_t seed = 1) {
-  if (samples == 0) return {};  // synthesize wants at least one sample
-  SynthOptions so;
-  so.fs = fs;
-  so.samples = samples;
-  so.seed = seed;
-  so.abnormal_rate = 0.1;
-  const SynthRecord rec = synthesize(so);
-  return std::vector<float>(rec.signal.begin(), rec.signal.end());
-}
 
 // Bit patterns: "equal" means the same bits, not within a tolerance.
 std::vector<std::uint64_t> bits(const std::vector<double>& v) {
@@ -89,7 +80,7 @@ std::vector<double> grouped_bandpass(const std::vector<float>& x, int width, std
 TEST(BandpassBlocksGpu, AnyGroupingOfBlocksGivesTheWholeRunsBits) {
   SKIP_WITHOUT_GPU();
   TestStream stream;
-  const std::vector<float> x = synth(250.0, 70 * 65507 + 123);  // 71 blocks: three batches, the last partial
+  const std::vector<float> x = testutil::synth_signal(250.0, 70 * 65507 + 123);  // 71 blocks: three batches, the last partial
   const std::vector<double> whole = whole_bandpass(x, 30, stream);
   for (const std::int64_t group : {1, 5, 31, 32, 33, 71}) {
     EXPECT_EQ(bits(grouped_bandpass(x, 30, group, stream)), bits(whole)) << group << " blocks at a time";
@@ -101,7 +92,7 @@ TEST(BandpassBlocksGpu, ShortSignalsAndWideWavelets) {
   TestStream stream;
   for (const int width : {2, 30, 180, 20000}) {  // 20000: the block grows to 2^17
     for (const std::size_t n : {1, 2, 29, 30, 31, 65536, 65537, 200001}) {
-      const std::vector<float> x = synth(250.0, static_cast<std::int64_t>(n), n);
+      const std::vector<float> x = testutil::synth_signal(250.0, static_cast<std::int64_t>(n), n);
       const std::vector<double> whole = whole_bandpass(x, width, stream);
       EXPECT_EQ(bits(grouped_bandpass(x, width, 1, stream)), bits(whole)) << "n " << n << " width " << width;
       // The wrap-around is the CPU's direct sums (the taps may differ from glibc's in exp()'s last
@@ -196,7 +187,7 @@ TEST(DetectStreamGpu, BlockSizedChunksEqualTheWholeGpuRun) {
   SKIP_WITHOUT_GPU();
   ASSERT_EQ(seed_windows(250.0).ricker_width, 30);
   const std::size_t hop = 65536 - 29;  // the block grid at width 30
-  const std::vector<float> x = synth(250.0, static_cast<std::int64_t>(70 * hop + 4321));
+  const std::vector<float> x = testutil::synth_signal(250.0, static_cast<std::int64_t>(70 * hop + 4321));
   expect_same_as_whole_gpu(x, 250.0, {every(31 * hop, x.size()), every(32 * hop, x.size()), every(33 * hop, x.size()),
                                       every(32 * hop + 65536, x.size()), every(1000003, x.size())},
                            "70 blocks");
@@ -205,7 +196,7 @@ TEST(DetectStreamGpu, BlockSizedChunksEqualTheWholeGpuRun) {
 TEST(DetectStreamGpu, EdgesThroughBeatsInsideTheHaloAndOneSampleAtATime) {
   SKIP_WITHOUT_GPU();
   const double fs = 250.0;
-  const std::vector<float> x = synth(fs, 150000, 7);
+  const std::vector<float> x = testutil::synth_signal(fs, 150000, 7);
   TestStream stream;
   const DetectOptions o{fs, 30};
   const Detection cpu = detect_beats_cpu(x, bandpass_cpu(x, 30), o);
@@ -225,14 +216,14 @@ TEST(DetectStreamGpu, EdgesThroughBeatsInsideTheHaloAndOneSampleAtATime) {
 TEST(DetectStreamGpu, ShortRecordingsFlatStretchesAnd360Hz) {
   SKIP_WITHOUT_GPU();
   for (const std::size_t n : {0, 1, 29, 30, 31, 5000, 65536, 65537}) {
-    const std::vector<float> x = synth(250.0, static_cast<std::int64_t>(n), 3);
+    const std::vector<float> x = testutil::synth_signal(250.0, static_cast<std::int64_t>(n), 3);
     expect_same_as_whole_gpu(x, 250.0, {every(1, std::min<std::size_t>(n, 64)), every(333, n), every(65536, n)},
                              "n " + std::to_string(n));
   }
-  std::vector<float> flat = synth(250.0, 140000, 5);
+  std::vector<float> flat = testutil::synth_signal(250.0, 140000, 5);
   std::fill(flat.begin() + 10000, flat.begin() + 80000, 0.0f);  // round-off candidates the floor removes
   expect_same_as_whole_gpu(flat, 250.0, {every(10000, flat.size()), every(65536, flat.size())}, "flat stretch");
-  expect_same_as_whole_gpu(synth(360.0, 360 * 400, 9), 360.0, {every(7919, 360 * 400), every(65536, 360 * 400)}, "360 Hz");
+  expect_same_as_whole_gpu(testutil::synth_signal(360.0, 360 * 400, 9), 360.0, {every(7919, 360 * 400), every(65536, 360 * 400)}, "360 Hz");
 }
 
 // Device memory held by the detector's windows depends on the chunk, not on the recording.
@@ -242,7 +233,7 @@ TEST(DetectStreamGpu, WindowsStayBoundedWhateverTheLength) {
   const DetectOptions o{250.0, 30};
   const std::size_t chunk = 100000;
   for (const std::int64_t n : {std::int64_t{1000000}, std::int64_t{4000000}}) {
-    const std::vector<float> x = synth(250.0, n, 11);
+    const std::vector<float> x = testutil::synth_signal(250.0, n, 11);
     const GpuStreamed s = stream_on_gpu(x, o, every(chunk, x.size()), 0, stream);
     EXPECT_GT(s.detection.r_peaks.size(), static_cast<std::size_t>(n / 250 / 4));
     // The samples and band-pass of at most two blocks plus the chunk (4 + 8 B a sample): a bound
