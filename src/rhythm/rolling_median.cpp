@@ -16,6 +16,19 @@ std::vector<double> rolling_median(const std::vector<double>& x, int w) {
   const auto n = static_cast<std::ptrdiff_t>(x.size());
   std::vector<double> out(x.size(), std::numeric_limits<double>::quiet_NaN());
   if (n == 0) return out;
+  if (n <= w) {
+    // A series no longer than the window: every window is all of it. (Clamped windows would let
+    // the first and last values stand for most of each window, and a 30-s recording of AF split
+    // in two around its middle.)
+    std::vector<double> all;
+    for (const double v : x)
+      if (!std::isnan(v)) all.push_back(v);
+    if (all.empty()) return out;
+    std::sort(all.begin(), all.end());
+    const std::size_t k = all.size();
+    std::fill(out.begin(), out.end(), k % 2 == 1 ? all[k / 2] : (all[k / 2] + all[k / 2 - 1]) / 2.0);
+    return out;
+  }
   const auto at = [&](std::ptrdiff_t j) { return x[static_cast<std::size_t>(std::clamp<std::ptrdiff_t>(j, 0, n - 1))]; };
   const std::ptrdiff_t before = w / 2;
   // The window of i = 0: positions -before .. w - before - 1 (the ends clamped), NaNs left out.

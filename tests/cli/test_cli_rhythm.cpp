@@ -185,6 +185,26 @@ TEST(RhythmCli, ThirtySecondsOfAfOrSinus) {
   }
 }
 
+// Short recordings (10 and 30 s of AF, as handheld devices record): AF over at least half of each,
+// whatever the seed. With windows that repeated the record's end values, a record shorter than the
+// 64-interval window split in two around its middle (30 s, seed 2: 14.0 s of AF, then "N").
+TEST(RhythmCli, ShortAfRecordingsAreAfWhateverTheSeed) {
+  const auto dir = testutil::fresh_dir();
+  for (const int seconds : {10, 30}) {
+    for (const int seed : {1, 2, 3, 4, 5}) {
+      const std::string name = "af" + std::to_string(seconds) + "-" + std::to_string(seed);
+      auto r = run_ecgpipe("-q synth " + q(dir / (name + ".csv")) + " --scenario af --fs 300 --duration " +
+                               std::to_string(seconds) + " --seed " + std::to_string(seed),
+                           dir);
+      ASSERT_EQ(r.code, 0) << r.err;
+      r = run_ecgpipe("-q analyze " + q(dir / (name + ".csv")) + " --fs 300 --out " + q(dir / name), dir);
+      ASSERT_EQ(r.code, 0) << r.err;
+      const auto report = nlohmann::json::parse(read_text(dir / name / "report.json"));
+      EXPECT_GE(report["holter"]["af"]["afib_percent"].get<double>(), 50.0) << name << ":\n" << read_text(dir / name / "rhythm.csv");
+    }
+  }
+}
+
 // DS1's two AF records from their reference beats (the .atr's rate from 2xx.hea): AF found where
 // the experts marked it. Bounds, not exact figures: docs/accuracy.md has the measured table.
 TEST(RhythmCli, Ds1AfRecords) {

@@ -22,7 +22,9 @@ std::vector<double> by_definition(const std::vector<double>& x, int w) {
   std::vector<double> out(x.size(), kNaN);
   for (std::ptrdiff_t i = 0; i < n; ++i) {
     std::vector<double> v;
-    for (std::ptrdiff_t j = i - w / 2; j < i - w / 2 + w; ++j) {
+    // Centred, the ends clamped; a series no longer than the window: all of it.
+    const std::ptrdiff_t first = n <= w ? 0 : i - w / 2, last = n <= w ? n : i - w / 2 + w;
+    for (std::ptrdiff_t j = first; j < last; ++j) {
       const double value = x[static_cast<std::size_t>(std::clamp<std::ptrdiff_t>(j, 0, n - 1))];
       if (!std::isnan(value)) v.push_back(value);
     }
