@@ -18,7 +18,8 @@ TEST(SortedWindow, ClippedWindowsEqualEachSliceSorted) {
     for (auto& v : x) v = 0.25 * small(rng);
     for (const std::size_t each_side : {0u, 1u, 10u, 32u, 64u}) {
       // Whole ranges and ranges that start and end inside (a thread's chunk).
-      for (const auto& [begin, end] : {std::pair<std::size_t, std::size_t>{0, n}, {n / 3, n - n / 4}, {n / 2, n / 2 + 1}}) {
+      for (const auto& range : {std::pair<std::size_t, std::size_t>{0, n}, {n / 3, n - n / 4}, {n / 2, n / 2 + 1}}) {
+        const std::size_t begin = range.first, end = range.second;  // named: a lambda below uses them
         if (begin > end || end > n) continue;
         std::size_t calls = 0;
         ecgpipe::detail::for_each_clipped_window(x, begin, end, each_side, [&](std::size_t i, const std::vector<double>& w) {
