@@ -42,13 +42,6 @@ int samples_in(double seconds, double fs) { return static_cast<int>(std::floor(s
 
 double median_of(std::vector<double> v) { return detail::median_in_place(v); }  // by value: reorders its copy
 
-// median_of of values already sorted (a sliding window's): the same two middle values.
-double median_of_sorted(const std::vector<double>& v) {
-  if (v.empty()) return 0.0;
-  const std::size_t n = v.size(), mid = n / 2;
-  return n % 2 == 1 ? v[mid] : 0.5 * (v[mid] + v[mid - 1]);
-}
-
 double percentile_of_sorted(const std::vector<double>& v, double q) {  // numpy's default ("linear")
   const double pos = q / 100.0 * static_cast<double>(v.size() - 1);
   const auto lo = static_cast<std::size_t>(std::floor(pos));
@@ -145,7 +138,7 @@ std::vector<float> beat_features_from_windows(const float* windows, std::size_t 
     std::vector<char> premature(n);
     detail::parallel_chunks(n, threads, kMinBeatsPerThread, [&](std::size_t begin, std::size_t end) {
       detail::for_each_clipped_window(pre, begin, end, kLocalContext, [&](std::size_t i, const std::vector<double>& window) {
-        const double local = median_of_sorted(window), p80 = percentile_of_sorted(window, 80.0);
+        const double local = detail::median_of_sorted(window), p80 = percentile_of_sorted(window, 80.0);
         at(i, kLogPreRr) = static_cast<float>(std::log(pre[i]));
         at(i, kLogPostRr) = static_cast<float>(std::log(post[i]));
         at(i, kLogPrePost) = static_cast<float>(std::log(pre[i] / post[i]));
@@ -158,7 +151,7 @@ std::vector<float> beat_features_from_windows(const float* windows, std::size_t 
         at(i, kLogPostLocal) = static_cast<float>(std::log(post[i] / local));
       });
       detail::for_each_clipped_window(step, begin, end, kLocalContext, [&](std::size_t i, const std::vector<double>& window) {
-        at(i, kLocalIrregularity) = static_cast<float>(median_of_sorted(window));
+        at(i, kLocalIrregularity) = static_cast<float>(detail::median_of_sorted(window));
       });
     });
     // A running count over the flags (integers: the same fraction as numpy's mean of 0/1 values).
@@ -241,7 +234,7 @@ std::vector<float> beat_features_from_windows(const float* windows, std::size_t 
     for (std::size_t i = 0; i < n; ++i) atrial->p_context[i] = at(i, kPWaveContext);
     detail::parallel_chunks(n, threads, kMinBeatsPerThread, [&](std::size_t begin, std::size_t end) {
       detail::for_each_clipped_window(pair, begin, end, kPWaveContextBeats, [&](std::size_t i, const std::vector<double>& window) {
-        atrial->p_consistency[i] = static_cast<float>(median_of_sorted(window));
+        atrial->p_consistency[i] = static_cast<float>(detail::median_of_sorted(window));
       });
     });
   }

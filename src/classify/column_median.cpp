@@ -15,8 +15,8 @@ constexpr std::size_t kColumnBlock = 8;      // columns per pass over the rows (
 constexpr std::size_t kSampleSize = 4096;    // sampled values a column
 constexpr std::size_t kBracket = 128;        // sample ranks each side of the middle: ~4 standard deviations of
                                              // where the middle falls in a sample of 4096
-constexpr std::size_t kWholeBelow = 16384;
-constexpr std::size_t kTile = 1024;         // rows a column at a time in the counting pass (an L1-sized scratch row)   // fewer used rows: gather them whole (a bracket saves nothing)
+constexpr std::size_t kWholeBelow = 16384;  // fewer used rows: gather them whole (a bracket saves nothing)
+constexpr std::size_t kTile = 1024;         // rows a column at a time in the counting pass (an L1-sized scratch row)
 
 double value(const float* raw, std::size_t stride, const std::vector<double>& medians, std::size_t i, std::size_t k) {
   return static_cast<double>(raw[i * stride + k]) - medians[i];  // beat_features.cpp's CenteredRow
@@ -52,17 +52,13 @@ std::vector<double> column_median(const float* raw, std::size_t stride, const st
                                   int length, const std::vector<char>& use, int threads) {
   if (length < 0 || static_cast<std::size_t>(length) > stride || medians.size() < rows || use.size() < rows)
     throw InternalError("column_median: windows, medians and flags disagree");
-  const auto L = static_cast<std::size_t>(length);
-  std::vector<double> out(L);
   std::vector<std::size_t> used;  // the rows that count, in order
   for (std::size_t i = 0; i < rows; ++i)
     if (use[i]) used.push_back(i);
   const std::size_t n = used.size();
-  if (n < kWholeBelow) {
-    std::vector<double> scratch;
-    for (std::size_t k = 0; k < L; ++k) out[k] = whole_column(raw, stride, medians, rows, use, k, scratch);
-    return out;
-  }
+  if (n < kWholeBelow) return column_median_whole(raw, stride, medians, rows, length, use);
+  const auto L = static_cast<std::size_t>(length);
+  std::vector<double> out(L);
   // The middle ranks of the sorted column (equal for an odd count).
   const std::size_t rank_hi = n / 2, rank_lo = n % 2 == 1 ? rank_hi : rank_hi - 1;
   const std::size_t step = std::max<std::size_t>(1, n / kSampleSize);

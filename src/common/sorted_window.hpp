@@ -33,6 +33,14 @@ class SortedWindow {
   std::vector<double> v_;
 };
 
+// numpy's median of values in ascending order (a window's values()): the middle one, or the mean
+// of the two middle ones; 0 for none.
+inline double median_of_sorted(const std::vector<double>& v) {
+  if (v.empty()) return 0.0;
+  const std::size_t n = v.size(), mid = n / 2;
+  return n % 2 == 1 ? v[mid] : 0.5 * (v[mid] + v[mid - 1]);
+}
+
 // Calls f(i, window) for i in [begin, end), `window` holding values[lo, hi) with
 // lo = max(0, i - each_side), hi = min(n, i + each_side + 1): the window clipped at the ends.
 template <class F>

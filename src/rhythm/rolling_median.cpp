@@ -25,8 +25,7 @@ std::vector<double> rolling_median(const std::vector<double>& x, int w) {
       if (!std::isnan(v)) all.push_back(v);
     if (all.empty()) return out;
     std::sort(all.begin(), all.end());
-    const std::size_t k = all.size();
-    std::fill(out.begin(), out.end(), k % 2 == 1 ? all[k / 2] : (all[k / 2] + all[k / 2 - 1]) / 2.0);
+    std::fill(out.begin(), out.end(), median_of_sorted(all));
     return out;
   }
   const auto at = [&](std::ptrdiff_t j) { return x[static_cast<std::size_t>(std::clamp<std::ptrdiff_t>(j, 0, n - 1))]; };
@@ -41,10 +40,7 @@ std::vector<double> rolling_median(const std::vector<double>& x, int w) {
       if (!std::isnan(gone)) window.erase(gone);
       if (!std::isnan(come)) window.insert(come);
     }
-    if (window.empty()) continue;
-    const std::vector<double>& v = window.values();
-    const std::size_t k = v.size();
-    out[static_cast<std::size_t>(i)] = k % 2 == 1 ? v[k / 2] : (v[k / 2] + v[k / 2 - 1]) / 2.0;
+    if (!window.empty()) out[static_cast<std::size_t>(i)] = median_of_sorted(window.values());
   }
   return out;
 }
