@@ -13,7 +13,7 @@
 
 #include "ecgpipe/classify/classify.hpp"
 #include "common/clock.hpp"
-#include "common/memory_use.hpp"
+#include "common/step_log.hpp"
 #include "ecgpipe/pipeline/plausibility.hpp"
 #include "ecgpipe/io/signal_input.hpp"
 #include "ecgpipe/classify/holter.hpp"
@@ -121,7 +121,8 @@ BeatAnalysis analyse_beats(const RunOptions& o, Segmentation& seg, const std::ve
   }
   a.rhythm_seconds += detail::seconds_since(t_quality);
   // The Holter summary, the rhythm episodes and HRV: from the beats' letters, rhythm and artefact.
-  const std::vector<char> predicted = class_letters(a.beat_class);
+  a.letters = class_letters(a.beat_class);
+  const std::vector<char>& predicted = a.letters;
   a.holter = holter_summary(peaks, o.fs, predicted, static_cast<double>(samples) / o.fs, {}, a.quality.beat_artefact);
   finish_rhythm(o, peaks, samples, a);  // needs the Holter summary's runs
   HrvOptions hrv;
@@ -135,15 +136,9 @@ BeatAnalysis analyse_beats(const RunOptions& o, Segmentation& seg, const std::ve
 RunResult run_pipeline(const RunOptions& o) {
   validate(o);
   const auto t_all = detail::Clock::now();
-  // The wall time of each step of this thread at debug level (report.json's stages time the work
-  // inside them, some of it on other threads): what grows with a long recording, and what waits.
-  auto t_step = t_all;
-  const auto step_done = [&t_step](const char* what) {
-    const detail::MemoryUse m = detail::memory_use();
-    spdlog::debug("{}: {:.3f} s (host memory {} MiB, peak {} MiB)", what, detail::seconds_since(t_step), m.resident_mib,
-                  m.peak_mib);
-    t_step = detail::Clock::now();
-  };
+  // The wall time of each step of this thread (report.json's stages time the work inside them,
+  // some of it on other threads).
+  detail::StepLog steps("", t_all);
   // Read first: a bad reference file fails the run before any work.
   std::optional<ReferenceBeats> reference;
   if (!o.reference.empty()) reference = read_reference(o.reference);
@@ -153,13 +148,13 @@ RunResult run_pipeline(const RunOptions& o) {
   std::optional<OutputLock> lock;            // one writer per --out, till the commit
   if (writes) lock.emplace(o.out_dir, OutputLock::Mode::exclusive);
   spdlog::info("reading {} on {}", o.input, device_name(device));
-  step_done("set-up");
+  steps.done("set-up");
 
   // Stages 1-4: the file to the beat matrix, on one device (segment_cpu.cpp, pipeline_cuda.cpp).
 #ifdef ECGPIPE_WITH_CUDA
   std::shared_ptr<CudaContext> cuda;  // declared before `seg`: outlives the matrix and training
   if (device == Device::cuda) cuda = make_cuda_context();
-  step_done("CUDA context");
+  steps.done("CUDA context");
   Segmentation seg = device == Device::cuda ? segment_cuda(o, *cuda) : segment_cpu(o);
 #else
   Segmentation seg = segment_cpu(o);
@@ -180,7 +175,7 @@ RunResult run_pipeline(const RunOptions& o) {
   r.seconds = seg.seconds;
   const std::vector<std::int64_t> peaks = kept_r_peaks(o, r.beats);
   r.warnings = plausibility_warnings(o.source, r.samples, o.fs, peaks);
-  step_done("segmentation");
+  steps.done("segmentation");
 
   // The model on this thread (on a GPU: the device), what the host finds of each beat on another
   // (analyse_beats); neither reads what the other writes: the matrix there, the classes, the host
@@ -192,9 +187,9 @@ RunResult run_pipeline(const RunOptions& o) {
   } else {
     train_or_score(o, seg, peaks, device, r);
   }
-  step_done("model");
+  steps.done("model");
   BeatAnalysis analysis = pending_analysis.get();
-  step_done("waiting for the beats' classes, rhythm and quality");
+  steps.done("waiting for the beats' classes, rhythm and quality");
   r.beat_class = std::move(analysis.beat_class);
   r.rhythm = std::move(analysis.rhythm);
   const SignalQuality& q = analysis.quality;
@@ -218,16 +213,16 @@ RunResult run_pipeline(const RunOptions& o) {
   spdlog::info("rhythm: {} AF episodes, AF burden {:.1f} % ({} s), longest {:.0f} s", r.rhythm_burden.afib_episodes,
                r.rhythm_burden.afib_percent(), static_cast<long long>(r.rhythm_burden.afib_s + 0.5),
                r.rhythm_burden.longest_afib_s);
-  const std::vector<char> predicted = class_letters(r.beat_class);
+  const std::vector<char> predicted = std::move(analysis.letters);  // class_letters(r.beat_class)
 
   if (reference) evaluate_run(o, *reference, peaks, predicted, r);
   flag_run_outliers(o, r);
-  step_done("evaluation and outliers");
+  steps.done("evaluation and outliers");
   if (writes) {
     std::vector<EventStrip> strips = event_strips(o, r, peaks, signal);
-    step_done("event strips");
+    steps.done("event strips");
     write_run_outputs(o, r, std::move(seg.signal_excerpt), std::move(seg.curvature_excerpt), std::move(strips), t_all);
-    step_done("outputs");
+    steps.done("outputs");
   } else {
     r.seconds.total = detail::seconds_since(t_all);
   }

@@ -15,8 +15,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
-#include <spdlog/spdlog.h>
-
+#include "common/step_log.hpp"
 #include "ecgpipe/eval/eval_json.hpp"
 #include "ecgpipe/model/outlier_score.hpp"
 #include "ecgpipe/model/torch_runtime.hpp"
@@ -245,32 +244,27 @@ void write_run_outputs(const RunOptions& o, RunResult& r, std::vector<float> sig
   // One set, committed whole (output.hpp): the model first, the largest file last.
   OutputSet files(/*create_dirs=*/true);
   const auto path = [&o](const char* name) { return (std::filesystem::path(o.out_dir) / name).string(); };
-  // Each part's wall time at debug level: on a long recording, what grows.
-  auto t_part = t_write;
-  const auto part_done = [&t_part](const char* what) {
-    spdlog::debug("outputs: {} {:.3f} s", what, detail::seconds_since(t_part));
-    t_part = detail::Clock::now();
-  };
+  detail::StepLog parts("outputs: ", t_write);  // on a long recording, which part grows
   if (o.model_in.empty() && !o.analyze_only) files.bytes(path("model.safetensors"), std::move(r.model.model_file));
   files.pieces(path("beats.csv"), beats_csv_pieces(o, r, cpu_threads()));
-  part_done("beats.csv");
+  parts.done("beats.csv");
   if (!o.analyze_only) write_outliers_csv(files.text(path("outliers.csv")), o, r);
   write_rhythm_csv(files.text(path("rhythm.csv")), r.rhythm_episodes, o.fs);
   write_artefact_csv(files.text(path("artefact.csv")), o, r);
-  part_done("outliers.csv, rhythm.csv, artefact.csv");
+  parts.done("outliers.csv, rhythm.csv, artefact.csv");
   for (auto& [name, bytes] : wfdb_annotation_files(o, r)) files.bytes(path(name.c_str()), std::move(bytes));  // WFDB tools
-  part_done("WFDB annotations");
+  parts.done("WFDB annotations");
   std::ostream& report = files.text(path("report.json"));
   r.seconds.write = detail::seconds_since(t_write);
   r.seconds.total = detail::seconds_since(run_start);
   report << report_json(o, r).dump(2) << '\n';
-  part_done("report.json");
+  parts.done("report.json");
   write_report_html(files.text(path("report.html")),
                     report_data_from_run(o, r, r_peak_offset(o.rows()), std::move(signal_excerpt), std::move(curvature_excerpt),
                                          std::move(strips)));
-  part_done("report.html");
+  parts.done("report.html");
   files.commit();
-  part_done("commit (written, flushed to disk, renamed)");
+  parts.done("commit (written, flushed to disk, renamed)");
 }
 
 }  // namespace ecgpipe

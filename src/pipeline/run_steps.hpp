@@ -28,6 +28,7 @@ void evaluate_run(const RunOptions& options, const ReferenceBeats& reference, co
 // hides behind the device's: issue 29) and moves it into the RunResult after.
 struct BeatAnalysis {
   std::vector<BeatClass> beat_class;
+  std::vector<char> letters;  // class_letters(beat_class), once S beats in AF are N
   std::vector<Rhythm> rhythm;
   SignalQuality quality;          // beat_artefact: one flag per beat, all false when not assessed
   bool quality_assessed = false;  // false: no host copy of the signal (too long to keep)
