@@ -92,15 +92,31 @@ GpuMemoryPlan plan_gpu_memory(std::uint64_t samples, std::uint64_t bytes_per_sam
   return plan;
 }
 
-GpuChunkSize gpu_chunk_samples(std::uint64_t budget_bytes) {
-  if (const char* env = std::getenv("ECGPIPE_GPU_CHUNK_SAMPLES")) {
-    char* end = nullptr;
-    const unsigned long long v = std::strtoull(env, &end, 10);
-    if (*env == '\0' || *end != '\0' || *env == '-' || v < 1 || v > static_cast<unsigned long long>(kMaxGpuChunkSamples))
-      throw UsageError(std::string("ECGPIPE_GPU_CHUNK_SAMPLES must be a whole number of samples from 1 to ") +
-                       std::to_string(kMaxGpuChunkSamples) + ", not '" + env + "'");
-    return {static_cast<std::int64_t>(v), "ECGPIPE_GPU_CHUNK_SAMPLES"};
+std::optional<std::uint64_t> whole_number_env(const char* name, const char* unit, std::uint64_t min, std::uint64_t max) {
+  const char* env = std::getenv(name);
+  if (env == nullptr) return std::nullopt;
+  const std::string text = env;
+  // Digits alone, accumulated with an overflow check: strtoull would also take spaces, a sign
+  // ("-1" wraps to 2^64 - 1) and stop quietly at the first other character.
+  std::uint64_t value = 0;
+  bool ok = !text.empty();
+  for (const char c : text) {
+    if (c < '0' || c > '9' || value > (kMaxU64 - static_cast<std::uint64_t>(c - '0')) / 10) {
+      ok = false;
+      break;
+    }
+    value = value * 10 + static_cast<std::uint64_t>(c - '0');
   }
+  if (!ok || value < min || value > max)
+    throw UsageError(std::string(name) + " must be a whole number of " + unit + " from " + std::to_string(min) + " to " +
+                     std::to_string(max) + ", not '" + (text.size() > 40 ? text.substr(0, 40) + "..." : text) + "'");
+  return value;
+}
+
+GpuChunkSize gpu_chunk_samples(std::uint64_t budget_bytes) {
+  if (const auto forced = whole_number_env("ECGPIPE_GPU_CHUNK_SAMPLES", "samples", 1,
+                                           static_cast<std::uint64_t>(kMaxGpuChunkSamples)))
+    return {static_cast<std::int64_t>(*forced), "ECGPIPE_GPU_CHUNK_SAMPLES"};
   const std::uint64_t room = budget_bytes > kGpuChunkFixedBytes ? budget_bytes - kGpuChunkFixedBytes : 0;
   const std::uint64_t fit = room / kGpuBytesPerChunkSample;
   const auto samples = static_cast<std::int64_t>(

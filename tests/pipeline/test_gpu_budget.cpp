@@ -7,6 +7,8 @@
 
 #include <cstdint>
 #include <limits>
+#include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -58,6 +60,41 @@ TEST(GpuBudget, AnythingElseIsAUsageErrorNamingTheOption) {
   // A long text is cut in the message.
   try {
     parse_memory_size(std::string(5000, 'x'), "--gpu-memory");
+    ADD_FAILURE();
+  } catch (const UsageError& e) {
+    EXPECT_LT(std::string(e.what()).size(), 200u);
+  }
+}
+
+// The GPU paths' two whole-number environment variables (ECGPIPE_GPU_MEMORY_BUDGET_MB,
+// ECGPIPE_GPU_CHUNK_SAMPLES) read by one function: digits only, within the range, else a
+// UsageError that names the variable, the unit and the range and quotes the value (cut).
+TEST(GpuBudget, WholeNumberEnvironmentVariables) {
+  constexpr const char* kName = "ECGPIPE_TEST_WHOLE_NUMBER";
+  ::unsetenv(kName);
+  EXPECT_EQ(whole_number_env(kName, "samples", 1, 100), std::nullopt);
+  const std::vector<std::pair<const char*, std::uint64_t>> good = {{"1", 1}, {"100", 100}, {"007", 7}, {"32", 32}};
+  for (const auto& [text, value] : good) {
+    const testutil::ScopedEnv env(kName, text);
+    EXPECT_EQ(whole_number_env(kName, "samples", 1, 100), value) << text;
+  }
+  {
+    const testutil::ScopedEnv env(kName, "18446744073709551615");
+    EXPECT_EQ(whole_number_env(kName, "MiB", 0, kMax), kMax);
+  }
+  for (const char* bad : {"", "0", "101", " 5", "5 ", "+5", "-5", "-0", "5x", "0x10", "1e2", "5.0", "18446744073709551616",
+                          "99999999999999999999999"}) {
+    const testutil::ScopedEnv env(kName, bad);
+    try {
+      whole_number_env(kName, "samples", 1, 100);
+      ADD_FAILURE() << "'" << bad << "' accepted";
+    } catch (const UsageError& e) {
+      EXPECT_EQ(std::string(e.what()), std::string(kName) + " must be a whole number of samples from 1 to 100, not '" + bad + "'");
+    }
+  }
+  const testutil::ScopedEnv env(kName, std::string(5000, '9').c_str());
+  try {
+    whole_number_env(kName, "samples", 1, 100);
     ADD_FAILURE();
   } catch (const UsageError& e) {
     EXPECT_LT(std::string(e.what()).size(), 200u);

@@ -62,9 +62,15 @@ struct GpuChunkSize {
   std::string source;  // for the log
 };
 // The chunk for a budget: (budget - fixed) / per-sample bytes within [min, max]; or
-// ECGPIPE_GPU_CHUNK_SAMPLES when set (a whole number >= 1; anything else is a UsageError): a
-// test and debugging hook that forces small chunks.
+// ECGPIPE_GPU_CHUNK_SAMPLES when set (whole_number_env, 1 to kMaxGpuChunkSamples): a test and
+// debugging hook that forces small chunks.
 GpuChunkSize gpu_chunk_samples(std::uint64_t budget_bytes);
+
+// A whole-number environment variable of the GPU paths' hooks (ECGPIPE_GPU_MEMORY_BUDGET_MB,
+// ECGPIPE_GPU_CHUNK_SAMPLES): nullopt when unset; its value when it is decimal digits alone
+// within [min, max]; anything else (empty, a sign, spaces, too large) is a UsageError naming the
+// variable, the unit and the range, with the value quoted (cut when long).
+std::optional<std::uint64_t> whole_number_env(const char* name, const char* unit, std::uint64_t min, std::uint64_t max);
 
 // At most how many samples a CSV file holds, from its size alone: (bytes + 1) / 2, a line of one
 // character and its LF a sample (its header and blank lines would count too). No pass over the
