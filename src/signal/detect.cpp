@@ -260,6 +260,26 @@ std::vector<std::int64_t> sorted_unique_peaks(std::vector<std::int64_t> peaks) {
   return peaks;
 }
 
+Detection detection_from_scan(const std::vector<ScannedCandidate>& found, const std::vector<std::int64_t>& refined,
+                              double max_envelope, const DetectOptions& options) {
+  if (refined.size() != found.size()) throw InternalError("detection_from_scan: a refined position per candidate expected");
+  Detection d;
+  const std::vector<Candidate> candidates = above_floor(found, max_envelope);
+  d.candidates = candidates.size();
+  const std::vector<std::int64_t> accepted = classify_candidates(candidates, options);
+  // Every accepted position is one of found's (ascending), so one forward search finds them all.
+  std::vector<std::int64_t> peaks;
+  peaks.reserve(accepted.size());
+  auto it = found.begin();
+  for (const std::int64_t p : accepted) {
+    it = std::lower_bound(it, found.end(), p, [](const ScannedCandidate& c, std::int64_t q) { return c.candidate.position < q; });
+    if (it == found.end() || it->candidate.position != p) throw InternalError("detection_from_scan: accepted an unknown candidate");
+    peaks.push_back(refined[static_cast<std::size_t>(it - found.begin())]);
+  }
+  d.r_peaks = sorted_unique_peaks(std::move(peaks));
+  return d;
+}
+
 std::int64_t refine_peak(const float* x, std::int64_t x_begin, std::int64_t n, std::int64_t p, const DetectWindows& w) {
   if (p < 0 || p >= n) throw InternalError("R peak " + std::to_string(p) + " lies outside the signal");
   const std::int64_t r = w.refine_half, b = w.baseline_half;

@@ -116,20 +116,7 @@ Detection StreamingDetector::finish() {
     for (std::int64_t i = 0; i < wrapped_wanted; ++i) excerpt_[static_cast<std::size_t>(i)] = blocks_.wrapped_output(head_.data(), tail, n_, i);
   }
 
-  Detection d;
-  const std::vector<Candidate> candidates = above_floor(found_, max_envelope_);
-  d.candidates = candidates.size();
-  const std::vector<std::int64_t> accepted = classify_candidates(candidates, options_);
-  // found_ is ascending by position, and every accepted position is one of its entries.
-  std::vector<std::int64_t> peaks;
-  peaks.reserve(accepted.size());
-  auto it = found_.begin();
-  for (const std::int64_t p : accepted) {
-    it = std::lower_bound(it, found_.end(), p, [](const ScannedCandidate& c, std::int64_t q) { return c.candidate.position < q; });
-    if (it == found_.end() || it->candidate.position != p) throw InternalError("StreamingDetector: accepted an unknown candidate");
-    peaks.push_back(refined_[static_cast<std::size_t>(it - found_.begin())]);
-  }
-  d.r_peaks = sorted_unique_peaks(std::move(peaks));
+  Detection d = detection_from_scan(found_, refined_, max_envelope_, options_);
   found_.clear();
   refined_.clear();
   return d;

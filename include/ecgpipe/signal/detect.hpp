@@ -171,6 +171,13 @@ struct Detection {
   std::size_t candidates = 0;
 };
 
+// The end of a streamed detector (detect_stream.hpp on the CPU, detect_cuda.hpp's on the GPU),
+// which scans and refines as the samples pass: the floor over `found` (ascending positions; the
+// whole record's largest envelope), step 6, and each accepted candidate's refined position
+// (refined[i] is found[i]'s), sorted and unique.
+Detection detection_from_scan(const std::vector<ScannedCandidate>& found, const std::vector<std::int64_t>& refined,
+                              double max_envelope, const DetectOptions& options);
+
 // Steps 1-7 on the CPU.
 Detection detect_beats_cpu(const std::vector<float>& signal, const std::vector<double>& bandpass,
                            const DetectOptions& options);
