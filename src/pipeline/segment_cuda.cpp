@@ -8,13 +8,13 @@
 
 #include <algorithm>
 #include <array>
-#include <cstdlib>
 #include <future>
 #include <string>
 #include <utility>
 
 #include "ecgpipe/signal/bandpass_cuda.hpp"
 #include "ecgpipe/model/torch_runtime.hpp"
+#include "ecgpipe/classify/beat_features.hpp"
 #include "ecgpipe/classify/classify.hpp"
 #include "ecgpipe/signal/beats_cuda.hpp"
 #include "ecgpipe/io/csv_cuda.hpp"
@@ -60,6 +60,35 @@ struct CudaContext {
 std::shared_ptr<CudaContext> make_cuda_context() { return std::make_shared<CudaContext>(); }
 cudaStream_t cuda_stream(CudaContext& context) { return context.stream; }
 
+std::future<Segmentation::Classes> classes_beside_training(
+    DeviceBuffer<float> device, std::function<Segmentation::Classes(std::vector<float> host)> classify) {
+  auto own_stream = std::make_unique<Stream>();
+  device.set_stream(*own_stream);
+  return std::async(std::launch::async, [own_stream = std::move(own_stream), device = std::move(device),
+                                         classify = std::move(classify)]() mutable {
+    const auto t0 = detail::Clock::now();
+    const std::unique_ptr<Stream> own = std::move(own_stream);  // declared first: it outlives the free
+    DeviceBuffer<float> buffer = std::move(device);
+    std::vector<float> host(buffer.size());
+    if (!host.empty()) copy_to_host(host.data(), buffer.cspan(), host.size(), *own);
+    ECGPIPE_CUDA_CHECK(cudaStreamSynchronize(*own));
+    buffer.reset();
+    Segmentation::Classes c = classify(std::move(host));
+    c.seconds = detail::seconds_since(t0);
+    return c;
+  });
+}
+
+std::future<Segmentation::Classes> classes_from_device_windows(DeviceBuffer<float> windows, std::vector<std::int64_t> peaks,
+                                                              int length, double fs) {
+  return classes_beside_training(std::move(windows), [peaks = std::move(peaks), length, fs,
+                                                      threads = std::max(1, cpu_threads() - 1)](std::vector<float> host) {
+    Segmentation::Classes c;
+    c.classes = classify_beats_from_windows(host.data(), static_cast<std::size_t>(length), peaks, fs, threads, &c.atrial);
+    return c;
+  });
+}
+
 std::size_t device_pool_peak_bytes() {
   int device = 0;
   ECGPIPE_CUDA_CHECK(cudaGetDevice(&device));
@@ -92,13 +121,8 @@ struct Events {
 GpuBudget gpu_memory_budget(const std::optional<std::uint64_t>& cap) {
   constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
   if (cap) return {*cap, "--gpu-memory"};
-  if (const char* env = std::getenv("ECGPIPE_GPU_MEMORY_BUDGET_MB")) {
-    char* end = nullptr;
-    const unsigned long long mb = std::strtoull(env, &end, 10);
-    if (*env == '\0' || *end != '\0' || *env == '-' || mb > (~std::uint64_t{0}) / kMiB)
-      throw UsageError(std::string("ECGPIPE_GPU_MEMORY_BUDGET_MB must be a whole number of MiB, not '") + env + "'");
-    return {mb * kMiB, "ECGPIPE_GPU_MEMORY_BUDGET_MB"};
-  }
+  if (const auto mb = whole_number_env("ECGPIPE_GPU_MEMORY_BUDGET_MB", "MiB", 0, ~std::uint64_t{0} / kMiB))
+    return {*mb * kMiB, "ECGPIPE_GPU_MEMORY_BUDGET_MB"};
   std::size_t free = 0, total = 0;
   ECGPIPE_CUDA_CHECK(cudaMemGetInfo(&free, &total));
   return {gpu_budget_from_free(free), std::to_string(free >> 20) + " MiB free of " + std::to_string(total >> 20) + " MiB, less a margin"};
@@ -235,40 +259,42 @@ Segmentation segment_cuda(const RunOptions& o, CudaContext& ctx) {
   // The classes on CPU threads while the GPU trains and scores (run_pipeline waits for them after
   // scoring): the host's largest share of a GPU run, hidden behind the device's. One thread fewer
   // than --threads: this thread keeps a core for launching the GPU's work. The beat classes need
-  // the samples around each R peak on the host (classify.hpp): that thread copies the signal down
-  // on a stream of its own (80 MB for 20 M samples, ~60 ms into pageable memory on an H100 host:
-  // it was the last step before training, measured 2026-11-24), then frees it there. The host
-  // waited for `stream` above, so nothing queued there reads the signal any more; and the buffer's
-  // free moves to that stream here, before the thread exists, so that no free from that thread can
-  // reach `stream` while training captures a CUDA graph on it.
-  auto own_stream = std::make_unique<Stream>();
-  signal.set_stream(*own_stream);
-  seg.pending_classes = std::async(std::launch::async, [own_stream = std::move(own_stream), signal = std::move(signal),
-                                                        peaks = kept_r_peaks(o, seg.beats), fs = o.fs,
-                                                        threads = std::max(1, cpu_threads() - 1)]() mutable {
-    const auto t_classify = detail::Clock::now();
-    const std::unique_ptr<Stream> own = std::move(own_stream);  // declared first: it outlives the free
-    DeviceBuffer<float> device = std::move(signal);
-    std::vector<float> host(device.size());
-    if (!host.empty()) copy_to_host(host.data(), device.cspan(), host.size(), *own);
-    ECGPIPE_CUDA_CHECK(cudaStreamSynchronize(*own));
-    device.reset();
-    Segmentation::Classes c;
-    // Kept for signal quality and the report's strips (run_pipeline would read the file again);
-    // the quality is assessed beside the classes.
-    const bool keep = host.size() <= kMaxHostSignal;
-    std::future<SignalQuality> quality;
-    if (keep)
-      quality = std::async(std::launch::async,
-                           [&host, &peaks, fs] { return assess_signal_quality(host.data(), host.size(), peaks, fs); });
-    c.classes = classify_beats(host, peaks, fs, threads, &c.atrial);
-    c.seconds = detail::seconds_since(t_classify);
-    if (keep) {
-      c.quality = quality.get();
-      c.signal = std::move(host);
+  // the samples around each R peak on the host (classify.hpp): that thread copies them down on a
+  // stream of its own (classes_beside_training; 80 MB of signal for 20 M samples, ~60 ms into
+  // pageable memory on an H100 host: it was the last step before training, measured 2026-11-24).
+  std::vector<std::int64_t> peaks = kept_r_peaks(o, seg.beats);
+  if (signal.size() > kMaxHostSignal) {
+    // Too long to keep on the host for signal quality and strips (run_pipeline assesses neither):
+    // the classifier's windows are cut on the device, as the chunked path cuts them, and only
+    // they go down. The whole signal on the host beside its windows had made this path's peak RSS
+    // 2.8 GB for 14 days at 200 Hz, against 1.9 GB chunked.
+    const FeatureWindow fw = feature_window(o.fs);
+    DeviceBuffer<float> windows(peaks.size() * static_cast<std::size_t>(fw.length), stream);
+    if (!peaks.empty()) {
+      std::vector<std::int64_t> starts(peaks.size());
+      for (std::size_t i = 0; i < peaks.size(); ++i) starts[i] = peaks[i] - fw.before;
+      DeviceBuffer<std::int64_t> device_starts(starts.size(), stream);
+      copy_to_device(device_starts.span(), starts.data(), starts.size(), stream);
+      ECGPIPE_CUDA_CHECK(cudaMemsetAsync(windows.data(), 0, windows.size() * sizeof(float), stream));
+      gather_rows_cuda(signal.cspan(), 0, device_starts.data(), nullptr, fw.length, 0, static_cast<std::int64_t>(starts.size()),
+                       windows.data(), static_cast<std::size_t>(fw.length), stream);
+      ECGPIPE_CUDA_CHECK(cudaStreamSynchronize(stream));  // the windows are whole; `starts` is freed here
     }
-    return c;
-  });
+    seg.pending_classes = classes_from_device_windows(std::move(windows), std::move(peaks), fw.length, o.fs);
+  } else {
+    seg.pending_classes = classes_beside_training(
+        std::move(signal), [peaks = std::move(peaks), fs = o.fs, threads = std::max(1, cpu_threads() - 1)](std::vector<float> host) {
+          Segmentation::Classes c;
+          // Kept for signal quality and the report's strips (run_pipeline would read the file
+          // again); the quality is assessed beside the classes.
+          std::future<SignalQuality> quality = std::async(
+              std::launch::async, [&host, &peaks, fs] { return assess_signal_quality(host.data(), host.size(), peaks, fs); });
+          c.classes = classify_beats(host, peaks, fs, threads, &c.atrial);
+          c.quality = quality.get();
+          c.signal = std::move(host);
+          return c;
+        });
+  }
 
   seg.matrix = device_beat_matrix(std::move(beats.matrix), static_cast<std::int64_t>(seg.beats.size()), row_length(o.rows()), stream);
   return seg;

@@ -14,7 +14,6 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <future>
 #include <memory>
 #include <string>
 #include <utility>
@@ -22,7 +21,6 @@
 
 #include "common/clock.hpp"
 #include "ecgpipe/classify/beat_features.hpp"
-#include "ecgpipe/classify/classify.hpp"
 #include "ecgpipe/common/cuda.hpp"
 #include "ecgpipe/common/error.hpp"
 #include "ecgpipe/io/csv_cuda.hpp"
@@ -112,26 +110,6 @@ class DeviceRowGather {
   std::size_t first_ = 0;
 };
 
-// The end of detect_beats_cuda over the streamed detector's list: the floor, step 6 on the host,
-// the accepted candidates' refined positions (StreamingDetector::finish's mapping).
-Detection finish_detection(const StreamingDetectorCuda& det, const DetectOptions& options) {
-  Detection d;
-  const std::vector<Candidate> candidates = above_floor(det.found(), det.max_envelope());
-  d.candidates = candidates.size();
-  const std::vector<std::int64_t> accepted = classify_candidates(candidates, options);
-  const std::vector<ScannedCandidate>& found = det.found();
-  std::vector<std::int64_t> peaks;
-  peaks.reserve(accepted.size());
-  auto it = found.begin();
-  for (const std::int64_t p : accepted) {
-    it = std::lower_bound(it, found.end(), p, [](const ScannedCandidate& c, std::int64_t q) { return c.candidate.position < q; });
-    if (it == found.end() || it->candidate.position != p) throw InternalError("streamed GPU detector: accepted an unknown candidate");
-    peaks.push_back(det.refined()[static_cast<std::size_t>(it - found.begin())]);
-  }
-  d.r_peaks = sorted_unique_peaks(std::move(peaks));
-  return d;
-}
-
 }  // namespace
 
 Segmentation segment_cuda_chunked(const RunOptions& o, CudaContext& ctx, std::int64_t chunk_samples,
@@ -161,7 +139,8 @@ Segmentation segment_cuda_chunked(const RunOptions& o, CudaContext& ctx, std::in
   });
   auto t = detail::Clock::now();
   detector.finish();
-  const Detection det = finish_detection(detector, DetectOptions{o.fs, o.ricker_width});
+  const Detection det =
+      detection_from_scan(detector.found(), detector.refined(), detector.max_envelope(), DetectOptions{o.fs, o.ricker_width});
   detect_seconds += detail::seconds_since(t);
   seg.samples = static_cast<std::size_t>(samples);
   seg.candidates = det.candidates;
@@ -217,25 +196,8 @@ Segmentation segment_cuda_chunked(const RunOptions& o, CudaContext& ctx, std::in
   seg.seconds.beats = detail::seconds_since(t0);
   // The classes on CPU threads while the GPU trains (segment_cuda's whole path does the same).
   // That thread also copies the windows down (0.8 GB for 14 days: ~0.4 s into pageable memory,
-  // which had kept training waiting), on a stream of its own, and frees them there; the buffer's
-  // free moves to that stream here, before the thread exists, for the reason segment_cuda gives.
-  auto own_stream = std::make_unique<Stream>();
-  windows.set_stream(*own_stream);
-  seg.pending_classes = std::async(std::launch::async, [own_stream = std::move(own_stream), windows = std::move(windows),
-                                                        peaks = std::move(peaks), length = fw.length, fs = o.fs,
-                                                        threads = std::max(1, cpu_threads() - 1)]() mutable {
-    const auto t_classify = detail::Clock::now();
-    const std::unique_ptr<Stream> own = std::move(own_stream);  // declared first: it outlives the free
-    DeviceBuffer<float> device = std::move(windows);
-    std::vector<float> host(device.size());
-    if (!host.empty()) copy_to_host(host.data(), device.cspan(), host.size(), *own);
-    ECGPIPE_CUDA_CHECK(cudaStreamSynchronize(*own));
-    device.reset();
-    Segmentation::Classes c;
-    c.classes = classify_beats_from_windows(host.data(), static_cast<std::size_t>(length), peaks, fs, threads, &c.atrial);
-    c.seconds = detail::seconds_since(t_classify);
-    return c;
-  });
+  // which had kept training waiting), on a stream of its own, and frees them there.
+  seg.pending_classes = classes_from_device_windows(std::move(windows), std::move(peaks), fw.length, o.fs);
   seg.matrix = device_beat_matrix(std::move(matrix), static_cast<std::int64_t>(rows), width, stream);
   return seg;
 }
@@ -252,7 +214,7 @@ PeakDetection detect_peaks_cuda_chunked(const std::string& input, const CsvOptio
   out.samples = static_cast<std::size_t>(for_each_device_chunk(
       input, csv, fs, samples, chunk_samples, stream, [&](DeviceSpan<const float> piece, std::int64_t) { detector.push(piece); }));
   detector.finish();
-  Detection det = finish_detection(detector, options);
+  Detection det = detection_from_scan(detector.found(), detector.refined(), detector.max_envelope(), options);
   out.candidates = det.candidates;
   out.r_peaks = std::move(det.r_peaks);
   return out;

@@ -152,6 +152,27 @@ TEST(SegmentChunkedGpu, SynthCsvOverManyBlocksEqualsTheWholeGpuPath) {
   expect_chunked_equals_whole(in_memory, {100003}, "samples in memory");
 }
 
+// The whole path keeps a host copy of the signal up to kMaxHostSignal samples (signal quality,
+// the report's strips); past it the classifier's windows are cut on the device and only they go
+// down (the host's peak of a 14-day run had held the signal and its windows): the same classes
+// as the chunked path either side of the limit, and the copy kept only up to it.
+TEST(SegmentChunkedGpu, WholePathPastTheHostCopysLimitCutsTheWindowsOnTheDevice) {
+  SKIP_WITHOUT_GPU();
+  const auto ctx = make_cuda_context();
+  const std::vector<float> x = testutil::synth_signal(250.0, kMaxHostSignal + 1, 6, SynthScenario::bigeminy);
+  for (const std::size_t n : {kMaxHostSignal, kMaxHostSignal + 1}) {
+    RunOptions o = options_for("memory", 250.0);
+    o.samples = std::make_shared<const std::vector<float>>(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(n));
+    o.chunk_seconds = 0;  // whole
+    Segmentation whole = segment_cuda(o, *ctx);
+    Segmentation chunked = segment_cuda_chunked(o, *ctx, std::int64_t{1} << 22);
+    expect_same_segmentation(whole, chunked, std::to_string(n) + " samples");
+    EXPECT_GT(whole.beat_class.size(), 100000u);
+    EXPECT_EQ(whole.host_signal.size(), n <= kMaxHostSignal ? n : 0u) << n;
+    EXPECT_EQ(whole.quality.has_value(), n <= kMaxHostSignal) << n;
+  }
+}
+
 // Device memory: 4x the samples cost the chunked path only the beat matrix's growth, while the
 // whole path's grows with the samples (kGpuBytesPerSample).
 TEST(SegmentChunkedGpu, DeviceMemoryGrowsWithTheBeatsNotTheSamples) {

@@ -2,6 +2,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <future>
 #include <memory>
 #include <optional>
 #include <string>
@@ -17,6 +19,19 @@ struct CudaContext;
 std::shared_ptr<CudaContext> make_cuda_context();
 cudaStream_t cuda_stream(CudaContext& context);
 Segmentation segment_cuda(const RunOptions& options, CudaContext& context);
+// The host's share of a GPU run on a thread beside training (both GPU paths): `device` (the
+// signal, or the beats' feature windows) is copied down on a stream of its own and freed there,
+// then `classify` makes the classes from that copy; Classes::seconds is the thread's whole time.
+// The caller has waited for its stream (nothing queued there still reads the buffer); the free
+// moves to the thread's stream before the thread exists, so that no free from it can reach the
+// run's stream while training captures a CUDA graph there.
+std::future<Segmentation::Classes> classes_beside_training(
+    DeviceBuffer<float> device, std::function<Segmentation::Classes(std::vector<float> host)> classify);
+// classes_beside_training from the beats' feature windows (classify/beat_features.hpp:
+// feature_window(fs), `length` floats a row, one row per kept R peak) cut on the device: what the
+// host then holds is the windows, never the whole signal.
+std::future<Segmentation::Classes> classes_from_device_windows(DeviceBuffer<float> windows, std::vector<std::int64_t> peaks,
+                                                              int length, double fs);
 // High-water mark of the device's default stream-ordered memory pool (bytes), then reset.
 std::size_t device_pool_peak_bytes();
 
@@ -48,8 +63,8 @@ struct GpuBudget {
   std::uint64_t bytes = 0;
   std::string source;  // for the log: "--gpu-memory", the variable's name, or the free memory
 };
-// `cap` (--gpu-memory) if given; else ECGPIPE_GPU_MEMORY_BUDGET_MB (a whole number of MiB;
-// anything else is a UsageError); else the device's free memory now less a margin
+// `cap` (--gpu-memory) if given; else ECGPIPE_GPU_MEMORY_BUDGET_MB (whole_number_env: a whole
+// number of MiB; anything else is a UsageError); else the device's free memory now less a margin
 // (gpu_budget_from_free). Either of the first two is taken as it is, without asking the device.
 GpuBudget gpu_memory_budget(const std::optional<std::uint64_t>& cap = std::nullopt);
 // 0 when `input` goes to the GPU whole: it fits the budget, or the question does not arise (the
