@@ -77,6 +77,12 @@ std::vector<std::pair<std::string, std::string>> ec57_rows(const RunResult& r) {
 
 }  // namespace
 
+std::vector<std::pair<std::string, double>> report_stage_seconds(const StageSeconds& s) {
+  return {{"read CSV", s.csv},      {"band-pass", s.bandpass}, {"R peaks", s.peaks},
+          {"beat matrix", s.beats}, {"beat classes", s.classify}, {"train", s.train},
+          {"score", s.score},       {"write outputs", s.write}, {"total", s.total}};
+}
+
 ReportData report_data_from_run(const RunOptions& o, const RunResult& r, std::int64_t r_peak_offset,
                                 std::vector<float> signal_excerpt, std::vector<double> bandpassed_excerpt,
                                 std::vector<EventStrip> strips) {
@@ -120,10 +126,7 @@ ReportData report_data_from_run(const RunOptions& o, const RunResult& r, std::in
   for (auto t : m.in_train) d.train_beats += t;
   d.test_beats = d.beats - std::min(d.beats, d.train_beats);
   d.epochs = o.train.epochs;
-  const StageSeconds& s = r.seconds;
-  d.stage_seconds = {{"read CSV", s.csv}, {"band-pass", s.bandpass}, {"R peaks", s.peaks},
-                     {"beat matrix", s.beats}, {"beat classes", s.classify}, {"train", s.train},      {"score", s.score},
-                     {"write outputs", s.write}, {"total", s.total}};
+  d.stage_seconds = report_stage_seconds(r.seconds);
 
   d.excerpt_start = 0;
   d.excerpt_signal = std::move(signal_excerpt);

@@ -2,6 +2,8 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "ecgpipe/report/report.hpp"
@@ -10,6 +12,7 @@ namespace ecgpipe {
 
 struct RunOptions;
 struct RunResult;
+struct StageSeconds;
 
 // Everything a finished run knows (pipeline.hpp): counts, timings, beat lengths, losses, latent
 // means, scores and the TrainResult extras (sample rows, median beat, decoded grid, outliers;
@@ -19,5 +22,8 @@ struct RunResult;
 ReportData report_data_from_run(const RunOptions& options, const RunResult& result, std::int64_t r_peak_offset,
                                 std::vector<float> signal_excerpt, std::vector<double> bandpassed_excerpt,
                                 std::vector<EventStrip> strips = {});
+
+// The report's timing table (ReportData::stage_seconds) from a run's stage seconds, in page order.
+std::vector<std::pair<std::string, double>> report_stage_seconds(const StageSeconds& seconds);
 
 }  // namespace ecgpipe

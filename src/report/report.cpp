@@ -556,7 +556,7 @@ void model_appendix(std::ostream& out, const ReportData& d) {
 
 }  // namespace
 
-void write_report_html(std::ostream& out, const ReportData& d) {
+void write_report_html_body(std::ostream& out, const ReportData& d) {
   const ReportClock clock(d.recording_start);
   out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>Holter report: "
       << xml_escape(d.file_name) << "</title>\n<style>" << kStyle << "</style>\n</head>\n<body>\n";
@@ -572,8 +572,16 @@ void write_report_html(std::ostream& out, const ReportData& d) {
     out << "</section>\n";
   }
   out << ec57_section_html(d);
+}
+
+void write_report_html_end(std::ostream& out, const ReportData& d) {
   if (d.model_trained) model_appendix(out, d);
   out << "</body>\n</html>\n";
+}
+
+void write_report_html(std::ostream& out, const ReportData& d) {
+  write_report_html_body(out, d);
+  write_report_html_end(out, d);
 }
 
 std::string render_report_html(const ReportData& d) {

@@ -216,6 +216,28 @@ TEST(Report, FullDataGivesEveryPlotAndItsNumbers) {
     EXPECT_NE(html.find(number), std::string::npos) << number;
 }
 
+// The page in two parts (run writes the body while the run's last timings are not known yet):
+// body then end is the whole page, byte for byte, and only the end holds the timings.
+TEST(Report, BodyThenEndIsThePageAndOnlyTheEndHasTheTimings) {
+  for (const ReportData& d : {clinical_data(), sample_data(), ReportData()}) {
+    std::ostringstream body, end;
+    ecgpipe::write_report_html_body(body, d);
+    ecgpipe::write_report_html_end(end, d);
+    EXPECT_EQ(body.str() + end.str(), ecgpipe::render_report_html(d));
+    const std::string closing = "</body>\n</html>\n";
+    ASSERT_GE(end.str().size(), closing.size());
+    EXPECT_EQ(end.str().substr(end.str().size() - closing.size()), closing);
+  }
+  ReportData d = clinical_data();
+  std::ostringstream body;
+  ecgpipe::write_report_html_body(body, d);
+  d.stage_seconds = {{"read CSV", 0.125}, {"train", 2.5}, {"total", 9.875}};
+  std::ostringstream end;
+  ecgpipe::write_report_html_end(end, d);
+  EXPECT_EQ(body.str().find("9.875"), std::string::npos);
+  EXPECT_NE(end.str().find("9.875"), std::string::npos) << "timings set after the body was written";
+}
+
 // The histogram says what its values are: row lengths (seed rows) or RR intervals (rr rows).
 TEST(Report, LengthHistogramOfBeatsOrOfRrIntervals) {
   auto d = sample_data();  // 250 Hz: 4 ms a sample; lengths 150..189 (150..169 eight times each, 170..189 seven), median 168
