@@ -122,13 +122,11 @@ TEST(Bandpass, BlockLengthGrowsWithTheWavelet) {
 }
 
 // The CPU band-pass's bits do not depend on LibTorch's thread count: 1, 2, 4 and 16 threads, a
-// signal of four blocks and a short one. Passes with Debian's LibTorch 1.13 (pocketfft). FAILS on
-// the GPU host's LibTorch 2.11 (the PyTorch wheel's MKL FFT), a known open defect (2026-11-26):
-// 8000 samples differ between 1 and 2, 4, 16 threads, and with them the seed preset's gates in a
-// flat stretch (DetectCli.SeedPresetIsTheSeedsGates fails there under OMP_NUM_THREADS 4 and 16).
-// Running each transform inside an OpenMP parallel region (where MKL uses one thread) did not
-// change a bit of it: the thread count seems to choose MKL's plan, not only how it runs. The fix
-// is an FFT of ecgpipe's own choosing whose bits do not follow LibTorch's threads.
+// signal of four blocks and a short one. The GPU host's LibTorch 2.11 (the PyTorch wheel: MKL's
+// FFT) gave other bits for 2, 4 and 16 threads than for 1 (8000 samples, 2026-11-26), and with them
+// other seed-preset gates in a flat stretch (DetectCli.SeedPresetIsTheSeedsGates failed there under
+// OMP_NUM_THREADS 4 and 16); each FFT now runs on one MKL thread (bandpass.cpp). Debian's LibTorch
+// (pocketfft) passed before and after.
 TEST(Bandpass, SameBitsForEveryThreadCount) {
   const int before = ecgpipe::cpu_threads();
   for (const std::size_t n : {std::size_t{8000}, std::size_t{4 * 65536 + 123}}) {
