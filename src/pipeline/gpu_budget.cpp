@@ -11,6 +11,7 @@
 
 #include <sys/stat.h>
 
+#include "common/text.hpp"
 #include "ecgpipe/common/error.hpp"
 #include "ecgpipe/io/edf.hpp"
 #include "ecgpipe/io/wfdb.hpp"
@@ -21,12 +22,12 @@ namespace ecgpipe {
 namespace {
 
 constexpr std::uint64_t kMaxU64 = std::numeric_limits<std::uint64_t>::max();
+constexpr std::size_t kShownChars = 40;  // of a bad value quoted in a message
 
 [[noreturn]] void bad_size(const std::string& text, const std::string& what) {
   // Quoted and cut: the text is the user's and may be anything.
-  const std::string shown = text.size() > 40 ? text.substr(0, 40) + "..." : text;
   throw UsageError(what + " must be a size such as 8G, 512M or a number of bytes (K, M, G, T: powers of 1024), not '" +
-                   shown + "'");
+                   text::shorten(text, kShownChars) + "'");
 }
 
 // The multiplier of a unit suffix ("", "B", "K", "KB", "KiB", ... any case); 0 if not one.
@@ -109,7 +110,7 @@ std::optional<std::uint64_t> whole_number_env(const char* name, const char* unit
   }
   if (!ok || value < min || value > max)
     throw UsageError(std::string(name) + " must be a whole number of " + unit + " from " + std::to_string(min) + " to " +
-                     std::to_string(max) + ", not '" + (text.size() > 40 ? text.substr(0, 40) + "..." : text) + "'");
+                     std::to_string(max) + ", not '" + text::shorten(text, kShownChars) + "'");
   return value;
 }
 
