@@ -22,6 +22,7 @@
 #include "common/paths.hpp"
 #include "common/text.hpp"
 #include "ecgpipe/io/wfdb.hpp"
+#include "ecgpipe/model/torch_runtime.hpp"
 
 namespace ecgpipe {
 namespace {
@@ -299,10 +300,7 @@ std::vector<BatchOutcome> run_batch(const std::vector<BatchItem>& items, const B
 
 int threads_per_job(int threads, int jobs) {
   if (threads > 0) return threads;
-  int available = 0;
-  if (const char* env = std::getenv("OMP_NUM_THREADS")) available = std::atoi(env);
-  if (available <= 0) available = static_cast<int>(std::thread::hardware_concurrency());
-  return std::max(1, available / std::max(1, jobs));
+  return std::max(1, default_cpu_threads() / std::max(1, jobs));
 }
 
 ExitCode batch_exit_code(const std::vector<BatchOutcome>& outcomes) {

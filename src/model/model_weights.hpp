@@ -7,18 +7,13 @@
 #include <string>
 
 #include "model/light_vae.hpp"
-#include "model/safetensors.hpp"
+#include "model/model_file_format.hpp"
 
 namespace ecgpipe::detail {
 
 // The model file's bytes: `model` (moved to the CPU) and `meta_json`, serialised in memory; the
 // caller writes them through an OutputSet (src/common/output_set.hpp), whole or not at all.
 std::string serialise_model(LightVae& model, const std::string& meta_json);
-
-// The checked content of the model file at `path`; InputError naming it for a missing or special
-// file, a LibTorch model.pt of an earlier ecgpipe (refused: such an archive can carry code, and
-// LibTorch's loader trusts its offsets), and anything decode_safetensors refuses.
-SafetensorsContent open_model(const std::string& path);
 
 // Copies `content` (from `path`) into `model`. InputError unless its tensors are exactly the
 // model's, by name and shape (a model for beats of another length than `cols` says so), and

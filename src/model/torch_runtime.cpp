@@ -1,8 +1,10 @@
-// LibTorch's runtime as the rest of ecgpipe sees it (include/ecgpipe/model/vae.hpp): version, CUDA,
-// CPU threads.
+// LibTorch's runtime as the rest of ecgpipe sees it (include/ecgpipe/model/torch_runtime.hpp):
+// version, CUDA, threads. With LibTorch: in libecgpipe_torch.so for the command line, linked into
+// the tests and the Python module (whose load_torch_in_background has nothing to do).
 #include <torch/torch.h>
 
 #include "ecgpipe/model/torch_runtime.hpp"
+#include "model/torch_module.hpp"
 
 namespace ecgpipe {
 
@@ -13,10 +15,15 @@ std::string torch_version() {
 
 bool torch_cuda_available() { return torch::cuda::is_available(); }
 
-void set_cpu_threads(int threads) {
+int torch_threads() { return at::get_num_threads(); }
+
+// LibTorch is linked in (the tests, the Python module) or this is the module itself: nothing to load.
+void load_torch_in_background() {}
+
+namespace detail {
+void set_torch_threads(int threads) {
   if (threads > 0) at::set_num_threads(threads);
 }
-
-int cpu_threads() { return at::get_num_threads(); }
+}  // namespace detail
 
 }  // namespace ecgpipe

@@ -147,6 +147,13 @@ RunResult run_pipeline(const RunOptions& o) {
   if (writes) check_output_dir(o.out_dir);  // now, not after minutes of training
   std::optional<OutputLock> lock;            // one writer per --out, till the commit
   if (writes) lock.emplace(o.out_dir, OutputLock::Mode::exclusive);
+  // The command line's LibTorch loads on a thread of its own while the CUDA context is made and
+  // the recording read (torch_runtime.hpp). Not before the device check: its CUDA driver start
+  // loads the driver's library, which would wait for all of LibTorch's (glibc loads one library
+  // at a time); after the output checks, so that a refused --out ends the process with no load
+  // under way (the 24 h run on an H100, 5 runs each: 1.64 s started first, 1.48 s started here,
+  // 1.56 s with LibTorch linked; docs/performance.md "Start-up").
+  if (!o.analyze_only) load_torch_in_background();
   spdlog::info("reading {} on {}", o.input, device_name(device));
   steps.done("set-up");
 

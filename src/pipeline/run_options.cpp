@@ -5,7 +5,6 @@
 #include <string>
 
 #include "ecgpipe/config.hpp"
-#include "ecgpipe/model/torch_runtime.hpp"
 #include "ecgpipe/common/error.hpp"
 #include "ecgpipe/signal/peaks.hpp"
 #include "ecgpipe/pipeline/pipeline.hpp"
@@ -17,9 +16,11 @@
 namespace ecgpipe {
 namespace {
 
+// A GPU, and a LibTorch built with CUDA (known from the build: asking LibTorch would load it,
+// which a run does in the background: load_torch_in_background).
 bool cuda_usable() {
-#ifdef ECGPIPE_WITH_CUDA
-  return cuda_device_available() && torch_cuda_available();
+#if defined(ECGPIPE_WITH_CUDA) && defined(ECGPIPE_TORCH_CUDA)
+  return cuda_device_available();
 #else
   return false;
 #endif

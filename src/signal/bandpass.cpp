@@ -1,12 +1,7 @@
 // Stage 2 on the CPU: the seed's Ricker band-pass (circular convolution in double), by overlap-save
 // blocks on a fixed grid (see include/ecgpipe/signal/bandpass.hpp for why a grid).
-// The FFT is LibTorch's (pocketfft in Debian's build, MKL in the PyTorch wheels, held to one thread
-// here: with_one_fft_thread): already a dependency, fast on any size, and MIT-licensed (FFTW would
-// be GPL; Debian's KISS FFT CMake config breaks under CMake 4: ../shared/GPU.md).
+// The FFT is LibTorch's, behind src/signal/circular_convolution.hpp (src/model/torch_fft.cpp).
 #include "ecgpipe/signal/bandpass.hpp"
-
-#include <dlfcn.h>
-#include <torch/torch.h>
 
 #include <algorithm>
 #include <cmath>
@@ -15,6 +10,7 @@
 #include <utility>
 
 #include "ecgpipe/common/error.hpp"
+#include "signal/circular_convolution.hpp"
 
 namespace ecgpipe {
 
@@ -32,64 +28,11 @@ std::vector<double> ricker_wavelet(int width) {
   return w;
 }
 
-namespace {
-
-// MKL's thread count for the calling thread alone (MKL_Set_Num_Threads_Local), looked up at run
-// time: LibTorch's CPU FFT is MKL's in the PyTorch wheels, and MKL computes one transform
-// differently on 1 and on 2, 4 or 16 threads (the GPU host's LibTorch 2.11, 2026-11-26: irfft(rfft(x))
-// of 65536 doubles, other bits for each count; so the band-pass, the seed preset's gates and with
-// them the R peaks depended on --threads and OMP_NUM_THREADS). Null where LibTorch has no MKL
-// (Debian's: pocketfft, whose bits did not change with the count). Looked up in the loaded
-// libtorch_cpu first: the Python module's LibTorch is not in the global namespace.
-using SetLocalThreads = int (*)(int);
-SetLocalThreads mkl_set_local_threads() {
-  static const SetLocalThreads fn = [] {
-    constexpr const char* kName = "MKL_Set_Num_Threads_Local";
-    void* symbol = nullptr;
-    if (void* lib = ::dlopen("libtorch_cpu.so", RTLD_LAZY | RTLD_NOLOAD)) {
-      symbol = ::dlsym(lib, kName);
-      ::dlclose(lib);  // NOLOAD took a reference to a library that stays loaded
-    }
-    if (symbol == nullptr) symbol = ::dlsym(RTLD_DEFAULT, kName);
-    return reinterpret_cast<SetLocalThreads>(symbol);
-  }();
-  return fn;
-}
-
-// Runs `transform` with LibTorch's FFT on one MKL thread in this thread (other threads keep
-// theirs): the same bits whatever the thread count. The blocks are small enough (2^16 points)
-// that one thread costs little; the count goes back to what it was, also on an exception.
-template <typename F>
-void with_one_fft_thread(F&& transform) {
-  const SetLocalThreads set = mkl_set_local_threads();
-  if (set == nullptr) {
-    transform();
-    return;
-  }
-  struct Restore {
-    SetLocalThreads set;
-    int before;
-    ~Restore() { set(before); }
-  } restore{set, set(1)};
-  transform();
-}
-
-}  // namespace
-
-struct BandpassBlocks::Spectrum {
-  torch::Tensor kernel;  // complex128, fft_length/2 + 1
-};
-
 BandpassBlocks::BandpassBlocks(int width) : width_(width), wavelet_(ricker_wavelet(width)) {
   constexpr std::int64_t kBaseLength = std::int64_t{1} << 16;
   length_ = kBaseLength;
   while (length_ < 4 * static_cast<std::int64_t>(width - 1)) length_ *= 2;
-  torch::NoGradGuard no_grad;
-  auto k = torch::zeros({length_}, torch::TensorOptions().dtype(torch::kFloat64));
-  std::memcpy(k.data_ptr<double>(), wavelet_.data(), wavelet_.size() * sizeof(double));
-  torch::Tensor spectrum;
-  with_one_fft_thread([&] { spectrum = torch::fft::rfft(k); });
-  spectrum_ = std::make_unique<Spectrum>(Spectrum{std::move(spectrum)});
+  convolution_ = make_circular_convolution(wavelet_, length_);
 }
 
 BandpassBlocks::~BandpassBlocks() = default;
@@ -97,15 +40,11 @@ BandpassBlocks::~BandpassBlocks() = default;
 void BandpassBlocks::block(const float* input, std::int64_t available, double* out, std::int64_t count) const {
   if (available < 0 || available > length_ || count < 0 || count > hop()) throw InternalError("BandpassBlocks::block: bad sizes");
   if (count == 0) return;
-  torch::NoGradGuard no_grad;
-  auto x = torch::zeros({length_}, torch::TensorOptions().dtype(torch::kFloat64));
-  double* xd = x.data_ptr<double>();
-  for (std::int64_t i = 0; i < available; ++i) xd[i] = static_cast<double>(input[i]);
+  std::vector<double> x(static_cast<std::size_t>(length_), 0.0), y(static_cast<std::size_t>(length_));
+  for (std::int64_t i = 0; i < available; ++i) x[static_cast<std::size_t>(i)] = static_cast<double>(input[i]);
   // Circular convolution of length L: its outputs width-1 .. L-1 are the linear convolution's.
-  with_one_fft_thread([&] {
-    const auto y = torch::fft::irfft(torch::fft::rfft(x) * spectrum_->kernel, length_).contiguous();
-    std::memcpy(out, y.data_ptr<double>() + (width_ - 1), static_cast<std::size_t>(count) * sizeof(double));
-  });
+  convolution_->apply(x.data(), y.data());
+  std::memcpy(out, y.data() + (width_ - 1), static_cast<std::size_t>(count) * sizeof(double));
 }
 
 double BandpassBlocks::wrapped_output(const float* head, const float* tail, std::int64_t n, std::int64_t i) const {

@@ -128,7 +128,7 @@ TEST(Bandpass, BlockLengthGrowsWithTheWavelet) {
 // OMP_NUM_THREADS 4 and 16); each FFT now runs on one MKL thread (bandpass.cpp). Debian's LibTorch
 // (pocketfft) passed before and after.
 TEST(Bandpass, SameBitsForEveryThreadCount) {
-  const int before = ecgpipe::cpu_threads();
+  const int before = ecgpipe::torch_threads();
   for (const std::size_t n : {std::size_t{8000}, std::size_t{4 * 65536 + 123}}) {
     const auto x = random_signal(n, 11);
     ecgpipe::set_cpu_threads(1);

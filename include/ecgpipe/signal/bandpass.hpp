@@ -23,6 +23,8 @@
 
 namespace ecgpipe {
 
+class CircularConvolution;  // src/signal/circular_convolution.hpp
+
 // The seed's wavelet window on t in [-kRickerHalfRange, +kRickerHalfRange].
 inline constexpr double kRickerHalfRange = 3.0;
 
@@ -53,14 +55,13 @@ class BandpassBlocks {
   double wrapped_output(const float* head, const float* tail, std::int64_t n, std::int64_t i) const;
 
  private:
-  struct Spectrum;
   int width_;
   std::int64_t length_;
   std::vector<double> wavelet_;
-  std::unique_ptr<Spectrum> spectrum_;  // rfft of the wavelet zero-padded to fft_length()
+  std::unique_ptr<CircularConvolution> convolution_;  // by the wavelet zero-padded to fft_length()
 };
 
-// CPU reference: the whole signal through BandpassBlocks (pocketfft via LibTorch, double).
+// CPU reference: the whole signal through BandpassBlocks (LibTorch's FFT, double).
 // Returns n values (empty for n == 0).
 std::vector<double> bandpass_cpu(const std::vector<float>& signal, int width);
 

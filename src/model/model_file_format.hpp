@@ -1,0 +1,23 @@
+// Internal (model code only): what makes a safetensors file an ecgpipe model file
+// (model.safetensors; docs/formats.md), and opening one. Free of LibTorch: the meta record is read
+// before LibTorch is loaded (src/model/torch_module_loader.cpp).
+#pragma once
+
+#include <string>
+
+#include "model/safetensors.hpp"
+
+namespace ecgpipe::detail {
+
+// Metadata keys beside the tensors. "format" names the content, so that another safetensors file
+// (someone's PyTorch weights) is told apart from a damaged ecgpipe model.
+inline constexpr const char* kModelFormatKey = "format";
+inline constexpr const char* kModelFormat = "ecgpipe-lightvae";
+inline constexpr const char* kModelMetaKey = "ecgpipe.meta";
+
+// The checked content of the model file at `path`; InputError naming it for a missing or special
+// file, a LibTorch model.pt of an earlier ecgpipe (refused: such an archive can carry code, and
+// LibTorch's loader trusts its offsets), and anything decode_safetensors refuses.
+SafetensorsContent open_model(const std::string& path);
+
+}  // namespace ecgpipe::detail
