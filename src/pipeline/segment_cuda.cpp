@@ -27,6 +27,7 @@
 #include "ecgpipe/io/signal_input.hpp"
 #include "common/clock.hpp"
 #include "ecgpipe/pipeline/segment_cuda.hpp"
+#include "pipeline/device_row_gather.hpp"
 
 namespace ecgpipe {
 
@@ -271,14 +272,11 @@ Segmentation segment_cuda(const RunOptions& o, CudaContext& ctx) {
     const FeatureWindow fw = feature_window(o.fs);
     DeviceBuffer<float> windows(peaks.size() * static_cast<std::size_t>(fw.length), stream);
     if (!peaks.empty()) {
-      std::vector<std::int64_t> starts(peaks.size());
-      for (std::size_t i = 0; i < peaks.size(); ++i) starts[i] = peaks[i] - fw.before;
-      DeviceBuffer<std::int64_t> device_starts(starts.size(), stream);
-      copy_to_device(device_starts.span(), starts.data(), starts.size(), stream);
       ECGPIPE_CUDA_CHECK(cudaMemsetAsync(windows.data(), 0, windows.size() * sizeof(float), stream));
-      gather_rows_cuda(signal.cspan(), 0, device_starts.data(), nullptr, fw.length, 0, static_cast<std::int64_t>(starts.size()),
-                       windows.data(), static_cast<std::size_t>(fw.length), stream);
-      ECGPIPE_CUDA_CHECK(cudaStreamSynchronize(stream));  // the windows are whole; `starts` is freed here
+      DeviceRowGather gather(feature_window_starts(peaks, fw), {}, fw.length, static_cast<std::size_t>(fw.length),
+                             windows.data(), stream);
+      gather.push(signal.cspan(), 0, stream);  // the whole signal: one piece
+      ECGPIPE_CUDA_CHECK(cudaStreamSynchronize(stream));  // the windows are whole; the starts are freed here
     }
     seg.pending_classes = classes_from_device_windows(std::move(windows), std::move(peaks), fw.length, o.fs);
   } else {

@@ -31,6 +31,7 @@
 #include "ecgpipe/pipeline/segment_cuda.hpp"
 #include "ecgpipe/signal/beats_cuda.hpp"
 #include "ecgpipe/signal/detect_cuda.hpp"
+#include "pipeline/device_row_gather.hpp"
 
 namespace ecgpipe {
 namespace {
@@ -76,39 +77,6 @@ std::int64_t for_each_device_chunk(const std::string& input, const CsvOptions& c
     upload(chunk.data(), got);
   }
 }
-
-// Rows [start_r, start_r + length_r) (ascending by start and by end) gathered from the pieces
-// of a signal into a device matrix: the row range that meets each piece found on the host.
-class DeviceRowGather {
- public:
-  DeviceRowGather(std::vector<std::int64_t> starts, std::vector<std::int32_t> lengths, std::int32_t fixed_length,
-                  std::size_t stride, float* matrix, cudaStream_t stream)
-      : starts_(std::move(starts)), lengths_(std::move(lengths)), fixed_(fixed_length), stride_(stride), matrix_(matrix),
-        d_starts_(starts_.size(), stream), d_lengths_(lengths_.size(), stream) {
-    if (!starts_.empty()) copy_to_device(d_starts_.span(), starts_.data(), starts_.size(), stream);
-    if (!lengths_.empty()) copy_to_device(d_lengths_.span(), lengths_.data(), lengths_.size(), stream);
-  }
-
-  void push(DeviceSpan<const float> x, std::int64_t x_begin, cudaStream_t stream) {
-    const std::int64_t x_end = x_begin + static_cast<std::int64_t>(x.size);
-    while (first_ < starts_.size() && starts_[first_] + length(first_) <= x_begin) ++first_;
-    std::size_t last = first_;
-    while (last < starts_.size() && starts_[last] < x_end) ++last;
-    gather_rows_cuda(x, x_begin, d_starts_.data(), lengths_.empty() ? nullptr : d_lengths_.data(), fixed_,
-                     static_cast<std::int64_t>(first_), static_cast<std::int64_t>(last), matrix_, stride_, stream);
-  }
-
- private:
-  std::int64_t length(std::size_t r) const { return lengths_.empty() ? fixed_ : lengths_[r]; }
-  std::vector<std::int64_t> starts_;
-  std::vector<std::int32_t> lengths_;
-  std::int32_t fixed_;
-  std::size_t stride_;
-  float* matrix_;
-  DeviceBuffer<std::int64_t> d_starts_;
-  DeviceBuffer<std::int32_t> d_lengths_;
-  std::size_t first_ = 0;
-};
 
 }  // namespace
 
@@ -167,12 +135,10 @@ Segmentation segment_cuda_chunked(const RunOptions& o, CudaContext& ctx, std::in
   const bool rows_hold_windows = o.model == Model::rr && r_peak_offset(o.rows()) == fw.before && width >= fw.length;
   DeviceBuffer<float> windows(rows_hold_windows ? 0 : peaks.size() * static_cast<std::size_t>(fw.length), stream);
   if (!windows.empty()) ECGPIPE_CUDA_CHECK(cudaMemsetAsync(windows.data(), 0, windows.size() * sizeof(float), stream));
-  std::vector<std::int64_t> window_starts(rows_hold_windows ? 0 : peaks.size());
-  for (std::size_t i = 0; i < window_starts.size(); ++i) window_starts[i] = peaks[i] - fw.before;
   {
     DeviceRowGather row_gather(seg.beats.start, seg.beats.length, 0, static_cast<std::size_t>(width), matrix.data(), stream);
-    DeviceRowGather window_gather(std::move(window_starts), {}, fw.length, static_cast<std::size_t>(fw.length), windows.data(),
-                                  stream);
+    DeviceRowGather window_gather(rows_hold_windows ? std::vector<std::int64_t>() : feature_window_starts(peaks, fw), {},
+                                  fw.length, static_cast<std::size_t>(fw.length), windows.data(), stream);
     const std::int64_t again = rows == 0 ? samples : for_each_device_chunk(o.input, o.csv, o.fs, o.samples ? &*o.samples : nullptr, chunk_samples, stream,
                                                                             [&](DeviceSpan<const float> piece, std::int64_t first) {
                                                                               row_gather.push(piece, first, stream);
