@@ -8,6 +8,7 @@
 // that time overlaps a run's reading and detection (docs/performance.md "Start-up").
 #include <dlfcn.h>
 #include <limits.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -51,6 +52,11 @@ const detail::TorchModule* load_module() {
   // RTLD_LOCAL: LibTorch's symbols stay out of the global namespace; RTLD_NOW: a missing symbol
   // is said here, not as a crash mid-run (RTLD_LAZY loaded no faster: 0.33-0.46 s against
   // 0.34-0.48 s on the H100 host).
+  // A regular file or nothing: dlopen of a FIFO (ECGPIPE_TORCH_MODULE is the user's to set) would
+  // wait for a writer forever, of a directory fail with a less clear word.
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+    throw InternalError("cannot load ecgpipe's LibTorch module: " + text::shorten(path, 400) + " is not a regular file" + advice);
   const auto t0 = detail::Clock::now();
   void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {

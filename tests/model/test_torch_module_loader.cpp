@@ -7,6 +7,7 @@
 
 #include <dlfcn.h>
 #include <link.h>
+#include <sys/stat.h>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -86,6 +87,21 @@ TEST(TorchModuleCli, ALibraryThatIsNotEcgpipesModuleIsRefusedByName) {
   const auto r = run_ecgpipe("run " + q(csv) + " --fs 250 --epochs 1 --out " + q(dir / "out"), dir);
   EXPECT_EQ(r.code, 1) << r.err;
   EXPECT_NE(r.err.find(zlib + " is not ecgpipe's LibTorch module (no ecgpipe_torch_module)"), std::string::npos) << r.err;
+}
+
+// A FIFO or a directory named as the module is refused before dlopen, which would wait for a
+// FIFO's writer forever.
+TEST(TorchModuleCli, AModulePathThatIsNotAFileIsRefusedWithoutWaiting) {
+  const auto dir = fresh_dir();
+  const fs::path csv = minute_of_ecg(dir);
+  const fs::path fifo = dir / "libecgpipe_torch.so";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  for (const fs::path& p : {fifo, dir}) {
+    const ScopedEnv other("ECGPIPE_TORCH_MODULE", p.c_str());
+    const auto r = run_ecgpipe("run " + q(csv) + " --fs 250 --epochs 1 --out " + q(dir / "out"), dir);
+    EXPECT_EQ(r.code, 1) << r.err;
+    EXPECT_NE(r.err.find(p.string() + " is not a regular file"), std::string::npos) << r.err;
+  }
 }
 
 // --threads is stored before LibTorch is loaded and passed on when it is (report.json's
