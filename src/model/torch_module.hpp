@@ -1,6 +1,6 @@
 // Internal: the functions of libecgpipe_torch.so, the model code and everything else that uses
 // LibTorch, which the command line loads when first needed (torch_module_loader.cpp) instead of
-// linking it (LibTorch's libraries take 0.25-0.45 s to load and initialise before main; docs/
+// linking it (LibTorch's libraries take 0.3-0.5 s to load and initialise before main; docs/
 // architecture.md "Targets"). The tests and the Python module link the same code directly.
 // The table is the whole interface: ecgpipe's own types across it, one compiler and one build
 // (the loader checks the build stamp), so no C ABI is needed.
@@ -40,10 +40,6 @@ inline constexpr const char* kTorchModuleSymbol = "ecgpipe_torch_module";
 void set_torch_threads(int threads);
 // The count set with set_cpu_threads, 0 if none (cpu_threads.cpp).
 int requested_cpu_threads();
-
-}  // namespace ecgpipe::detail
-
-namespace ecgpipe::detail {
 
 // What the loader and the module must agree on, compiled into both: the version, the compiler and
 // the sizes of the types that cross (a module from another build or compiler is refused).

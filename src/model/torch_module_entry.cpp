@@ -15,9 +15,14 @@ const std::string& build_stamp() {
 
 extern "C" __attribute__((visibility("default"))) const ecgpipe::detail::TorchModule* ecgpipe_torch_module() {
   using namespace ecgpipe;
-  static const detail::TorchModule table{
-      build_stamp().c_str(), &train_and_score,      &score_with_model,          &normalise_rows_cpu,
-      &make_circular_convolution, &detail::set_torch_threads, &torch_threads, &torch_version,
-      &torch_cuda_available};
+  static const detail::TorchModule table{build_stamp().c_str(),
+                                         &train_and_score,
+                                         &score_with_model,
+                                         &normalise_rows_cpu,
+                                         &make_circular_convolution,
+                                         &detail::set_torch_threads,
+                                         &torch_threads,
+                                         &torch_version,
+                                         &torch_cuda_available};
   return &table;
 }

@@ -3,7 +3,7 @@
 // functions to it. Only in the executable; the tests and the Python module link the model code.
 //
 // Why a shared library loaded with dlopen: LibTorch's libraries (with CUDA: cuBLAS, cuDNN, ...)
-// take 0.25-0.45 s to map, relocate and run their static initialisers, which linked in would come
+// take 0.3-0.5 s to map, relocate and run their static initialisers, which linked in would come
 // before main in every command, `detect` and `--help` included; loaded on a thread of their own,
 // that time overlaps a run's reading and detection (docs/performance.md "Start-up").
 #include <dlfcn.h>
