@@ -51,7 +51,7 @@ const detail::TorchModule* load_module() {
                              "libecgpipe_torch.so with ecgpipe, or set ECGPIPE_TORCH_MODULE to its path)";
   // RTLD_LOCAL: LibTorch's symbols stay out of the global namespace; RTLD_NOW: a missing symbol
   // is said here, not as a crash mid-run (RTLD_LAZY loaded no faster: 0.33-0.46 s against
-  // 0.34-0.48 s on the H100 host).
+  // 0.34-0.50 s on the H100 host).
   // A regular file or nothing: dlopen of a FIFO (ECGPIPE_TORCH_MODULE is the user's to set) would
   // wait for a writer forever, of a directory fail with a less clear word.
   struct stat st {};
