@@ -68,13 +68,17 @@ class TorchCircularConvolution final : public CircularConvolution {
     with_one_fft_thread([&] { spectrum_ = torch::fft::rfft(k); });  // complex128, length/2 + 1
   }
 
-  void apply(const double* x, double* y) const override {
+  void apply(const float* input, std::int64_t available, double* out, std::int64_t first,
+             std::int64_t count) const override {
+    if (available < 0 || available > length_ || first < 0 || count < 0 || first + count > length_)
+      throw InternalError("CircularConvolution::apply: bad sizes");
     torch::NoGradGuard no_grad;
-    auto in = torch::empty({length_}, torch::TensorOptions().dtype(torch::kFloat64));
-    std::memcpy(in.data_ptr<double>(), x, static_cast<std::size_t>(length_) * sizeof(double));
+    auto x = torch::zeros({length_}, torch::TensorOptions().dtype(torch::kFloat64));
+    double* xd = x.data_ptr<double>();
+    for (std::int64_t i = 0; i < available; ++i) xd[i] = static_cast<double>(input[i]);
     with_one_fft_thread([&] {
-      const auto out = torch::fft::irfft(torch::fft::rfft(in) * spectrum_, length_).contiguous();
-      std::memcpy(y, out.data_ptr<double>(), static_cast<std::size_t>(length_) * sizeof(double));
+      const auto y = torch::fft::irfft(torch::fft::rfft(x) * spectrum_, length_).contiguous();
+      std::memcpy(out, y.data_ptr<double>() + first, static_cast<std::size_t>(count) * sizeof(double));
     });
   }
 

@@ -5,9 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <string>
-#include <utility>
 
 #include "ecgpipe/common/error.hpp"
 #include "signal/circular_convolution.hpp"
@@ -40,11 +38,8 @@ BandpassBlocks::~BandpassBlocks() = default;
 void BandpassBlocks::block(const float* input, std::int64_t available, double* out, std::int64_t count) const {
   if (available < 0 || available > length_ || count < 0 || count > hop()) throw InternalError("BandpassBlocks::block: bad sizes");
   if (count == 0) return;
-  std::vector<double> x(static_cast<std::size_t>(length_), 0.0), y(static_cast<std::size_t>(length_));
-  for (std::int64_t i = 0; i < available; ++i) x[static_cast<std::size_t>(i)] = static_cast<double>(input[i]);
   // Circular convolution of length L: its outputs width-1 .. L-1 are the linear convolution's.
-  convolution_->apply(x.data(), y.data());
-  std::memcpy(out, y.data() + (width_ - 1), static_cast<std::size_t>(count) * sizeof(double));
+  convolution_->apply(input, available, out, width_ - 1, count);
 }
 
 double BandpassBlocks::wrapped_output(const float* head, const float* tail, std::int64_t n, std::int64_t i) const {

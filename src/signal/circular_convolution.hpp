@@ -13,9 +13,12 @@ namespace ecgpipe {
 class CircularConvolution {
  public:
   virtual ~CircularConvolution() = default;
-  // y[i] = sum over j of kernel[j] * x[(i - j) mod length], i < length; x and y hold length values
-  // (the caller's zero padding included).
-  virtual void apply(const double* x, double* y) const = 0;
+  // y[i] = sum over j of kernel[j] * x[(i - j) mod length], i < length, where x is
+  // input[0 .. available) as doubles and zero after it (available <= length); writes
+  // y[first .. first + count) to out (first + count <= length). The block's own buffers, not the
+  // caller's: one copy in and out per block, as when the band-pass held the tensors itself.
+  virtual void apply(const float* input, std::int64_t available, double* out, std::int64_t first,
+                     std::int64_t count) const = 0;
 };
 
 // `kernel` zero-padded to `length` (>= kernel.size()); the same bits for a given input whatever
