@@ -49,14 +49,14 @@ const detail::TorchModule* load_module() {
   const std::string path = module_path();
   const std::string advice = " (ecgpipe's model code and LibTorch, built beside the executable: keep "
                              "libecgpipe_torch.so with ecgpipe, or set ECGPIPE_TORCH_MODULE to its path)";
-  // RTLD_LOCAL: LibTorch's symbols stay out of the global namespace; RTLD_NOW: a missing symbol
-  // is said here, not as a crash mid-run (RTLD_LAZY loaded no faster: 0.33-0.46 s against
-  // 0.34-0.50 s on the H100 host).
   // A regular file or nothing: dlopen of a FIFO (ECGPIPE_TORCH_MODULE is the user's to set) would
   // wait for a writer forever, of a directory fail with a less clear word.
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
     throw InternalError("cannot load ecgpipe's LibTorch module: " + text::shorten(path, 400) + " is not a regular file" + advice);
+  // RTLD_LOCAL: LibTorch's symbols stay out of the global namespace; RTLD_NOW: a missing symbol
+  // is said here, not as a crash mid-run (RTLD_LAZY loaded no faster: 0.33-0.46 s against
+  // 0.34-0.50 s on the H100 host).
   const auto t0 = detail::Clock::now();
   void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {
@@ -82,9 +82,10 @@ struct Loader {
   std::shared_future<const detail::TorchModule*> module;  // valid once a load has started
   std::atomic<const detail::TorchModule*> loaded{nullptr};
 
-  void start(std::launch how) {
+  // The load under way (started now, `how`, if none was).
+  std::shared_future<const detail::TorchModule*> start(std::launch how) {
     const std::lock_guard<std::mutex> lock(mutex);
-    if (module.valid()) return;
+    if (module.valid()) return module;
     module = std::async(how, [this] {
                const detail::TorchModule* m = load_module();
                loaded.store(m);
@@ -93,16 +94,12 @@ struct Loader {
                if (const int threads = detail::requested_cpu_threads(); threads > 0) m->set_torch_threads(threads);
                return m;
              }).share();
+    return module;
   }
 
   const detail::TorchModule& get() {
     if (const detail::TorchModule* m = loaded.load()) return *m;
-    start(std::launch::deferred);  // nobody started it: load on this thread
-    std::shared_future<const detail::TorchModule*> f;
-    {
-      const std::lock_guard<std::mutex> lock(mutex);
-      f = module;
-    }
+    const auto f = start(std::launch::deferred);  // if nobody started it: load on this thread
     const auto t0 = detail::Clock::now();
     const detail::TorchModule* m = f.get();  // rethrows a failed load's error, to every caller
     spdlog::debug("LibTorch: waited {:.3f} s for its load", detail::seconds_since(t0));
