@@ -533,13 +533,14 @@ void warnings_banner(std::ostream& out, const ReportData& d) {
   out << "</ul></div>\n";
 }
 
-// Model diagnostics: how the autoencoder saw the beats; not clinical findings.
-void model_appendix(std::ostream& out, const ReportData& d) {
+}  // namespace
+
+// Model diagnostics: how the autoencoder saw the beats; not clinical findings. The figures apart
+// from the heading and the summary tables, which list the run's timings (write_report_html_end).
+std::string report_html_appendix_figures(const ReportData& d) {
+  if (!d.model_trained) return {};
   const LatentView latent = latent_view(d);
-  out << "<section id=\"appendix\">\n<h2>Appendix: model diagnostics</h2>\n<p class=\"appendix\">How the variational "
-         "autoencoder saw the beats and how each was scored ("
-      << xml_escape(d.score_name) << "; higher = more unusual). For the engineer, not clinical findings.</p>\n";
-  out << summary_tables(d);
+  std::ostringstream out;
   figure(out, excerpt_panel(d), false);
   out << "<div class=\"row\">\n";
   figure(out, lengths_panel(d), true);
@@ -551,10 +552,8 @@ void model_appendix(std::ostream& out, const ReportData& d) {
   figure(out, overlay_panel(d), false);
   figure(out, grid_panel(d), false);
   figure(out, outliers_panel(d), false);
-  out << "</section>\n";
+  return out.str();
 }
-
-}  // namespace
 
 void write_report_html_body(std::ostream& out, const ReportData& d) {
   const ReportClock clock(d.recording_start);
@@ -574,14 +573,19 @@ void write_report_html_body(std::ostream& out, const ReportData& d) {
   out << ec57_section_html(d);
 }
 
-void write_report_html_end(std::ostream& out, const ReportData& d) {
-  if (d.model_trained) model_appendix(out, d);
+void write_report_html_end(std::ostream& out, const ReportData& d, const std::string& appendix_figures) {
+  if (d.model_trained) {
+    out << "<section id=\"appendix\">\n<h2>Appendix: model diagnostics</h2>\n<p class=\"appendix\">How the variational "
+           "autoencoder saw the beats and how each was scored ("
+        << xml_escape(d.score_name) << "; higher = more unusual). For the engineer, not clinical findings.</p>\n"
+        << summary_tables(d) << appendix_figures << "</section>\n";
+  }
   out << "</body>\n</html>\n";
 }
 
 void write_report_html(std::ostream& out, const ReportData& d) {
   write_report_html_body(out, d);
-  write_report_html_end(out, d);
+  write_report_html_end(out, d, report_html_appendix_figures(d));
 }
 
 std::string render_report_html(const ReportData& d) {

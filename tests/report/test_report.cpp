@@ -216,26 +216,37 @@ TEST(Report, FullDataGivesEveryPlotAndItsNumbers) {
     EXPECT_NE(html.find(number), std::string::npos) << number;
 }
 
-// The page in two parts (run writes the body while the run's last timings are not known yet):
-// body then end is the whole page, byte for byte, and only the end holds the timings.
-TEST(Report, BodyThenEndIsThePageAndOnlyTheEndHasTheTimings) {
-  for (const ReportData& d : {clinical_data(), sample_data(), ReportData()}) {
+// The page in three parts (run draws the body and the appendix's figures while the run's last
+// timings are not known yet): body then end is the whole page, byte for byte, and only the end's
+// own part holds the timings; figures drawn before the timings are set are the figures after.
+TEST(Report, BodyFiguresThenEndIsThePageAndOnlyTheEndHasTheTimings) {
+  ReportData holter_only = clinical_data();
+  holter_only.model_trained = false;
+  for (const ReportData& d : {clinical_data(), sample_data(), ReportData(), holter_only}) {
     std::ostringstream body, end;
     ecgpipe::write_report_html_body(body, d);
-    ecgpipe::write_report_html_end(end, d);
+    const std::string figures = ecgpipe::report_html_appendix_figures(d);
+    EXPECT_EQ(figures.empty(), !d.model_trained);
+    ecgpipe::write_report_html_end(end, d, figures);
     EXPECT_EQ(body.str() + end.str(), ecgpipe::render_report_html(d));
+    EXPECT_NE(end.str().find(figures), std::string::npos);
     const std::string closing = "</body>\n</html>\n";
     ASSERT_GE(end.str().size(), closing.size());
     EXPECT_EQ(end.str().substr(end.str().size() - closing.size()), closing);
   }
-  ReportData d = clinical_data();
+  ReportData d = sample_data();
+  ASSERT_TRUE(d.model_trained);
   std::ostringstream body;
   ecgpipe::write_report_html_body(body, d);
+  const std::string figures = ecgpipe::report_html_appendix_figures(d);
   d.stage_seconds = {{"read CSV", 0.125}, {"train", 2.5}, {"total", 9.875}};
+  EXPECT_EQ(ecgpipe::report_html_appendix_figures(d), figures);
   std::ostringstream end;
-  ecgpipe::write_report_html_end(end, d);
+  ecgpipe::write_report_html_end(end, d, figures);
   EXPECT_EQ(body.str().find("9.875"), std::string::npos);
-  EXPECT_NE(end.str().find("9.875"), std::string::npos) << "timings set after the body was written";
+  EXPECT_EQ(figures.find("9.875"), std::string::npos);
+  EXPECT_NE(end.str().find("9.875"), std::string::npos) << "timings set after the body and figures were drawn";
+  EXPECT_EQ(body.str() + end.str(), ecgpipe::render_report_html(d));
 }
 
 // The histogram says what its values are: row lengths (seed rows) or RR intervals (rr rows).

@@ -30,11 +30,14 @@ std::vector<std::size_t> scatter_subsample(std::size_t n, const std::vector<std:
 // draw becomes a "no data" panel.
 std::string render_report_html(const ReportData& data);
 void write_report_html(std::ostream& out, const ReportData& data);
-// The same page in two parts, for a writer that knows the run's timings only at the end: the
-// body (everything before the model appendix) and the end (the appendix, whose summary lists
-// data.stage_seconds, and the closing tags). Body then end is write_report_html's page.
+// The same page in three parts, for a writer that knows the run's timings only at the end: the
+// body (everything before the model appendix), the appendix's figures (empty without a trained
+// model; they do not read data.stage_seconds) and the end (the appendix's heading and summary
+// tables, which list data.stage_seconds, then the figures and the closing tags). The first two
+// can be drawn at once and before the timings are known; body then end is write_report_html's page.
 void write_report_html_body(std::ostream& out, const ReportData& data);
-void write_report_html_end(std::ostream& out, const ReportData& data);
+std::string report_html_appendix_figures(const ReportData& data);
+void write_report_html_end(std::ostream& out, const ReportData& data, const std::string& appendix_figures);
 
 // Titles of the page's fixed plots, in page order (the tests look for each): the HR trend, then
 // with `model_trained` the appendix's panels. Event strips are titled by their events.
