@@ -6,7 +6,7 @@
 #   - MIT-BIH DS1 (../shared/data/mitdb-ds1: the .atr's reference beats and rhythm changes), and
 #   - MIT-BIH DS1's signals through `ecgpipe run` (ds1-run: detected beats, predicted V beats and
 #     the P-wave context; its report.json evaluation.af against the .atr).
-# The detector's four numbers were chosen by leave-one-record-out cross-validation on the AF
+# The detector's numbers were chosen by leave-one-record-out cross-validation on the AF
 # database (docs/accuracy.md, "Rhythm"); these figures are of the chosen defaults.
 #
 #   scripts/eval-af.sh [--ecgpipe build/ecgpipe] [--data ../shared/data] [--out DIR]

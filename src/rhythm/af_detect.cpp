@@ -37,18 +37,24 @@ Rhythm rhythm_named(std::string_view name) {
   return Rhythm::N;
 }
 
-std::vector<float> rr_irregularity(const std::vector<std::int64_t>& r_peaks, const AfOptions& o,
-                                   const std::vector<char>& ventricular) {
+namespace {
+
+// The intervals left once premature and known ventricular beats have gone with both their
+// intervals (af_detect.hpp), and where each was among all intervals.
+struct KeptIntervals {
+  std::vector<double> rr;        // in samples: the ratios need no rate
+  std::vector<std::size_t> at;   // interval i ends at beat i + 1
+  std::size_t intervals = 0;     // all of them, kept or not
+};
+
+KeptIntervals kept_intervals(const std::vector<std::int64_t>& r_peaks, const AfOptions& o, const std::vector<char>& ventricular) {
   const std::size_t beats = r_peaks.size();
-  if (!ventricular.empty() && ventricular.size() != beats) throw InternalError("rr_irregularity: one flag per beat");
-  std::vector<float> out(beats, 0.0f);
-  if (beats < 3) return out;
   std::vector<double> rr(beats - 1);
   for (std::size_t i = 0; i + 1 < beats; ++i) {
     if (r_peaks[i + 1] <= r_peaks[i])
       throw InputError("beat times are not increasing: beat " + std::to_string(i + 1) + " at sample " +
                        std::to_string(r_peaks[i + 1]) + " after " + std::to_string(r_peaks[i]));
-    rr[i] = static_cast<double>(r_peaks[i + 1] - r_peaks[i]);  // in samples: the ratios need no rate
+    rr[i] = static_cast<double>(r_peaks[i + 1] - r_peaks[i]);
   }
   // Premature beats: a short interval then a long one, against the local median; both go.
   const std::vector<double> local = detail::rolling_median(rr, o.local_median);
@@ -58,30 +64,55 @@ std::vector<float> rr_irregularity(const std::vector<std::int64_t>& r_peaks, con
   // A known ventricular beat i + 1 ends interval i: it goes like a premature beat.
   if (!ventricular.empty())
     for (std::size_t i = 0; i < rr.size(); ++i) ectopic[i] = ectopic[i] || ventricular[i + 1];
-  std::vector<std::size_t> kept;
+  KeptIntervals k;
+  k.intervals = rr.size();
   for (std::size_t i = 0; i < rr.size(); ++i)
-    if (!ectopic[i] && !(i > 0 && ectopic[i - 1])) kept.push_back(i);
-  if (kept.empty()) return out;
-  std::vector<double> rk(kept.size());
-  for (std::size_t j = 0; j < kept.size(); ++j) rk[j] = rr[kept[j]];
-  const std::vector<double> median_rr = detail::rolling_median(rk, o.window);
+    if (!ectopic[i] && !(i > 0 && ectopic[i - 1])) {
+      k.rr.push_back(rr[i]);
+      k.at.push_back(i);
+    }
+  return k;
+}
+
+// Each kept interval's irregularity over `window` kept intervals: the smallest over lags 1-3 of
+// the median |RR(j) - RR(j - lag)|, over the median RR; NaN where a window holds no difference.
+std::vector<double> irregularity(const std::vector<double>& rk, int window) {
+  const std::vector<double> median_rr = detail::rolling_median(rk, window);
   std::vector<double> irr(rk.size(), std::numeric_limits<double>::infinity());
   for (int lag = 1; lag <= kMaxLag; ++lag) {
     std::vector<double> d(rk.size(), kNaN);
     for (std::size_t j = static_cast<std::size_t>(lag); j < rk.size(); ++j) d[j] = std::fabs(rk[j] - rk[j - static_cast<std::size_t>(lag)]);
-    const std::vector<double> m = detail::rolling_median(d, o.window);
+    const std::vector<double> m = detail::rolling_median(d, window);
     // The smallest over the lags; a NaN (a window without differences) stays NaN.
     for (std::size_t j = 0; j < rk.size(); ++j) {
       const double v = m[j] / median_rr[j];
       irr[j] = std::isnan(v) || std::isnan(irr[j]) ? kNaN : std::min(irr[j], v);
     }
   }
+  return irr;
+}
+
+}  // namespace
+
+std::vector<float> rr_irregularity(const std::vector<std::int64_t>& r_peaks, const AfOptions& o,
+                                   const std::vector<char>& ventricular) {
+  const std::size_t beats = r_peaks.size();
+  if (!ventricular.empty() && ventricular.size() != beats) throw InternalError("rr_irregularity: one flag per beat");
+  std::vector<float> out(beats, 0.0f);
+  if (beats < 3) return out;
+  const KeptIntervals k = kept_intervals(r_peaks, o, ventricular);
+  if (k.rr.empty()) return out;
+  // The larger of the two scales' (NaN where either is: a window without differences).
+  std::vector<double> irr = irregularity(k.rr, o.window);
+  const std::vector<double> short_irr = irregularity(k.rr, o.short_window);
+  for (std::size_t j = 0; j < irr.size(); ++j)
+    irr[j] = std::isnan(irr[j]) || std::isnan(short_irr[j]) ? kNaN : std::max(irr[j], short_irr[j]);
   // Back to beats: interval i ends at beat i + 1; a removed interval takes the value of the last
   // kept one before it (none yet: 0), and beat 0 that of beat 1.
   double last = kNaN;
   std::size_t j = 0;
-  for (std::size_t i = 0; i < rr.size(); ++i) {
-    if (j < kept.size() && kept[j] == i) last = irr[j++];
+  for (std::size_t i = 0; i < k.intervals; ++i) {
+    if (j < k.at.size() && k.at[j] == i) last = irr[j++];
     out[i + 1] = std::isnan(last) ? 0.0f : static_cast<float>(last);
   }
   out[0] = out[1];

@@ -275,7 +275,9 @@ TEST(RhythmCli, SyntheticParoxysmalAfThroughRunScoreAndRhythm) {
   for (const auto& e : found)
     if (e.rhythm == "AFIB") af.push_back(e);
   // Each whole episode of the truth (one cut by the record's end may be too short to tell) is one
-  // detected episode, its edges within 8 beats; nothing else is called AF.
+  // detected episode, its edges within 10 beats (the centred medians turn near the middle of a
+  // change; the P-wave veto lags a few beats more: 0.8-9.1 beats late here, the 64-interval scale
+  // alone at threshold 0.05 gave -0.9-7.5); nothing else is called AF.
   const double beat = 0.7 * 250;  // samples: a beat at ~86 bpm, between sinus and AF
   std::size_t whole = 0;
   for (const auto& [onset, offset] : truth) {
@@ -285,8 +287,8 @@ TEST(RhythmCli, SyntheticParoxysmalAfThroughRunScoreAndRhythm) {
     for (const auto& e : af)
       if (e.start < offset && e.end > onset) {
         ++overlapping;
-        EXPECT_NEAR(static_cast<double>(e.start), static_cast<double>(onset), 8 * beat) << "onset at " << onset;
-        EXPECT_NEAR(static_cast<double>(e.end), static_cast<double>(offset), 8 * beat) << "offset at " << offset;
+        EXPECT_NEAR(static_cast<double>(e.start), static_cast<double>(onset), 10 * beat) << "onset at " << onset;
+        EXPECT_NEAR(static_cast<double>(e.end), static_cast<double>(offset), 10 * beat) << "offset at " << offset;
       }
     EXPECT_EQ(overlapping, 1u) << "the episode at " << onset << ":\n" << read_text(dir / "run" / "rhythm.csv");
   }

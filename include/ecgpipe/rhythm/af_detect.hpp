@@ -6,12 +6,14 @@
 // intervals. So the irregularity of a beat is measured on the intervals left after removing
 // premature beats (an interval under `premature` x the local median RR followed by one over
 // `compensatory` x it: both intervals go), as the smallest over lags 1, 2 and 3 of the median
-// |RR(i) - RR(i-lag)| over `window` intervals, over their median RR. A beat is AF when that is
-// above `threshold`. Runs of AF shorter than `min_run` beats inside other rhythm are dropped, then
-// runs of other rhythm shorter than it inside AF (a median flickering at its threshold is not an
+// |RR(i) - RR(i-lag)| over a window of intervals, over their median RR, at two scales: `window`
+// intervals, which carry sustained AF through stretches of calmer response, and `short_window`,
+// which resolves paroxysms of under a minute that the long median cannot (most of the AF
+// database's missed episodes were 3-61 beats). A beat is AF when the larger of the two is above
+// `threshold`. Runs of AF shorter than `min_run` beats inside other rhythm are dropped, then runs
+// of other rhythm shorter than it inside AF (a median flickering at its threshold is not an
 // episode). The numbers were chosen by leave-one-record-out cross-validation on the MIT-BIH AF
-// database's beat times (docs/accuracy.md, "Rhythm"; every fold chose these, min_run in 24 of 25):
-// one set for every recording. Beats known to be ventricular (`ventricular`, from a classifier or
+// database's beat times (docs/accuracy.md, "Rhythm"): one set for every recording. Beats known to be ventricular (`ventricular`, from a classifier or
 // an annotation file's labels) are left out with both their intervals, like premature beats.
 //
 // With the signal there is atrial activity to look at (beat_features.hpp, AtrialActivity): where P
@@ -54,17 +56,18 @@ Rhythm rhythm_named(std::string_view name);
 
 struct AfOptions {
   int window = 64;             // intervals in the median of successive differences (centred)
+  int short_window = 24;       // the same over fewer intervals: the second scale
   double premature = 0.9;      // an interval below this x the local median RR ...
   double compensatory = 1.0;   // ... followed by one above this x it: a premature beat
-  double threshold = 0.05;     // AF above this irregularity (median |dRR| / median RR)
+  double threshold = 0.07;     // AF above this irregularity (median |dRR| / median RR) at either scale
   int local_median = 15;       // intervals in the local median RR of the premature-beat test
-  int min_run = 32;            // beats: shorter runs of AF, then of other rhythm, are absorbed
+  int min_run = 24;            // beats: shorter runs of AF, then of other rhythm, are absorbed
   float p_wave_consistent = 0.4f;  // a P-wave consistency at or above this: organised atria, not AF
   float p_wave_typical = 0.9f;     // a P-wave context at or above this: the same
 };
 
-// The irregularity of each beat (see above); one value per beat of `r_peaks` (sorted sample
-// numbers). `ventricular`: empty, or one flag per beat. Fewer than 3 beats: all 0 (nothing to
+// The irregularity of each beat (see above: the larger of the two scales'); one value per beat
+// of `r_peaks` (sorted sample numbers). `ventricular`: empty, or one flag per beat. Fewer than 3 beats: all 0 (nothing to
 // measure). InputError if `r_peaks` is not strictly increasing.
 std::vector<float> rr_irregularity(const std::vector<std::int64_t>& r_peaks, const AfOptions& options = {},
                                    const std::vector<char>& ventricular = {});
