@@ -37,6 +37,7 @@ struct RhythmArgs {
   double fs = 0;
   bool json = false;
   CLI::Option* fs_option = nullptr;
+  AfOptions af;  // the cross-validated defaults unless an --af-* option says otherwise (scripts/tune-af.py)
 };
 
 bool is_csv(const std::string& path) { return text::lower(std::filesystem::path(path).extension().string()) == ".csv"; }
@@ -108,6 +109,18 @@ void add_rhythm_command(CLI::App& app) {
                   "reference rhythm: a WFDB annotation file with rhythm changes (.atr: '+' (AFIB, (AFL, ...) or a CSV "
                   "with columns sample,rhythm (or ecgpipe's rhythm.csv)");
   cmd->add_flag("--json", a->json, "print a JSON object instead of text");
+  // The AF detector's numbers, for scripts/tune-af.py's cross-validation of them; the defaults are
+  // its result (docs/accuracy.md, "Rhythm"), the same as `run` and `analyze` use.
+  const char* tuning = "AF detector (cross-validated defaults; for re-tuning)";
+  cmd->add_option("--af-window", a->af.window, "intervals in the long scale's window")
+      ->check(CLI::Range(1, 100000))->capture_default_str()->group(tuning);
+  cmd->add_option("--af-short-window", a->af.short_window, "intervals in the short scale's window")
+      ->check(CLI::Range(1, 100000))->capture_default_str()->group(tuning);
+  check_finite(cmd->add_option("--af-threshold", a->af.threshold, "AF above this irregularity at either scale")
+                   ->capture_default_str()->group(tuning),
+               0.0, 100.0);
+  cmd->add_option("--af-min-run", a->af.min_run, "beats: shorter runs of AF, then of other rhythm, are absorbed")
+      ->check(CLI::Range(1, 1000000))->capture_default_str()->group(tuning);
   cmd->callback([a] {
     double fs = a->fs;
     std::string fs_source = "--fs";
@@ -119,6 +132,11 @@ void add_rhythm_command(CLI::App& app) {
       fs = read_wfdb_header(header.string()).fs;
       fs_source = header.string();  // its rate is checked against kMinFs..kMaxFs as it is read
     }
+    const AfOptions defaults;
+    if (a->af.window != defaults.window || a->af.short_window != defaults.short_window ||
+        a->af.threshold != defaults.threshold || a->af.min_run != defaults.min_run)
+      spdlog::info("AF detector not at its defaults: windows {} and {} intervals, threshold {}, runs of {} beats",
+                   a->af.window, a->af.short_window, a->af.threshold, a->af.min_run);
     const Beats read = read_beats(a->beats);
     const std::vector<std::int64_t>& beats = read.samples;
     if (beats.empty()) throw InputError(a->beats + ": no beats");
@@ -127,7 +145,7 @@ void add_rhythm_command(CLI::App& app) {
     // The record ends after the last beat, or at the reference's last change if that is later.
     std::int64_t end = beats.back() + 1;
     if (!reference.empty()) end = std::max(end, reference.back().sample + 1);
-    const auto episodes = rhythm_episodes(beats, af_rhythm(beats, AfOptions{}, read.ventricular), fs, end);
+    const auto episodes = rhythm_episodes(beats, af_rhythm(beats, a->af, read.ventricular), fs, end);
     const RhythmBurden burden = rhythm_burden(episodes, fs);
     // HRV over NN intervals: N beats by the file's classes (every beat N without them).
     if (!read.has_classes) spdlog::info("{}: no beat classes: every beat is taken as N for the HRV", a->beats);

@@ -56,12 +56,12 @@ Rhythm rhythm_named(std::string_view name);
 
 struct AfOptions {
   int window = 64;             // intervals in the median of successive differences (centred)
-  int short_window = 24;       // the same over fewer intervals: the second scale
+  int short_window = 16;       // the same over fewer intervals: the second scale
   double premature = 0.9;      // an interval below this x the local median RR ...
   double compensatory = 1.0;   // ... followed by one above this x it: a premature beat
   double threshold = 0.07;     // AF above this irregularity (median |dRR| / median RR) at either scale
   int local_median = 15;       // intervals in the local median RR of the premature-beat test
-  int min_run = 24;            // beats: shorter runs of AF, then of other rhythm, are absorbed
+  int min_run = 32;            // beats: shorter runs of AF, then of other rhythm, are absorbed
   float p_wave_consistent = 0.4f;  // a P-wave consistency at or above this: organised atria, not AF
   float p_wave_typical = 0.9f;     // a P-wave context at or above this: the same
 };
