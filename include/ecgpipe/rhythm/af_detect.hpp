@@ -13,8 +13,9 @@
 // `threshold`. Runs of AF shorter than `min_run` beats inside other rhythm are dropped, then runs
 // of other rhythm shorter than it inside AF (a median flickering at its threshold is not an
 // episode). The numbers were chosen by leave-one-record-out cross-validation on the MIT-BIH AF
-// database's beat times (docs/accuracy.md, "Rhythm"): one set for every recording. Beats known to be ventricular (`ventricular`, from a classifier or
-// an annotation file's labels) are left out with both their intervals, like premature beats.
+// database's beat times (scripts/tune-af.py; docs/accuracy.md, "Rhythm"): one set for every
+// recording. Beats known to be ventricular (`ventricular`, from a classifier or an annotation
+// file's labels) are left out with both their intervals, like premature beats.
 //
 // With the signal there is atrial activity to look at (beat_features.hpp, AtrialActivity): where P
 // waves keep their shape from beat to beat (P-wave consistency at or above `p_wave_consistent`)
@@ -67,8 +68,8 @@ struct AfOptions {
 };
 
 // The irregularity of each beat (see above: the larger of the two scales'); one value per beat
-// of `r_peaks` (sorted sample numbers). `ventricular`: empty, or one flag per beat. Fewer than 3 beats: all 0 (nothing to
-// measure). InputError if `r_peaks` is not strictly increasing.
+// of `r_peaks` (sorted sample numbers). `ventricular`: empty, or one flag per beat. Fewer than 3
+// beats: all 0 (nothing to measure). InputError if `r_peaks` is not strictly increasing.
 std::vector<float> rr_irregularity(const std::vector<std::int64_t>& r_peaks, const AfOptions& options = {},
                                    const std::vector<char>& ventricular = {});
 
