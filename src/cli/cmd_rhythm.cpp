@@ -52,7 +52,8 @@ struct Beats {
 
 // The beats of `path`: a CSV's r_peak / sample / first column (and its class column, when there
 // is one), or a WFDB annotation file's beat annotations (any annotator: .atr, .qrs, ...) with
-// their AAMI class, sorted, each sample once. V beats for AF only from a WFDB file, as before.
+// their AAMI class, sorted, each sample once. V beats (AF leaves their intervals out) from either:
+// a CSV's class column is as much a labelling as a WFDB file's symbols.
 Beats read_beats(const std::string& path) {
   struct Beat {
     std::int64_t sample;
@@ -65,9 +66,11 @@ Beats read_beats(const std::string& path) {
   if (is_csv(path)) {
     const Detections d = read_detections_with_scores(path);
     has_quality = !d.artefact.empty();
-    has_classes = !d.classes.empty();
-    for (std::size_t i = 0; i < d.r_peaks.size(); ++i)
-      found.push_back({d.r_peaks[i], 0, has_classes ? aami_class(d.classes[i]) : 'N', !d.artefact.empty() && d.artefact[i] != 0});
+    has_classes = labelled = !d.classes.empty();
+    for (std::size_t i = 0; i < d.r_peaks.size(); ++i) {
+      const char cls = has_classes ? aami_class(d.classes[i]) : 'N';
+      found.push_back({d.r_peaks[i], cls == 'V', cls, !d.artefact.empty() && d.artefact[i] != 0});
+    }
   } else {
     for (const auto& a : read_wfdb_annotations(path))
       if (is_beat_symbol(a.symbol)) {

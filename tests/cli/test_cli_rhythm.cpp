@@ -104,6 +104,45 @@ TEST(RhythmCli, ErrorsHaveTheirExitCodes) {
   EXPECT_FALSE(fs::exists(dir / "o")) << "nothing written on an error";
 }
 
+// V beats leave AF's intervals whether their labels come from a WFDB file's symbols or from a
+// CSV's class column (ecgpipe's own beats.csv, another classifier's): sinus rhythm with frequent
+// interpolated V beats (no compensatory pause, so the premature-beat test keeps their intervals)
+// is AF from its beat times alone and not AF once the V beats are known, and a CSV with a class
+// column gives the episodes of the .atr with the same labels. (The CSV's classes were read for the
+// HRV only, so `rhythm beats.csv` could call AF where `run` on the same recording did not.)
+TEST(RhythmCli, VBeatsOfACsvClassColumnLeaveAfAsAnAnnotationFilesDo) {
+  const auto dir = testutil::fresh_dir();
+  std::mt19937 rng(5);
+  std::bernoulli_distribution pvc(0.3);
+  std::string plain = "sample\n", labelled = "sample,class\n";
+  testutil::Bytes atr;
+  std::int64_t t = 100, last = 0;
+  const auto add = [&](std::int64_t s, bool v) {
+    plain += std::to_string(s) + "\n";
+    labelled += std::to_string(s) + (v ? ",V\n" : ",N\n");
+    testutil::put_word(atr, v ? 5 : 1, static_cast<unsigned>(s - last));  // 5: PVC, 1: normal
+    last = s;
+  };
+  add(t, false);
+  for (int i = 0; i < 600; ++i) {
+    if (pvc(rng)) add(t + 80 + static_cast<std::int64_t>(rng() % 40), true);  // inside the cycle
+    add(t += 200, false);  // 0.8 s at 250 Hz
+  }
+  testutil::put_word(atr, 0, 0);
+  write_text(dir / "plain.csv", plain);
+  write_text(dir / "labelled.csv", labelled);
+  write_text(dir / "rec.atr", std::string(atr.begin(), atr.end()));
+  const auto episodes = [&](const std::string& file, const std::string& out) {
+    const auto r = run_ecgpipe("-q rhythm " + q(dir / file) + " --fs 250 --out " + q(dir / out) + " --json", dir);
+    EXPECT_EQ(r.code, 0) << r.err;
+    return nlohmann::json::parse(r.out)["afib_episodes"].get<int>();
+  };
+  EXPECT_GE(episodes("plain.csv", "p"), 1) << "unlabelled, the interpolated beats read as AF";
+  EXPECT_EQ(episodes("labelled.csv", "l"), 0) << read_text(dir / "l" / "rhythm.csv");
+  EXPECT_EQ(episodes("rec.atr", "a"), 0);
+  EXPECT_EQ(read_text(dir / "l" / "rhythm.csv"), read_text(dir / "a" / "rhythm.csv"));
+}
+
 // The AF detector's numbers as options of `rhythm` (scripts/tune-af.py cross-validates them): a
 // threshold no irregularity reaches leaves 3 minutes of AF-like beats without AF, the defaults call
 // all of it AF; a changed number is said on stderr, the defaults are not; bad values are usage
