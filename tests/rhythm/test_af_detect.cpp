@@ -48,6 +48,15 @@ std::vector<double> af(int n, std::mt19937& rng) {
   return rr;
 }
 
+// Sinus, AF, then sinus again: the RR intervals of a paroxysm, drawn in that order.
+std::vector<double> paroxysm(int sinus_before, int af_beats, int sinus_after, std::mt19937& rng) {
+  std::vector<double> rr = sinus(sinus_before, rng);
+  const auto a = af(af_beats, rng), s = sinus(sinus_after, rng);
+  rr.insert(rr.end(), a.begin(), a.end());
+  rr.insert(rr.end(), s.begin(), s.end());
+  return rr;
+}
+
 int count(const std::vector<Rhythm>& r, Rhythm which, std::size_t from = 0, std::size_t to = SIZE_MAX) {
   int n = 0;
   for (std::size_t i = from; i < std::min(to, r.size()); ++i) n += r[i] == which;
@@ -77,11 +86,7 @@ TEST(AfDetect, ShortParoxysmsAreFoundAtTheShortScale) {
   for (const int len : {40, 50, 60})
     for (unsigned seed = 1; seed <= 5; ++seed) {
       std::mt19937 rng(seed);
-      std::vector<double> rr = sinus(300, rng);
-      const auto a = af(len, rng), s = sinus(300, rng);
-      rr.insert(rr.end(), a.begin(), a.end());
-      rr.insert(rr.end(), s.begin(), s.end());
-      const auto beats = beats_of(rr);
+      const auto beats = beats_of(paroxysm(300, len, 300, rng));
       const auto r = ecgpipe::af_rhythm(beats);
       const std::size_t from = 300, to = 300 + static_cast<std::size_t>(len);
       EXPECT_GE(count(r, Rhythm::AFIB, from, to), 4 * len / 5) << len << " beats, seed " << seed;
@@ -113,11 +118,7 @@ TEST(AfDetect, EctopyIsNotAf) {
 // half the window (32 intervals) of the truth: the median over 64 intervals turns at the middle.
 TEST(AfDetect, ParoxysmalAfOnsetAndOffsetWithinHalfAWindow) {
   std::mt19937 rng(3);
-  std::vector<double> rr = sinus(400, rng);
-  const auto a = af(400, rng), s = sinus(400, rng);
-  rr.insert(rr.end(), a.begin(), a.end());
-  rr.insert(rr.end(), s.begin(), s.end());
-  const auto beats = beats_of(rr);
+  const auto beats = beats_of(paroxysm(400, 400, 400, rng));
   const auto episodes = ecgpipe::rhythm_episodes(beats, ecgpipe::af_rhythm(beats), kFs, beats.back() + 1);
   ASSERT_EQ(episodes.size(), 3u);
   EXPECT_EQ(episodes[1].rhythm, Rhythm::AFIB);
