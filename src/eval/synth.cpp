@@ -142,6 +142,17 @@ constexpr double kFWaveMv = 0.05;
 constexpr double kFWaveHz[2] = {5.3, 7.1};
 constexpr double kFWaveWeight[2] = {0.6, 0.4};
 constexpr double kFWaveEndBeforeSinusS = 0.25;  // the sinus P wave starts ~0.2 s before its R
+// flutter: sinus stretches as paroxysmal-af's, flutter episodes of 80-250 beats. The atrial
+// cycle is drawn per episode; conduction alternates 2:1 and 4:1 in blocks of 8-40 beats; each
+// conducted wave's QRS comes kFlutterAvS (+- 5 ms) after the wave starts. The sawtooth falls
+// for 70 % of the cycle and rises in the rest (MLII's inverted flutter waves), 0.25 mV peak to
+// peak, and runs from the wave before the first conducted one to kFWaveEndBeforeSinusS before
+// the sinus beat that ends the episode.
+constexpr double kFlutterCycleS[2] = {0.19, 0.24};
+constexpr std::size_t kFlutterBlockBeats[2] = {8, 40};
+constexpr int kFlutterConduction[2] = {2, 4};
+constexpr double kFlutterAvS = 0.24, kFlutterAvJitterS = 0.005;
+constexpr double kFlutterWaveMv = 0.25, kFlutterFallShare = 0.7;
 
 // Beat-to-beat variation (standard deviations, relative unless in seconds).
 constexpr double kAmplitudeJitter = 0.05;
@@ -197,7 +208,7 @@ Wave rr_scaled_t(const Wave& t, double rr_s) {
   return Wave{t.offset_s * k, t.amplitude_mv, t.sigma_left_s * k, t.sigma_right_s * k};
 }
 
-enum class Kind { normal, pvc, pac, dropped, fusion, escape, af };
+enum class Kind { normal, pvc, pac, dropped, fusion, escape, af, flutter };
 
 struct Event {
   double time_s;  // R time (for a dropped beat: when its R would have been)
@@ -295,8 +306,15 @@ std::size_t uniform_count(Rng& rng, std::size_t lo, std::size_t hi) {
   return lo + std::min(hi - lo, static_cast<std::size_t>(rng.uniform() * static_cast<double>(hi - lo + 1)));
 }
 
+// The flutter waves of one episode: a wave starts at first_s + k cycle_s, until end_s.
+struct FlutterWaves {
+  double first_s, cycle_s, end_s;
+};
+
 // The failure-mode scenarios (synth.hpp documents each; the constants are at the top of the file).
-std::vector<Event> scenario_rhythm(const SynthOptions& o, Rng& rhythm, SinusRr& sinus, double end_s) {
+// `flutter` receives the flutter scenario's episodes.
+std::vector<Event> scenario_rhythm(const SynthOptions& o, Rng& rhythm, SinusRr& sinus, double end_s,
+                                   std::vector<FlutterWaves>& flutter) {
   const double rr_mean = kSecondsPerMinute / o.heart_rate;
   Beats beats;
   double t = -kLeadS - rr_mean * rhythm.uniform();  // the last sinus-node firing
@@ -382,6 +400,31 @@ std::vector<Event> scenario_rhythm(const SynthOptions& o, Rng& rhythm, SinusRr& 
         for (std::size_t k = 0; k < af && last < end_s; ++k)
           last = beats.add(last + kAfMeanRrS * (1.0 + kAfRrSpread * (2.0 * rhythm.uniform() - 1.0)), Kind::af);
         t = beats.add(last + sinus.next(last, rr_mean), Kind::normal);
+        break;
+      }
+      case SynthScenario::flutter: {
+        // A sinus stretch, then a flutter episode: the atria circle from a wave after the last
+        // sinus beat's T; every 2nd or 4th wave conducts; sinus resumes one sinus cycle after
+        // the episode's last beat.
+        const std::size_t normals = uniform_count(rhythm, kAfSinusBeats[0], kAfSinusBeats[1]);
+        for (std::size_t k = 0; k < normals && t < end_s; ++k) t = beats.add(t + sinus.next(t, rr_mean), Kind::normal);
+        const std::size_t count = uniform_count(rhythm, kAfEpisodeBeats[0], kAfEpisodeBeats[1]);
+        const double cycle = kFlutterCycleS[0] + (kFlutterCycleS[1] - kFlutterCycleS[0]) * rhythm.uniform();
+        const double first = t + 0.5 * sinus.next(t, rr_mean);  // the first wave, after the last sinus T
+        int ratio = kFlutterConduction[rhythm.uniform() < 0.5 ? 0 : 1];
+        std::size_t wave = static_cast<std::size_t>(ratio), block = uniform_count(rhythm, kFlutterBlockBeats[0], kFlutterBlockBeats[1]);
+        double last = t;
+        for (std::size_t k = 0; k < count && last < end_s; ++k) {
+          if (block-- == 0) {
+            ratio = ratio == kFlutterConduction[0] ? kFlutterConduction[1] : kFlutterConduction[0];
+            block = uniform_count(rhythm, kFlutterBlockBeats[0], kFlutterBlockBeats[1]) - 1;
+          }
+          last = beats.add(first + static_cast<double>(wave) * cycle + kFlutterAvS + kFlutterAvJitterS * rhythm.clamped_normal(),
+                           Kind::flutter);
+          wave += static_cast<std::size_t>(ratio);
+        }
+        t = beats.add(last + sinus.next(last, rr_mean), Kind::normal);
+        flutter.push_back({first, cycle, t - kFWaveEndBeforeSinusS});
         break;
       }
       case SynthScenario::af:
@@ -496,9 +539,10 @@ SynthRecord synthesize(const SynthOptions& o) {
   Rng rhythm(o.seed, kRhythmStream);
   const double resp_phase = 2.0 * kPi * rhythm.uniform();
   SinusRr sinus(o, rhythm, resp_phase);
+  std::vector<FlutterWaves> flutter;
   const std::vector<Event> events = o.scenario == SynthScenario::none
                                         ? default_rhythm(o, rhythm, sinus, duration_s + kLeadS)
-                                        : scenario_rhythm(o, rhythm, sinus, duration_s + kLeadS);
+                                        : scenario_rhythm(o, rhythm, sinus, duration_s + kLeadS, flutter);
 
   // --- Waves.
   SynthRecord rec;
@@ -547,6 +591,7 @@ SynthRecord synthesize(const SynthOptions& o) {
         normal_qrs_t(1.0);  // junctional: narrow QRS, no P wave
         break;
       case Kind::af:
+      case Kind::flutter:
         normal_qrs_t(1.0);  // conducted through the AV node: a normal QRS, no P wave
         break;
     }
@@ -571,6 +616,18 @@ SynthRecord synthesize(const SynthOptions& o) {
       rec.clean[static_cast<std::size_t>(k)] += kFWaveMv * f;
     }
     i = j;
+  }
+
+  // Flutter's sawtooth over each flutter episode.
+  for (const FlutterWaves& f : flutter) {
+    const auto first = static_cast<std::int64_t>(std::max(0.0, std::ceil(f.first_s * o.fs)));
+    const auto last = static_cast<std::int64_t>(std::min(static_cast<double>(o.samples), std::ceil(f.end_s * o.fs)));
+    for (std::int64_t k = first; k < last; ++k) {
+      const double phase = std::fmod(static_cast<double>(k) / o.fs - f.first_s, f.cycle_s) / f.cycle_s;
+      const double saw = phase < kFlutterFallShare ? 0.5 - phase / kFlutterFallShare
+                                                   : -0.5 + (phase - kFlutterFallShare) / (1.0 - kFlutterFallShare);
+      rec.clean[static_cast<std::size_t>(k)] += kFlutterWaveMv * saw;
+    }
   }
 
   // --- Truth: events whose R time rounds into the record; the sample is the max of the clean
@@ -611,9 +668,10 @@ SynthRecord synthesize(const SynthOptions& o) {
         break;
     }
     rec.beats.push_back(SynthBeat{best, symbol});
-    // The rhythm truth: a change where AF starts or ends (AF-conducted beats are N, as MIT-BIH labels them).
-    const std::string now = e.kind == Kind::af ? "AFIB" : "N";
-    if ((o.scenario == SynthScenario::paroxysmal_af || o.scenario == SynthScenario::af) &&
+    // The rhythm truth: a change where AF or flutter starts or ends (their conducted beats are N,
+    // as MIT-BIH labels them).
+    const std::string now = e.kind == Kind::af ? "AFIB" : e.kind == Kind::flutter ? "AFL" : "N";
+    if ((o.scenario == SynthScenario::paroxysmal_af || o.scenario == SynthScenario::af || o.scenario == SynthScenario::flutter) &&
         (rec.rhythm.empty() || rec.rhythm.back().rhythm != now))
       rec.rhythm.push_back({rec.rhythm.empty() ? 0 : best, now});
   }
@@ -656,6 +714,7 @@ constexpr ScenarioName kScenarioNames[] = {{SynthScenario::none, "none"},
                                            {SynthScenario::junctional_escape, "junctional-escape"},
                                            {SynthScenario::paroxysmal_af, "paroxysmal-af"},
                                            {SynthScenario::af, "af"},
+                                           {SynthScenario::flutter, "flutter"},
                                            {SynthScenario::noise, "noise"}};
 }  // namespace
 

@@ -513,6 +513,51 @@ TEST(SynthScenario, ParoxysmalAfHasRhythmTruthAndIrregularRrInAf) {
   EXPECT_EQ(testutil::read_text(dir / "s_rhythm.csv"), ecgpipe::format_rhythm_truth_csv(r.rhythm));
 }
 
+// flutter: the rhythm truth alternates N / AFL at beats, every beat is N; within an episode the
+// RR intervals are 2 or 4 atrial cycles (0.19-0.24 s, the QRS 0.24 s +- 15 ms after its wave), so
+// they fall in two groups a factor 2 apart, and both conduction ratios occur; between the T wave
+// and the next QRS of a 4:1 interval the sawtooth (0.25 mV peak to peak, >= 0.15 over any 0.15 s)
+// runs where sinus rhythm is flat (0.45-0.6 s after a beat with RR > 0.9 s: after the T, before the P).
+TEST(SynthScenario, FlutterHasRhythmTruthAndRrAtTwoAndFourAtrialCycles) {
+  const SynthRecord r = scenario_record(ecgpipe::SynthScenario::flutter);
+  ASSERT_GE(r.rhythm.size(), 3u);
+  EXPECT_EQ(r.rhythm[0].sample, 0);
+  EXPECT_EQ(r.rhythm[1].rhythm, "AFL");
+  for (std::size_t k = 1; k < r.rhythm.size(); ++k) EXPECT_NE(r.rhythm[k].rhythm, r.rhythm[k - 1].rhythm);
+  for (const auto& b : r.beats) EXPECT_EQ(b.symbol, 'N');
+  const auto rr = rr_before(r);
+  std::size_t c = 0, two = 0, four = 0, flat = 0, sinus_gaps = 0;
+  for (std::size_t i = 1; i < r.beats.size(); ++i) {
+    while (c + 1 < r.rhythm.size() && r.rhythm[c + 1].sample <= r.beats[i].sample) ++c;
+    const bool in_flutter = r.rhythm[c].rhythm == "AFL" && r.beats[i - 1].sample >= r.rhythm[c].sample;
+    // The clean ECG from 0.45 s after the beat before to 0.6 s after it (before the next P or QRS).
+    double lo = 1e9, hi = -1e9;
+    const auto from = r.beats[i - 1].sample + static_cast<std::int64_t>(0.45 * kFs);
+    const auto to = r.beats[i - 1].sample + static_cast<std::int64_t>(0.6 * kFs);
+    for (auto k = from; k < to; ++k) {
+      lo = std::min(lo, r.clean[static_cast<std::size_t>(k)]);
+      hi = std::max(hi, r.clean[static_cast<std::size_t>(k)]);
+    }
+    if (in_flutter) {
+      const bool is_two = rr[i] >= 2 * 0.19 - 0.03 && rr[i] <= 2 * 0.24 + 0.03;
+      const bool is_four = rr[i] >= 4 * 0.19 - 0.03 && rr[i] <= 4 * 0.24 + 0.03;
+      EXPECT_TRUE(is_two || is_four) << r.beats[i].sample << ": RR " << rr[i];
+      two += is_two;
+      four += is_four;
+      if (is_four) {
+        EXPECT_GE(hi - lo, 0.15) << r.beats[i].sample;
+      }
+    } else if (r.rhythm[c].rhythm == "N" && rr[i] > 0.9 && r.beats[i - 1].sample > r.rhythm[c].sample) {
+      ++sinus_gaps;
+      flat += hi - lo < 0.05;
+    }
+  }
+  EXPECT_GT(two, 50u);
+  EXPECT_GT(four, 50u);
+  EXPECT_GT(sinus_gaps, 20u);
+  EXPECT_EQ(flat, sinus_gaps);
+}
+
 TEST(SynthScenario, SameSeedSameBeats) {
   const auto a = scenario_record(ecgpipe::SynthScenario::vt_runs, 70.0, 9);
   const auto b = scenario_record(ecgpipe::SynthScenario::vt_runs, 70.0, 9);

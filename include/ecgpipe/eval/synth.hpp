@@ -38,6 +38,13 @@
 //    and offsets at the first beat of each rhythm;
 //  * af: atrial fibrillation throughout, as paroxysmal-af's episodes (a short recording of a
 //    patient in AF); its rhythm truth is one "(AFIB" at sample 0;
+//  * flutter: sinus stretches of 60-150 beats and atrial flutter episodes of 80-250 beats in
+//    turn. In flutter the atria circle at one cycle per episode (0.19-0.24 s, 250-315 /min),
+//    drawing a sawtooth (MLII's slow descent and quick rise, 0.25 mV peak to peak) with no
+//    isoelectric line; the AV node conducts every 2nd or every 4th wave, in blocks of 8-40 beats
+//    (2:1 near 140 bpm and 4:1 near 70 bpm, alternating), each QRS a fixed 0.24 s (+-5 ms) after
+//    its wave's start, so RR is regular within a block. Beats N; rhythm truth "(AFL" / "(N" as
+//    paroxysmal-af's;
 //  * noise: sinus rhythm (N beats only) with bursts of noise every 40-80 s, 4-12 s long, of
 //    three kinds in turn: muscle (broadband, 0.35 mV RMS), electrode motion (swings of 1.5 mV at
 //    0.7-2.3 Hz and steps of up to 1.2 mV) and baseline wander (2.5 mV at 0.4 Hz); the noise
@@ -61,9 +68,10 @@
 
 namespace ecgpipe {
 
-enum class SynthScenario { none, apc_bradycardia, bigeminy, vt_runs, fusion, junctional_escape, paroxysmal_af, af, noise };
+enum class SynthScenario { none, apc_bradycardia, bigeminy, vt_runs, fusion, junctional_escape, paroxysmal_af, af, flutter, noise };
 
-// "none", "apc-bradycardia", "bigeminy", "vt-runs", "fusion", "junctional-escape", "paroxysmal-af", "af", "noise"; UsageError
+// "none", "apc-bradycardia", "bigeminy", "vt-runs", "fusion", "junctional-escape", "paroxysmal-af", "af", "flutter",
+// "noise"; UsageError
 // (listing them) for anything else.
 SynthScenario parse_synth_scenario(const std::string& name);
 std::string synth_scenario_name(SynthScenario scenario);
@@ -102,7 +110,7 @@ struct SynthRecord {
   std::vector<double> signal;     // mV, what is written (before %.4f rounding)
   std::vector<double> clean;      // the ECG waves alone (no wander, hum or noise)
   std::vector<SynthBeat> beats;   // ascending sample
-  std::vector<RhythmChange> rhythm;  // rhythm truth (paroxysmal-af): changes, the first at sample 0
+  std::vector<RhythmChange> rhythm;  // rhythm truth (paroxysmal-af, af, flutter): changes, the first at sample 0
   std::vector<SynthNoise> noise;     // noise truth (the noise scenario): the bursts, in order
   std::size_t normal = 0, pvc = 0, pac = 0, dropped = 0, fusion = 0, escape = 0;
   std::size_t abnormal() const { return pvc + pac + dropped + fusion + escape; }
