@@ -109,8 +109,8 @@ BeatAnalysis analyse_beats(const RunOptions& o, Segmentation& seg, const std::ve
   finish_classification(seg);
   a.beat_class = std::move(seg.beat_class);
   a.classify_seconds = seg.seconds.classify;
-  analyse_rhythm(peaks, seg.atrial, a);  // may relabel S beats in AF: before the letters
-  // Signal quality, before the Holter summary: pauses, runs and rates leave artefact out.
+  // Signal quality, before AF (no AF is called in artefact) and the Holter summary (pauses, runs
+  // and rates leave artefact out).
   const auto t_quality = detail::Clock::now();
   const std::vector<float>& signal = host_signal(o, seg);
   a.quality_assessed = !signal.empty();
@@ -120,6 +120,7 @@ BeatAnalysis analyse_beats(const RunOptions& o, Segmentation& seg, const std::ve
     a.quality.beat_artefact.assign(peaks.size(), false);
   }
   a.rhythm_seconds += detail::seconds_since(t_quality);
+  analyse_rhythm(peaks, seg.atrial, a);  // may relabel S beats in AF: before the letters
   // The Holter summary, the rhythm episodes and HRV: from the beats' letters, rhythm and artefact.
   a.letters = class_letters(a.beat_class);
   const std::vector<char>& predicted = a.letters;

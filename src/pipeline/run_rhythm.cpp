@@ -15,7 +15,8 @@ void analyse_rhythm(const std::vector<std::int64_t>& r_peaks, const AtrialActivi
   const auto t0 = detail::Clock::now();
   std::vector<char> ventricular(r_peaks.size(), 0);
   for (std::size_t i = 0; i < r_peaks.size() && i < r.beat_class.size(); ++i) ventricular[i] = r.beat_class[i] == BeatClass::V;
-  r.rhythm = af_rhythm(r_peaks, AfOptions{}, ventricular, &atrial);
+  const std::vector<bool>& artefact = r.quality.beat_artefact;
+  r.rhythm = af_rhythm(r_peaks, AfOptions{}, ventricular, &atrial, &artefact);
   // In AF every conducted beat comes at an irregular interval: prematurity, the classifier's
   // strongest evidence for S, means nothing there, and MIT-BIH labels AF's conducted beats N.
   // An S predicted inside AF is an AF beat (DS2's false S came mostly from AF and flutter).

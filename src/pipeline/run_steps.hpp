@@ -40,8 +40,9 @@ struct BeatAnalysis {
 };
 
 // src/pipeline/run_rhythm.cpp, in two steps around the Holter summary:
-// analyse_rhythm: each beat's AF (from RR with the predicted V beats left out, and the P-wave
-// measures; af_detect.hpp) into analysis.rhythm; a beat predicted S inside AF becomes N
+// analyse_rhythm: each beat's AF (from RR with the predicted V beats and analysis.quality's
+// artefact left out, and the P-wave measures; af_detect.hpp) into analysis.rhythm; a beat
+// predicted S inside AF becomes N
 // (analysis.beat_class). Adds its time to analysis.rhythm_seconds.
 void analyse_rhythm(const std::vector<std::int64_t>& r_peaks, const AtrialActivity& atrial, BeatAnalysis& analysis);
 // finish_rhythm: VT, SVTA, bigeminy and trigeminy from analysis.holter's runs (ectopic_rhythm.hpp),

@@ -120,13 +120,22 @@ std::vector<float> rr_irregularity(const std::vector<std::int64_t>& r_peaks, con
 }
 
 std::vector<Rhythm> af_rhythm(const std::vector<std::int64_t>& r_peaks, const AfOptions& o,
-                              const std::vector<char>& ventricular, const AtrialActivity* atrial) {
+                              const std::vector<char>& ventricular, const AtrialActivity* atrial,
+                              const std::vector<bool>* artefact) {
   if (atrial != nullptr && (atrial->p_consistency.size() != r_peaks.size() || atrial->p_context.size() != r_peaks.size()))
     throw InternalError("af_rhythm: P-wave measures for every beat");
-  const std::vector<float> irr = rr_irregularity(r_peaks, o, ventricular);
+  if (artefact != nullptr && artefact->size() != r_peaks.size()) throw InternalError("af_rhythm: one artefact flag per beat");
+  if (!ventricular.empty() && ventricular.size() != r_peaks.size()) throw InternalError("af_rhythm: one ventricular flag per beat");
+  // A beat in artefact leaves its two intervals out, as a ventricular beat does.
+  std::vector<char> left_out = ventricular;
+  if (artefact != nullptr) {
+    left_out.resize(r_peaks.size(), 0);
+    for (std::size_t i = 0; i < r_peaks.size(); ++i) left_out[i] = left_out[i] || (*artefact)[i];
+  }
+  const std::vector<float> irr = rr_irregularity(r_peaks, o, left_out);
   std::vector<Rhythm> out(irr.size(), Rhythm::N);
   for (std::size_t i = 0; i < irr.size(); ++i)
-    if (irr[i] > o.threshold &&
+    if (irr[i] > o.threshold && !(artefact != nullptr && (*artefact)[i]) &&
         (atrial == nullptr || !(atrial->p_consistency[i] >= o.p_wave_consistent || atrial->p_context[i] >= o.p_wave_typical)))
       out[i] = Rhythm::AFIB;
   // Short runs inside others: first of AF, then of the rest; a run at either end of the record

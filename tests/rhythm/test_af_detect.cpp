@@ -130,6 +130,35 @@ TEST(AfDetect, ParoxysmalAfOnsetAndOffsetWithinHalfAWindow) {
   EXPECT_NEAR(burden.afib_mean_hr, 60.0 / 0.7, 6.0);  // AF's mean interval: 0.7 s
 }
 
+// Beats in artefact are not AF: a detector's false beats in noise make the intervals as irregular
+// as AF's (30 s at 0 dB SNR: every beat AFIB before), but what noise hides cannot be called.
+// Their intervals are left out, and they are N before short runs are absorbed: a recording in
+// artefact throughout has no AF, a sinus recording's noisy stretch neither, while a burst inside
+// an AF episode (shorter than a run) leaves the episode whole.
+TEST(AfDetect, BeatsInArtefactAreNotAf) {
+  std::mt19937 rng(4);
+  const auto noisy = beats_of(af(60, rng));  // what a detector finds in noise: irregular
+  EXPECT_EQ(count(ecgpipe::af_rhythm(noisy), Rhythm::AFIB), 61);
+  const std::vector<bool> all(noisy.size(), true);
+  EXPECT_EQ(count(ecgpipe::af_rhythm(noisy, {}, {}, nullptr, &all), Rhythm::AFIB), 0);
+
+  // Sinus, 80 beats of noise, sinus: no AF.
+  const auto sinus_noise = beats_of(paroxysm(300, 80, 300, rng));
+  std::vector<bool> burst(sinus_noise.size(), false);
+  std::fill(burst.begin() + 300, burst.begin() + 381, true);
+  EXPECT_GT(count(ecgpipe::af_rhythm(sinus_noise), Rhythm::AFIB), 60);
+  EXPECT_EQ(count(ecgpipe::af_rhythm(sinus_noise, {}, {}, nullptr, &burst), Rhythm::AFIB), 0);
+
+  // AF with a 20-beat burst inside: one episode over the burst.
+  const auto af_burst = beats_of(af(400, rng));
+  std::vector<bool> inside(af_burst.size(), false);
+  std::fill(inside.begin() + 200, inside.begin() + 220, true);
+  const auto r = ecgpipe::af_rhythm(af_burst, {}, {}, nullptr, &inside);
+  EXPECT_EQ(count(r, Rhythm::AFIB, 0, r.size() - 3), static_cast<int>(r.size()) - 3);
+
+  EXPECT_THROW(ecgpipe::af_rhythm(noisy, {}, {}, nullptr, &burst), ecgpipe::InternalError);  // one flag per beat
+}
+
 TEST(AfDetect, EdgesAndBadInput) {
   for (std::size_t n : {0u, 1u, 2u}) {
     const std::vector<std::int64_t> b(n == 0 ? 0 : n, 0);

@@ -75,8 +75,12 @@ std::vector<float> rr_irregularity(const std::vector<std::int64_t>& r_peaks, con
 
 // Each beat's rhythm: AFIB where its irregularity is above options.threshold and (with `atrial`,
 // one value per beat in each) neither P-wave measure says organised atria; then runs shorter than
-// options.min_run absorbed.
+// options.min_run absorbed. `artefact` (signal quality's beat flags, one per beat) keeps beats in
+// noise out: their intervals are left out as a ventricular beat's are, and they are N before the
+// absorption (a detector's false beats in noise are as irregular as AF; a recording in artefact
+// throughout has no AF, and a burst shorter than a run inside an episode leaves it whole).
 std::vector<Rhythm> af_rhythm(const std::vector<std::int64_t>& r_peaks, const AfOptions& options = {},
-                              const std::vector<char>& ventricular = {}, const AtrialActivity* atrial = nullptr);
+                              const std::vector<char>& ventricular = {}, const AtrialActivity* atrial = nullptr,
+                              const std::vector<bool>* artefact = nullptr);
 
 }  // namespace ecgpipe
