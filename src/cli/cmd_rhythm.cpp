@@ -48,6 +48,8 @@ struct Beats {
   std::vector<char> classes;      // per beat, AAMI (N S V F Q); N where the file has no classes
   std::vector<bool> usable;       // per beat: not artefact (a beats.csv `quality` column), else empty
   bool has_classes = false;
+  std::string column;             // a CSV's column of samples (empty for a WFDB file)
+  bool column_by_position = false;  // no r_peak or sample column: the first
 };
 
 // The beats of `path`: a CSV's r_peak / sample / first column (and its class column, when there
@@ -62,9 +64,12 @@ Beats read_beats(const std::string& path) {
     bool operator<(const Beat& o) const { return sample < o.sample; }
   };
   std::vector<Beat> found;
-  bool labelled = false, has_classes = false, has_quality = false;
+  bool labelled = false, has_classes = false, has_quality = false, column_by_position = false;
+  std::string column;
   if (is_csv(path)) {
     const Detections d = read_detections_with_scores(path);
+    column = d.sample_column;
+    column_by_position = d.sample_column_by_position;
     has_quality = !d.artefact.empty();
     has_classes = labelled = !d.classes.empty();
     for (std::size_t i = 0; i < d.r_peaks.size(); ++i) {
@@ -82,6 +87,8 @@ Beats read_beats(const std::string& path) {
   std::stable_sort(found.begin(), found.end());
   Beats out;
   out.has_classes = has_classes;
+  out.column = column;
+  out.column_by_position = column_by_position;
   for (const Beat& b : found) {
     if (!out.samples.empty() && out.samples.back() == b.sample) continue;
     out.samples.push_back(b.sample);
@@ -150,6 +157,9 @@ void add_rhythm_command(CLI::App& app) {
     if (!reference.empty()) end = std::max(end, reference.back().sample + 1);
     const auto episodes = rhythm_episodes(beats, af_rhythm(beats, a->af, read.ventricular), fs, end);
     const RhythmBurden burden = rhythm_burden(episodes, fs);
+    // Said, not assumed: a CSV without r_peak or sample columns gives its first column's numbers.
+    if (read.column_by_position)
+      spdlog::warn("{}: no 'r_peak' or 'sample' column: beat samples from the first column, '{}'", a->beats, read.column);
     // HRV over NN intervals: N beats by the file's classes (every beat N without them).
     if (!read.has_classes) spdlog::info("{}: no beat classes: every beat is taken as N for the HRV", a->beats);
     // ... and beats in artefact (a beats.csv `quality` column) left out.
@@ -162,7 +172,8 @@ void add_rhythm_command(CLI::App& app) {
       write_rhythm_csv(files.text(path), episodes, fs);
       files.commit();
     }
-    spdlog::info("{}: {} beats at {} Hz (from {}){}: {} AF episodes, AF burden {:.1f} % -> {}", a->beats, beats.size(), fs,
+    spdlog::info("{}: {} beats{} at {} Hz (from {}){}: {} AF episodes, AF burden {:.1f} % -> {}", a->beats, beats.size(),
+                 read.column.empty() ? "" : " (column '" + read.column + "')", fs,
                  fs_source, read.ventricular.empty() ? "" : ", its V beats left out", burden.afib_episodes,
                  burden.afib_percent(), path);
 

@@ -425,8 +425,13 @@ Detections parse_detections_with_scores(std::string_view text, const std::string
       }
       for (const char* name : {"r_peak", "sample"}) {
         const auto it = find(name);
-        if (it != h.end()) return static_cast<std::size_t>(it - h.begin());
+        if (it != h.end()) {
+          out.sample_column = name;
+          return static_cast<std::size_t>(it - h.begin());
+        }
       }
+      out.sample_column = h.empty() ? std::string() : h[0];
+      out.sample_column_by_position = true;
       return 0;
     }
     void row(const std::vector<std::string>& f, std::size_t line, std::size_t index) {

@@ -8,6 +8,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "ecgpipe/config.hpp"
@@ -71,6 +72,44 @@ TEST(RhythmCli, CsvAndAnnotationFileGiveTheSameEpisodes) {
   EXPECT_GT(j["af"]["duration_se"].get<double>(), 0.9);
   EXPECT_GT(j["af"]["duration_ppv"].get<double>(), 0.9);
   EXPECT_EQ(testutil::list_dir(dir / "a"), std::vector<std::string>{"rhythm.csv"}) << "no temporaries left";
+}
+
+// Which column the beat samples came from is said (no silent defaults): r_peak before sample, and
+// a CSV with neither gives its first column's numbers with a warning that names it (before, a
+// CSV "x,y" was read without a word).
+TEST(RhythmCli, ItSaysWhichColumnTheBeatsCameFrom) {
+  const auto dir = testutil::fresh_dir();
+  std::string sample = "sample\n", peaks = "sample,r_peak\n", other = "x,y\n";
+  for (int i = 0; i < 50; ++i) {
+    const std::string at = std::to_string(100 + 200 * i);
+    sample += at + "\n";
+    peaks += "7," + at + "\n";
+    other += at + ",1\n";
+  }
+  write_text(dir / "sample.csv", sample);
+  write_text(dir / "peaks.csv", peaks);
+  write_text(dir / "other.csv", other);
+  for (const auto& [name, column, warned] : {std::tuple<std::string, std::string, bool>{"sample", "sample", false},
+                                             {"peaks", "r_peak", false},
+                                             {"other", "x", true}}) {
+    const auto r = run_ecgpipe("rhythm " + q(dir / (name + ".csv")) + " --fs 250 --out " + q(dir / name), dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.err.find("50 beats (column '" + column + "') at 250 Hz"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("no 'r_peak' or 'sample' column: beat samples from the first column, 'x'") != std::string::npos, warned)
+        << r.err;
+    // The same beats whichever column held them: one sinus episode from 100 to 9901.
+    EXPECT_NE(read_text(dir / name / "rhythm.csv").find("\n100,9901,"), std::string::npos) << read_text(dir / name / "rhythm.csv");
+  }
+  // `eval` reads detections the same way and says it the same way.
+  std::string reference = "sample,symbol\n";
+  for (int i = 0; i < 50; ++i) reference += std::to_string(100 + 200 * i) + ",N\n";
+  write_text(dir / "reference.csv", reference);
+  for (const auto& [name, warned] : {std::pair<std::string, bool>{"sample", false}, {"other", true}}) {
+    const auto r = run_ecgpipe("eval --reference " + q(dir / "reference.csv") + " " + q(dir / (name + ".csv")) + " --fs 250", dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.err.find("no 'r_peak' or 'sample' column: beat samples from the first column, 'x'") != std::string::npos, warned)
+        << r.err;
+  }
 }
 
 TEST(RhythmCli, ErrorsHaveTheirExitCodes) {

@@ -119,6 +119,8 @@ struct Detections {
   std::vector<Rhythm> rhythm; // the same column by name (rhythm_named: AFIB, VT, SVTA, B, T; N for any other)
   std::vector<char> artefact; // column `quality` (1 where it is `artefact`, 0 otherwise), or empty
   bool from_annotations = false;  // read from a WFDB annotation file (detections_from_annotations)
+  std::string sample_column;      // the CSV column the samples came from (as the header names it)
+  bool sample_column_by_position = false;  // neither r_peak nor sample: the first column, whatever its name
 };
 // Reads the detections (read_detections_csv's column choice) and a score column: `score_column`
 // if given (InputError if the header lacks it), else `score` if present, else `recon_error`
