@@ -152,9 +152,17 @@ void add_rhythm_command(CLI::App& app) {
     if (beats.empty()) throw InputError(a->beats + ": no beats");
     std::vector<RhythmChange> reference;
     if (!a->reference.empty()) reference = read_rhythm_reference(a->reference);
-    // The record ends after the last beat, or at the reference's last change if that is later.
+    // The record ends after the last beat, or at the reference's last change if that is later
+    // (said when it is more than a minute later: the burden's time is the record's).
     std::int64_t end = beats.back() + 1;
-    if (!reference.empty()) end = std::max(end, reference.back().sample + 1);
+    if (!reference.empty() && reference.back().sample + 1 > end) {
+      constexpr double kSaidAfterS = 60.0;
+      const double after_s = static_cast<double>(reference.back().sample + 1 - end) / fs;
+      if (after_s > kSaidAfterS)
+        spdlog::warn("{}: its last rhythm change is {:.0f} s after the last beat: the record is taken to end there", a->reference,
+                     after_s);
+      end = reference.back().sample + 1;
+    }
     const auto episodes = rhythm_episodes(beats, af_rhythm(beats, a->af, read.ventricular), fs, end);
     const RhythmBurden burden = rhythm_burden(episodes, fs);
     // Said, not assumed: a CSV without r_peak or sample columns gives its first column's numbers.

@@ -252,6 +252,7 @@ std::vector<RhythmChange> parse_rhythm_csv(std::string_view text, const std::str
         throw InputError(cell_error(path, line, "rhythm changes go back in time"));
       c.rhythm = f[rhythm_index];
       if (!c.rhythm.empty() && c.rhythm.front() == '(') c.rhythm.erase(0, 1);
+      if (trim(c.rhythm).empty()) throw InputError(cell_error(path, line, "an empty rhythm"));
       out.push_back(std::move(c));
     }
   } reader{path, {}};

@@ -140,7 +140,21 @@ TEST(RhythmCli, ErrorsHaveTheirExitCodes) {
   r = run_ecgpipe("-q rhythm " + q(dir / "rec.qrs") + " --out " + q(dir / "o"), dir);
   EXPECT_EQ(r.code, 3) << r.err;
   EXPECT_NE(r.err.find("rec.hea:1: sampling frequency 1e+09 Hz is outside"), std::string::npos) << r.err;
+  // A reference rhythm with no name is an error naming its line (it was taken as "N").
+  write_text(dir / "noname.csv", "sample,rhythm\n0,(N\n200,\n");
+  r = run_ecgpipe("-q rhythm " + q(dir / "beats.csv") + " --fs 250 --out " + q(dir / "o") + " --reference " + q(dir / "noname.csv"),
+                  dir);
+  EXPECT_EQ(r.code, 3) << r.err;
+  EXPECT_NE(r.err.find("noname.csv:3: an empty rhythm"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(dir / "o")) << "nothing written on an error";
+  // A reference whose last change lies far after the last beat sets the record's end, and says so.
+  write_text(dir / "late.csv", "sample,rhythm\n0,(N\n99999999999,(AFIB\n");
+  r = run_ecgpipe("rhythm " + q(dir / "beats.csv") + " --fs 250 --out " + q(dir / "late") + " --reference " + q(dir / "late.csv"),
+                  dir);
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("late.csv: its last rhythm change is 399999999 s after the last beat: the record is taken to end there"),
+            std::string::npos)
+      << r.err;
 }
 
 // V beats leave AF's intervals whether their labels come from a WFDB file's symbols or from a
