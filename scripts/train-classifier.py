@@ -2,6 +2,8 @@
 """Train ecgpipe's AAMI beat classifier on MIT-BIH DS1 and write data/beat-classifier.json.
 
     scripts/train-classifier.py [--data ../shared/data/mitdb-ds1] [--ecgpipe build/ecgpipe] [--cv [--svdb ../shared/data/svdb-dev]] [--out data/beat-classifier.json]
+        [--class-weights 1,15,3,2] [--balance none|database|record] [--rounds 60] [--min-samples-leaf 200]
+        [--s-bias 0|B|auto [--inner-folds 4]] [--train-svdb]
 
 Beats are ecgpipe's own detections (`ecgpipe detect --fs 360`) matched to the reference within
 150 ms (unmatched detections and Q beats are not used for training). Features: features() below,
@@ -11,6 +13,14 @@ plain trees. --cv prints the inter-patient figures: record-wise 11-fold cross-va
 records per fold; no beat of a record is ever in both training and evaluation), VEB/SVEB Se/+P as
 EC57 counts them (a reference F labelled V is not a VEB false positive), the 5x5 confusion matrix,
 AUROC of each class's probability, and per-record S/V results.
+
+The options after --out change the model (their defaults give today's): the class weights, sample
+weights that make each database (DS1, SVDB) or each record weigh the same, the rounds and leaf size,
+and an S bias: a constant added to the S class's summed score before the argmax (exported in the
+S baseline, so the C++ argmax applies it unchanged). --s-bias auto chooses it by an inner record-wise
+CV on the training records only (the bias of the best SVEB F1 = 2 Se +P / (Se + P)); under --cv
+every outer fold chooses its own, so the figures printed are nested. --train-svdb trains what is
+written on DS1 and the --svdb records.
 
 Data: MIT-BIH Arrhythmia Database (PhysioNet), Open Data Commons Attribution License 1.0;
 Moody GB, Mark RG, IEEE Eng Med Biol 20(3):45-50 (2001).
@@ -122,16 +132,68 @@ def label(x, R, rs, rc, fs):
     return features(x.astype(np.float64), R, fs), lab
 
 
+# The model's settings; main() sets them from the command line (these defaults: what ships).
+CFG = argparse.Namespace(class_weights=[1, 15, 3, 2], balance='none', rounds=60, min_samples_leaf=200,
+                         s_bias='0', inner_folds=4)
+S_BIAS_GRID = np.round(np.arange(-4.0, 3.0001, 0.1), 2)
+
+
 def make_model():
     from sklearn.ensemble import HistGradientBoostingClassifier
-    return HistGradientBoostingClassifier(max_iter=60, max_depth=3, min_samples_leaf=200, l2_regularization=1.0,
-                                          learning_rate=0.1, class_weight={0: 1, 1: 15, 2: 3, 3: 2}, random_state=0)
+    return HistGradientBoostingClassifier(max_iter=CFG.rounds, max_depth=3, min_samples_leaf=CFG.min_samples_leaf,
+                                          l2_regularization=1.0, learning_rate=0.1,
+                                          class_weight=dict(enumerate(CFG.class_weights)), random_state=0)
 
 
 def training_set(data, recs):
     X = np.vstack([data[r][0][data[r][1] >= 0] for r in recs]); y = np.concatenate([data[r][1][data[r][1] >= 0] for r in recs])
     keep = y < 4  # Q: 5 beats in DS1, too few to learn
     return X[keep], y[keep]
+
+
+def balance_weights(data, recs):
+    """Sample weights (mean 1, before the class weights) under --balance, in training_set()'s order; None: none."""
+    if CFG.balance == 'none': return None
+    n = {r: int(((data[r][1] >= 0) & (data[r][1] < 4)).sum()) for r in recs}
+    per_db = {}
+    for r in recs: per_db[r in RECS] = per_db.get(r in RECS, 0) + n[r]
+    w = np.concatenate([np.full(n[r], 1.0 / (n[r] if CFG.balance == 'record' else per_db[r in RECS])) for r in recs])
+    return w / w.mean()
+
+
+def fit(data, recs):
+    X, y = training_set(data, recs)
+    return make_model().fit(X, y, sample_weight=balance_weights(data, recs))
+
+
+def decide(m, X, bias):
+    """The classes the exported model gives: the argmax of the summed scores, the S score plus bias."""
+    if bias == 0: return m.predict(X)
+    d = m.decision_function(X); d[:, list(m.classes_).index(1)] += bias
+    return m.classes_[d.argmax(1)]
+
+
+def folds_of(recs, k):
+    """k record-wise folds, each DS1 record and each other record dealt round-robin."""
+    a = [r for r in recs if r in RECS]; b = [r for r in recs if r not in RECS]
+    return [a[i::k] + b[i::k] for i in range(k)]
+
+
+def choose_s_bias(data, recs):
+    """--s-bias: a number as given, or (auto) the best SVEB F1 of an inner record-wise CV on recs."""
+    if CFG.s_bias != 'auto': return float(CFG.s_bias)
+    Y, D = [], []
+    for fold in folds_of(recs, CFG.inner_folds):
+        m = fit(data, [r for r in recs if r not in fold]); s = list(m.classes_).index(1)
+        for r in fold:
+            X, y = data[r]; keep = (y >= 0) & (y < 4)
+            Y.append(y[keep]); D.append(m.decision_function(X[keep]))
+    Y, D = np.concatenate(Y), np.concatenate(D)
+
+    def f1(b):
+        d = D.copy(); d[:, s] += b; p = m.classes_[d.argmax(1)]
+        tp = np.sum((Y == 1) & (p == 1)); return 2 * tp / max(1, np.sum(Y == 1) + np.sum(p == 1))
+    return float(max(S_BIAS_GRID, key=lambda b: (f1(b), -abs(b))))
 
 
 def ec57(y, p):
@@ -145,13 +207,17 @@ def ec57(y, p):
 def cross_validate(data):
     from sklearn.metrics import roc_auc_score
     Y, P, PR, per = [], [], [], {}
+    biases = []
     for fold in [RECS[i::11] for i in range(11)]:
-        m = make_model().fit(*training_set(data, [r for r in RECS if r not in fold]))
+        train = [r for r in RECS if r not in fold]
+        m = fit(data, train); bias = choose_s_bias(data, train); biases.append(bias)
         for r in fold:
             X, y = data[r]; keep = y >= 0
             pr = np.zeros((keep.sum(), 4)); pr[:, m.classes_] = m.predict_proba(X[keep])
-            Y.append(y[keep]); PR.append(pr); P.append(pr.argmax(1))
-            per[r] = ec57(y[keep], pr.argmax(1))
+            p = pr.argmax(1) if bias == 0 else decide(m, X[keep], bias)
+            Y.append(y[keep]); PR.append(pr); P.append(p)
+            per[r] = ec57(y[keep], p)
+    if any(biases): print(f'S bias of each fold (--s-bias {CFG.s_bias}): {biases}')
     Y, P, PR = np.concatenate(Y), np.concatenate(P), np.concatenate(PR)
     C, vse, vpp, sse, spp = ec57(Y, P)
     print(f'record-wise 11-fold CV, {len(Y)} matched beats: VEB Se {100*vse:.1f} % +P {100*vpp:.1f} %; '
@@ -177,25 +243,28 @@ def cross_database(data, ds1, svdb):
         C, vse, vpp, sse, spp = ec57(np.concatenate(Y), np.concatenate(P))
         print(f'{name}: {C.sum()} matched beats (S {C[1].sum()}, V {C[2].sum()}): VEB Se {100*vse:.1f} % +P {100*vpp:.1f} %; '
               f'SVEB Se {100*sse:.1f} % +P {100*spp:.1f} %')
-    m = make_model().fit(*training_set(data, ds1))
+    m = fit(data, ds1); bias = choose_s_bias(data, ds1)
     Y, P = [], []
     for r in svdb:
         X, y = data[r]; keep = y >= 0
-        Y.append(y[keep]); P.append(m.predict(X[keep]))
+        Y.append(y[keep]); P.append(decide(m, X[keep], bias))
     report('DS1 model on the 40 SVDB records (never trained on)', Y, P)
     folds = [ds1[i::11] + svdb[i::11] for i in range(11)]
     by_db = {'DS1': ([], []), 'SVDB': ([], [])}
+    biases = []
     for fold in folds:
-        m = make_model().fit(*training_set(data, [r for r in ds1 + svdb if r not in fold]))
+        train = [r for r in ds1 + svdb if r not in fold]
+        m = fit(data, train); bias = choose_s_bias(data, train); biases.append(bias)
         for r in fold:
             X, y = data[r]; keep = y >= 0
             Yd, Pd = by_db['SVDB' if r in svdb else 'DS1']
-            Yd.append(y[keep]); Pd.append(m.predict(X[keep]))
+            Yd.append(y[keep]); Pd.append(decide(m, X[keep], bias))
+    if any(biases): print(f'S bias of each DS1 + SVDB fold (--s-bias {CFG.s_bias}): {biases}')
     for name, (Yd, Pd) in by_db.items(): report(f'DS1 + SVDB model, record-wise CV, on {name}', Yd, Pd)
     report('DS1 + SVDB model, record-wise CV, pooled', by_db['DS1'][0] + by_db['SVDB'][0], by_db['DS1'][1] + by_db['SVDB'][1])
 
 
-def export(model):
+def export(model, bias=0.0, trained_on='MIT-BIH Arrhythmia Database DS1 (de Chazal 2004), ODC-By 1.0'):
     trees = []
     for iteration in model._predictors:
         for target, pred in enumerate(iteration):
@@ -208,9 +277,10 @@ def export(model):
                           'right': [int(v) if not l else -1 for v, l in zip(nd['right'], leaf)],
                           'value': [float(v) if l else 0.0 for v, l in zip(nd['value'], leaf)]})
     return {'format': 'ecgpipe-beat-classifier', 'version': MODEL_VERSION,
-            'trained_on': 'MIT-BIH Arrhythmia Database DS1 (de Chazal 2004), ODC-By 1.0',
+            'trained_on': trained_on,
             'features': NAMES, 'classes': [CLASSES[c] for c in model.classes_],
-            'baseline': [float(v) for v in np.ravel(model._baseline_prediction)], 'trees': trees}
+            'baseline': [float(v) + (bias if c == 1 else 0.0) for v, c in zip(np.ravel(model._baseline_prediction), model.classes_)],
+            'trees': trees}
 
 
 def main():
@@ -223,7 +293,28 @@ def main():
     ap.add_argument('--svdb', help='with --cv: the SVDB development records (../shared/data/svdb-dev): the figures '
                                    'per database, the shipped model (DS1) on them and a DS1 + SVDB model under '
                                    'record-wise CV (needs wfdb-python); what ships stays the DS1 model')
+    ap.add_argument('--class-weights', default='1,15,3,2', metavar='N,S,V,F',
+                    help='class weights of N, S, V and F (default 1,15,3,2)')
+    ap.add_argument('--balance', default='none', choices=['none', 'database', 'record'],
+                    help='sample weights (times the class weights) so that each database (DS1, the --svdb '
+                         'records) or each record weighs the same in training (default none: each beat 1)')
+    ap.add_argument('--rounds', type=int, default=60, help='boosting rounds (default 60)')
+    ap.add_argument('--min-samples-leaf', type=int, default=200, help='fewest beats in a leaf (default 200)')
+    ap.add_argument('--s-bias', default='0', help='added to the S score before the argmax, and to the S baseline '
+                    'of what is written (default 0); auto: chosen by an inner record-wise CV of the training '
+                    'records (best SVEB F1), per fold under --cv (nested figures)')
+    ap.add_argument('--inner-folds', type=int, default=4, help='folds of the inner CV of --s-bias auto (default 4)')
+    ap.add_argument('--train-svdb', action='store_true', help='with --svdb: train what is written on DS1 and the '
+                                                              'SVDB records (default: DS1 only)')
     a = ap.parse_args()
+    CFG.class_weights = [float(v) for v in a.class_weights.split(',')]
+    if len(CFG.class_weights) != 4: ap.error('--class-weights: four numbers, N,S,V,F')
+    if a.s_bias != 'auto':
+        try: float(a.s_bias)
+        except ValueError: ap.error('--s-bias: a number or auto')
+    if a.train_svdb and not a.svdb: ap.error('--train-svdb needs --svdb')
+    CFG.balance, CFG.rounds, CFG.min_samples_leaf, CFG.s_bias, CFG.inner_folds = (
+        a.balance, a.rounds, a.min_samples_leaf, a.s_bias, a.inner_folds)
     with tempfile.TemporaryDirectory() as tmp:
         data = {r: load(a.data, r, a.ecgpipe, tmp) for r in RECS}
         svdb = []
@@ -232,17 +323,22 @@ def main():
             data.update({r: load_wfdb(os.path.join(a.svdb, r), a.ecgpipe, tmp) for r in svdb})
     if a.cv: cross_validate(data)
     if a.cv and svdb: cross_database(data, RECS, svdb)
-    model = make_model().fit(*training_set(data, RECS))
-    j = export(model)
+    recs = RECS + svdb if a.train_svdb else RECS
+    model = fit(data, recs); bias = choose_s_bias(data, recs)
+    if bias: print(f'S bias {bias:+.2f} (--s-bias {a.s_bias})', file=sys.stderr)
+    trained_on = 'MIT-BIH Arrhythmia Database DS1 (de Chazal 2004), ODC-By 1.0'
+    if a.train_svdb: trained_on += f'; MIT-BIH Supraventricular Arrhythmia Database ({len(svdb)} records), ODC-By 1.0'
+    j = export(model, bias, trained_on)
     # The export must reproduce scikit-learn's decisions (a C++-style walk over the JSON).
-    X, _ = training_set(data, RECS)
+    X, _ = training_set(data, recs)
     raw = np.tile(np.array(j['baseline']), (len(X), 1))
     for t in j['trees']:
         for i, x in enumerate(X[:2000]):
             k = 0
             while t['left'][k] >= 0: k = t['left'][k] if x[t['feature'][k]] <= t['threshold'][k] else t['right'][k]
             raw[i, t['target']] += t['value'][k]
-    assert (raw[:2000].argmax(1) == model.predict(X[:2000])).all(), 'exported trees disagree with scikit-learn'
+    assert (np.asarray(j['classes'])[raw[:2000].argmax(1)] == np.asarray(CLASSES)[decide(model, X[:2000], bias)]).all(), \
+        'exported trees disagree with scikit-learn'
     with open(a.out, 'w') as f: json.dump(j, f, separators=(',', ':'))
     print(f'wrote {a.out}: {len(j["trees"])} trees, {os.path.getsize(a.out)} bytes', file=sys.stderr)
 
