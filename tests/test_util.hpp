@@ -282,6 +282,21 @@ inline void put_aux(Bytes& b, const std::string& s) {
   if (s.size() % 2) b.push_back(0);
 }
 
+// The cells of a CSV text, row by row (no quoting in ecgpipe's outputs and synth's truth files).
+inline std::vector<std::vector<std::string>> csv_rows(const std::string& text) {
+  std::vector<std::vector<std::string>> rows;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::vector<std::string> cells;
+    std::istringstream l(line);
+    std::string cell;
+    while (std::getline(l, cell, ',')) cells.push_back(cell);
+    rows.push_back(cells);
+  }
+  return rows;
+}
+
 inline std::size_t count_lines(const std::string& s) {
   std::size_t n = 0;
   for (char c : s) n += c == '\n';

@@ -153,6 +153,14 @@ constexpr std::size_t kFlutterBlockBeats[2] = {8, 40};
 constexpr int kFlutterConduction[2] = {2, 4};
 constexpr double kFlutterAvS = 0.24, kFlutterAvJitterS = 0.005;
 constexpr double kFlutterWaveMv = 0.25, kFlutterFallShare = 0.7;
+// svta-runs: sinus stretches of 10-30 beats, then a run of 3-15 APCs (an ectopic atrial focus
+// firing at 150-200 bpm, its rate drawn per run); the first comes at kSvtaCoupling x the sinus RR
+// (at least the run's cycle), and sinus resumes kSvtaPause x RR after the run's last beat (the
+// focus reset the sinus node).
+constexpr std::size_t kSvtaSinusBeats[2] = {10, 30};
+constexpr std::size_t kSvtaRunBeats[2] = {3, 15};
+constexpr double kSvtaRateBpm[2] = {150.0, 200.0};
+constexpr double kSvtaCoupling = 0.5, kSvtaPause = 1.2;
 
 // Beat-to-beat variation (standard deviations, relative unless in seconds).
 constexpr double kAmplitudeJitter = 0.05;
@@ -208,7 +216,7 @@ Wave rr_scaled_t(const Wave& t, double rr_s) {
   return Wave{t.offset_s * k, t.amplitude_mv, t.sigma_left_s * k, t.sigma_right_s * k};
 }
 
-enum class Kind { normal, pvc, pac, dropped, fusion, escape, af, flutter };
+enum class Kind { normal, pvc, pac, dropped, fusion, escape, af, flutter, svta };
 
 struct Event {
   double time_s;  // R time (for a dropped beat: when its R would have been)
@@ -427,6 +435,19 @@ std::vector<Event> scenario_rhythm(const SynthOptions& o, Rng& rhythm, SinusRr& 
         flutter.push_back({first, cycle, t - kFWaveEndBeforeSinusS});
         break;
       }
+      case SynthScenario::svta_runs: {
+        // A sinus stretch, then a run of APCs at the focus's rate.
+        const std::size_t normals = uniform_count(rhythm, kSvtaSinusBeats[0], kSvtaSinusBeats[1]);
+        for (std::size_t k = 0; k < normals && t < end_s; ++k) t = beats.add(t + sinus.next(t, rr_mean), Kind::normal);
+        const std::size_t run = uniform_count(rhythm, kSvtaRunBeats[0], kSvtaRunBeats[1]);
+        const double cycle = kSecondsPerMinute / (kSvtaRateBpm[0] + (kSvtaRateBpm[1] - kSvtaRateBpm[0]) * rhythm.uniform());
+        const double rr = sinus.next(t, rr_mean);
+        double last = beats.add(t + std::max(cycle, kSvtaCoupling * rr), Kind::svta);
+        for (std::size_t k = 1; k < run; ++k)
+          last = beats.add(last + cycle * (1.0 + kScenarioJitter * rhythm.clamped_normal()), Kind::svta);
+        t = beats.add(last + kSvtaPause * sinus.next(last, rr_mean), Kind::normal);
+        break;
+      }
       case SynthScenario::af:
         // Persistent AF: every beat conducted at random (a short recording of a patient in AF).
         t = beats.add(t + kAfMeanRrS * (1.0 + kAfRrSpread * (2.0 * rhythm.uniform() - 1.0)), Kind::af);
@@ -570,7 +591,8 @@ SynthRecord synthesize(const SynthOptions& o) {
         if (e.kind == Kind::dropped) break;
         normal_qrs_t(1.0);
         break;
-      case Kind::pac: {
+      case Kind::pac:
+      case Kind::svta: {
         const bool absent_p = shape.uniform() < kPacAbsentPProbability;
         const Wave p = jittered(kPacP, shape, 1.0);
         if (!absent_p) add_wave(rec.clean, o.fs, e.time_s, p);
@@ -652,6 +674,7 @@ SynthRecord synthesize(const SynthOptions& o) {
         ++rec.pvc;
         break;
       case Kind::pac:
+      case Kind::svta:
         symbol = 'A';
         ++rec.pac;
         break;
@@ -670,8 +693,9 @@ SynthRecord synthesize(const SynthOptions& o) {
     rec.beats.push_back(SynthBeat{best, symbol});
     // The rhythm truth: a change where AF or flutter starts or ends (their conducted beats are N,
     // as MIT-BIH labels them).
-    const std::string now = e.kind == Kind::af ? "AFIB" : e.kind == Kind::flutter ? "AFL" : "N";
-    if ((o.scenario == SynthScenario::paroxysmal_af || o.scenario == SynthScenario::af || o.scenario == SynthScenario::flutter) &&
+    const std::string now = e.kind == Kind::af ? "AFIB" : e.kind == Kind::flutter ? "AFL" : e.kind == Kind::svta ? "SVTA" : "N";
+    if ((o.scenario == SynthScenario::paroxysmal_af || o.scenario == SynthScenario::af || o.scenario == SynthScenario::flutter ||
+         o.scenario == SynthScenario::svta_runs) &&
         (rec.rhythm.empty() || rec.rhythm.back().rhythm != now))
       rec.rhythm.push_back({rec.rhythm.empty() ? 0 : best, now});
   }
@@ -715,6 +739,7 @@ constexpr ScenarioName kScenarioNames[] = {{SynthScenario::none, "none"},
                                            {SynthScenario::paroxysmal_af, "paroxysmal-af"},
                                            {SynthScenario::af, "af"},
                                            {SynthScenario::flutter, "flutter"},
+                                           {SynthScenario::svta_runs, "svta-runs"},
                                            {SynthScenario::noise, "noise"}};
 }  // namespace
 

@@ -558,6 +558,40 @@ TEST(SynthScenario, FlutterHasRhythmTruthAndRrAtTwoAndFourAtrialCycles) {
   EXPECT_EQ(flat, sinus_gaps);
 }
 
+// svta-runs: the rhythm truth alternates N / SVTA at beats; every beat of an SVTA stretch is an A,
+// 3-15 of them, at the run's rate (150-200 bpm: RR 0.3-0.4 s, +- 3 x 3 % jitter), the first
+// premature against the sinus RR before it; outside the runs every beat is N.
+TEST(SynthScenario, SvtaRunsHaveRhythmTruthAndRunsAtTheFocusRate) {
+  const SynthRecord r = scenario_record(ecgpipe::SynthScenario::svta_runs);
+  ASSERT_GE(r.rhythm.size(), 10u);
+  EXPECT_EQ(r.rhythm[0].sample, 0);
+  EXPECT_EQ(r.rhythm[1].rhythm, "SVTA");
+  const auto rr = rr_before(r);
+  std::size_t c = 0, run = 0, runs = 0;
+  for (std::size_t i = 1; i < r.beats.size(); ++i) {
+    while (c + 1 < r.rhythm.size() && r.rhythm[c + 1].sample <= r.beats[i].sample) {
+      ++c;
+      if (r.rhythm[c].rhythm == "N" && run > 0) {
+        EXPECT_GE(run, 3u) << r.rhythm[c].sample;
+        EXPECT_LE(run, 15u) << r.rhythm[c].sample;
+        ++runs;
+      }
+      run = 0;
+    }
+    const bool in_svta = r.rhythm[c].rhythm == "SVTA" && c > 0;
+    EXPECT_EQ(r.beats[i].symbol, in_svta ? 'A' : 'N') << r.beats[i].sample;
+    if (!in_svta) continue;
+    if (run++ == 0) {
+      EXPECT_EQ(r.beats[i].sample, r.rhythm[c].sample);
+      EXPECT_LT(rr[i], 0.8 * rr[i - 1]) << "the first APC is premature, at " << r.beats[i].sample;
+    } else {
+      EXPECT_GE(rr[i], 0.3 * 0.91) << r.beats[i].sample;
+      EXPECT_LE(rr[i], 0.4 * 1.09) << r.beats[i].sample;
+    }
+  }
+  EXPECT_GE(runs, 20u);
+}
+
 TEST(SynthScenario, SameSeedSameBeats) {
   const auto a = scenario_record(ecgpipe::SynthScenario::vt_runs, 70.0, 9);
   const auto b = scenario_record(ecgpipe::SynthScenario::vt_runs, 70.0, 9);

@@ -155,20 +155,7 @@ TEST(RunAnnotations, ARecordsOwnHeaderIsNeverReplaced) {
   EXPECT_EQ(files_for("/db/100.hea", dir.string(), 360.0).size(), 1u);
 }
 
-// The columns of a CSV text as rows of strings (no quoting in ecgpipe's outputs).
-std::vector<std::vector<std::string>> csv_rows(const std::string& text) {
-  std::vector<std::vector<std::string>> rows;
-  std::istringstream in(text);
-  std::string line;
-  while (std::getline(in, line)) {
-    std::vector<std::string> cells;
-    std::istringstream l(line);
-    std::string cell;
-    while (std::getline(l, cell, ',')) cells.push_back(cell);
-    rows.push_back(cells);
-  }
-  return rows;
-}
+using testutil::csv_rows;
 std::size_t column(const std::vector<std::string>& header, const std::string& name) {
   for (std::size_t i = 0; i < header.size(); ++i)
     if (header[i] == name) return i;

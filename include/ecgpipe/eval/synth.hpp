@@ -45,6 +45,9 @@
 //    (2:1 near 140 bpm and 4:1 near 70 bpm, alternating), each QRS a fixed 0.24 s (+-5 ms) after
 //    its wave's start, so RR is regular within a block. Beats N; rhythm truth "(AFL" / "(N" as
 //    paroxysmal-af's;
+//  * svta-runs: sinus stretches of 10-30 beats, then a run of 3-15 APCs (A) at 150-200 bpm (the
+//    rate drawn per run), the first at half the sinus RR; sinus resumes 1.2 sinus RR after the
+//    run. Rhythm truth "(SVTA" at each run's first beat, "(N" at the sinus beat after it;
 //  * noise: sinus rhythm (N beats only) with bursts of noise every 40-80 s, 4-12 s long, of
 //    three kinds in turn: muscle (broadband, 0.35 mV RMS), electrode motion (swings of 1.5 mV at
 //    0.7-2.3 Hz and steps of up to 1.2 mV) and baseline wander (2.5 mV at 0.4 Hz); the noise
@@ -68,10 +71,10 @@
 
 namespace ecgpipe {
 
-enum class SynthScenario { none, apc_bradycardia, bigeminy, vt_runs, fusion, junctional_escape, paroxysmal_af, af, flutter, noise };
+enum class SynthScenario { none, apc_bradycardia, bigeminy, vt_runs, fusion, junctional_escape, paroxysmal_af, af, flutter, svta_runs, noise };
 
 // "none", "apc-bradycardia", "bigeminy", "vt-runs", "fusion", "junctional-escape", "paroxysmal-af", "af", "flutter",
-// "noise"; UsageError
+// "svta-runs", "noise"; UsageError
 // (listing them) for anything else.
 SynthScenario parse_synth_scenario(const std::string& name);
 std::string synth_scenario_name(SynthScenario scenario);
@@ -110,7 +113,7 @@ struct SynthRecord {
   std::vector<double> signal;     // mV, what is written (before %.4f rounding)
   std::vector<double> clean;      // the ECG waves alone (no wander, hum or noise)
   std::vector<SynthBeat> beats;   // ascending sample
-  std::vector<RhythmChange> rhythm;  // rhythm truth (paroxysmal-af, af, flutter): changes, the first at sample 0
+  std::vector<RhythmChange> rhythm;  // rhythm truth (paroxysmal-af, af, flutter, svta-runs): changes, the first at sample 0
   std::vector<SynthNoise> noise;     // noise truth (the noise scenario): the bursts, in order
   std::size_t normal = 0, pvc = 0, pac = 0, dropped = 0, fusion = 0, escape = 0;
   std::size_t abnormal() const { return pvc + pac + dropped + fusion + escape; }
