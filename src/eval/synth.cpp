@@ -153,6 +153,13 @@ constexpr std::size_t kFlutterBlockBeats[2] = {8, 40};
 constexpr int kFlutterConduction[2] = {2, 4};
 constexpr double kFlutterAvS = 0.24, kFlutterAvJitterS = 0.005;
 constexpr double kFlutterWaveMv = 0.25, kFlutterFallShare = 0.7;
+// af-aberrant: paroxysmal-af's rhythm, and in AF the Ashman phenomenon: a beat after a short
+// interval that follows a long one (under 0.85 and over 1.15 x the mean AF interval) finds the
+// right bundle still refractory and is conducted with right bundle branch block aberration, with
+// probability 0.7: MLII's broad slurred S, QRS ~130 ms. MIT-BIH labels such beats a (AAMI S).
+constexpr double kAshmanShort = 0.85, kAshmanLong = 1.15, kAshmanProbability = 0.7;
+constexpr Wave kAberrantR{0.0, 1.00, 0.011, 0.011};
+constexpr Wave kAberrantS{0.045, -0.40, 0.022, 0.022};
 // svta-runs: sinus stretches of 10-30 beats, then a run of 3-15 APCs (an ectopic atrial focus
 // firing at 150-200 bpm, its rate drawn per run); the first comes at kSvtaCoupling x the sinus RR
 // (at least the run's cycle), and sinus resumes kSvtaPause x RR after the run's last beat (the
@@ -216,7 +223,7 @@ Wave rr_scaled_t(const Wave& t, double rr_s) {
   return Wave{t.offset_s * k, t.amplitude_mv, t.sigma_left_s * k, t.sigma_right_s * k};
 }
 
-enum class Kind { normal, pvc, pac, dropped, fusion, escape, af, flutter, svta };
+enum class Kind { normal, pvc, pac, dropped, fusion, escape, af, flutter, svta, aberrant };
 
 struct Event {
   double time_s;  // R time (for a dropped beat: when its R would have been)
@@ -399,14 +406,21 @@ std::vector<Event> scenario_rhythm(const SynthOptions& o, Rng& rhythm, SinusRr& 
         }
         break;
       }
-      case SynthScenario::paroxysmal_af: {
+      case SynthScenario::paroxysmal_af:
+      case SynthScenario::af_aberrant: {
         // A sinus stretch, then an AF episode; sinus resumes one sinus cycle after its last beat.
+        // af-aberrant: Ashman beats in AF (its draws only there, so paroxysmal-af's stay as they were).
         const std::size_t normals = uniform_count(rhythm, kAfSinusBeats[0], kAfSinusBeats[1]);
         for (std::size_t k = 0; k < normals && t < end_s; ++k) t = beats.add(t + sinus.next(t, rr_mean), Kind::normal);
         const std::size_t af = uniform_count(rhythm, kAfEpisodeBeats[0], kAfEpisodeBeats[1]);
-        double last = t;
-        for (std::size_t k = 0; k < af && last < end_s; ++k)
-          last = beats.add(last + kAfMeanRrS * (1.0 + kAfRrSpread * (2.0 * rhythm.uniform() - 1.0)), Kind::af);
+        double last = t, previous_rr = 0.0;
+        for (std::size_t k = 0; k < af && last < end_s; ++k) {
+          const double rr = kAfMeanRrS * (1.0 + kAfRrSpread * (2.0 * rhythm.uniform() - 1.0));
+          const bool ashman = o.scenario == SynthScenario::af_aberrant && rr < kAshmanShort * kAfMeanRrS &&
+                              previous_rr > kAshmanLong * kAfMeanRrS && rhythm.uniform() < kAshmanProbability;
+          last = beats.add(last + rr, ashman ? Kind::aberrant : Kind::af);
+          previous_rr = rr;
+        }
         t = beats.add(last + sinus.next(last, rr_mean), Kind::normal);
         break;
       }
@@ -616,16 +630,24 @@ SynthRecord synthesize(const SynthOptions& o) {
       case Kind::flutter:
         normal_qrs_t(1.0);  // conducted through the AV node: a normal QRS, no P wave
         break;
+      case Kind::aberrant:
+        // Conducted with right bundle branch block: no P, a broad slurred S, a normal T.
+        add(kNormalQ, qrs_scale);
+        add(kAberrantR, qrs_scale);
+        add(kAberrantS, qrs_scale);
+        add(rr_scaled_t(kNormalT, e.rr_s), 1.0);
+        break;
     }
   }
   // Fibrillatory waves over each AF episode (runs of af events).
+  const auto in_af = [](Kind k) { return k == Kind::af || k == Kind::aberrant; };
   for (std::size_t i = 0; i < events.size();) {
-    if (events[i].kind != Kind::af) {
+    if (!in_af(events[i].kind)) {
       ++i;
       continue;
     }
     std::size_t j = i;
-    while (j < events.size() && events[j].kind == Kind::af) ++j;
+    while (j < events.size() && in_af(events[j].kind)) ++j;
     const double from = events[i].time_s - events[i].rr_s;
     const double to = j < events.size() ? events[j].time_s - kFWaveEndBeforeSinusS : duration_s;
     const double phase[2] = {2.0 * kPi * shape.uniform(), 2.0 * kPi * shape.uniform()};
@@ -678,6 +700,10 @@ SynthRecord synthesize(const SynthOptions& o) {
         symbol = 'A';
         ++rec.pac;
         break;
+      case Kind::aberrant:
+        symbol = 'a';
+        ++rec.aberrant;
+        break;
       case Kind::fusion:
         symbol = 'F';
         ++rec.fusion;
@@ -693,9 +719,12 @@ SynthRecord synthesize(const SynthOptions& o) {
     rec.beats.push_back(SynthBeat{best, symbol});
     // The rhythm truth: a change where AF or flutter starts or ends (their conducted beats are N,
     // as MIT-BIH labels them).
-    const std::string now = e.kind == Kind::af ? "AFIB" : e.kind == Kind::flutter ? "AFL" : e.kind == Kind::svta ? "SVTA" : "N";
+    const std::string now = in_af(e.kind)              ? "AFIB"
+                            : e.kind == Kind::flutter ? "AFL"
+                            : e.kind == Kind::svta    ? "SVTA"
+                                                      : "N";
     if ((o.scenario == SynthScenario::paroxysmal_af || o.scenario == SynthScenario::af || o.scenario == SynthScenario::flutter ||
-         o.scenario == SynthScenario::svta_runs) &&
+         o.scenario == SynthScenario::svta_runs || o.scenario == SynthScenario::af_aberrant) &&
         (rec.rhythm.empty() || rec.rhythm.back().rhythm != now))
       rec.rhythm.push_back({rec.rhythm.empty() ? 0 : best, now});
   }
@@ -740,6 +769,7 @@ constexpr ScenarioName kScenarioNames[] = {{SynthScenario::none, "none"},
                                            {SynthScenario::af, "af"},
                                            {SynthScenario::flutter, "flutter"},
                                            {SynthScenario::svta_runs, "svta-runs"},
+                                           {SynthScenario::af_aberrant, "af-aberrant"},
                                            {SynthScenario::noise, "noise"}};
 }  // namespace
 
@@ -864,7 +894,7 @@ std::string synth_summary(const SynthRecord& r, const SynthOptions& o) {
                 slots ? kPercent * static_cast<double>(r.abnormal()) / static_cast<double>(slots) : 0.0);
   if (o.scenario == SynthScenario::none) return buf;
   char extra[128];
-  std::snprintf(extra, sizeof extra, "; F %zu, j %zu (scenario %s)", r.fusion, r.escape,
+  std::snprintf(extra, sizeof extra, "; F %zu, j %zu, a %zu (scenario %s)", r.fusion, r.escape, r.aberrant,
                 synth_scenario_name(o.scenario).c_str());
   return std::string(buf) + extra;
 }

@@ -375,6 +375,34 @@ TEST(RhythmCli, SvtaRunsAreEpisodesAndTheirBeatsAreS) {
   EXPECT_EQ(n_as_s, 0u);
 }
 
+// AF with aberrantly conducted beats (synth af-aberrant, 1200 s, seeds 1-3: 19 AF episodes, 180
+// Ashman beats with right bundle branch block): each AF episode of the truth is one AF episode of
+// rhythm.csv and there is no other (the wide beats called V leave AF's intervals, the others stay
+// in AF). What the classes do with the aberrant beats is in docs/accuracy.md (a third V, most N).
+TEST(RhythmCli, AfWithAberrantBeatsKeepsItsEpisodes) {
+  const auto dir = testutil::fresh_dir();
+  for (const int seed : {1, 2, 3}) {
+    const std::string name = "aberrant" + std::to_string(seed);
+    auto r = run_ecgpipe("-q synth " + q(dir / (name + ".csv")) + " --scenario af-aberrant --duration 1200 --seed " + std::to_string(seed),
+                         dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+    r = run_ecgpipe("-q analyze " + q(dir / (name + ".csv")) + " --fs 250 --out " + q(dir / name), dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+    std::vector<std::pair<std::int64_t, std::int64_t>> truth, found;
+    const auto changes = testutil::csv_rows(read_text(dir / (name + "_rhythm.csv")));
+    for (std::size_t k = 1; k < changes.size(); ++k)
+      if (changes[k][1] == "(AFIB")
+        truth.push_back({std::stoll(changes[k][0]), k + 1 < changes.size() ? std::stoll(changes[k + 1][0]) : INT64_MAX});
+    for (const auto& row : testutil::csv_rows(read_text(dir / name / "rhythm.csv")))
+      if (row[4] == "AFIB") found.push_back({std::stoll(row[0]), std::stoll(row[1])});
+    const auto overlaps = [](const auto& a, const auto& b) { return a.first < b.second && b.first < a.second; };
+    ASSERT_GE(truth.size(), 5u);
+    EXPECT_EQ(found.size(), truth.size()) << name << ":\n" << read_text(dir / name / "rhythm.csv");
+    for (const auto& t : truth)
+      EXPECT_EQ(std::count_if(found.begin(), found.end(), [&](const auto& f) { return overlaps(t, f); }), 1) << name << ": AF at " << t.first;
+  }
+}
+
 // A noisy short recording is not AF (issue 24: "noisy recordings are not called AF"): 30 s of
 // sinus rhythm at 300 Hz under white noise of 5 and 0 dB SNR, where the detector's false beats are
 // irregular and signal quality puts every beat in artefact. Before AF left artefact out, seed 1 at

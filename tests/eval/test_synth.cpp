@@ -592,6 +592,39 @@ TEST(SynthScenario, SvtaRunsHaveRhythmTruthAndRunsAtTheFocusRate) {
   EXPECT_GE(runs, 20u);
 }
 
+// af-aberrant: paroxysmal-af's rhythm with Ashman beats: every `a` lies in AF after a long-short
+// cycle (RR before under 0.85 x 0.65 s, the one before it over 1.15 x 0.65 s; +-1 sample of
+// R-peak rounding each) and has the broad S of right bundle branch block (the clean ECG below
+// -0.2 mV from 35 to 60 ms after R); paroxysmal-af itself has none (the Ashman draws are
+// af-aberrant's only, so paroxysmal-af's files are byte for byte what they were).
+TEST(SynthScenario, AfAberrantHasAshmanBeatsAfterLongShortCycles) {
+  const SynthRecord r = scenario_record(ecgpipe::SynthScenario::af_aberrant);
+  const SynthRecord plain = scenario_record(ecgpipe::SynthScenario::paroxysmal_af);
+  const auto rr = rr_before(r);
+  const double slack = 2.0 / kFs;
+  std::size_t c = 0, aberrant = 0;
+  for (std::size_t i = 2; i < r.beats.size(); ++i) {
+    while (c + 1 < r.rhythm.size() && r.rhythm[c + 1].sample <= r.beats[i].sample) ++c;
+    if (r.beats[i].symbol != 'a') {
+      EXPECT_EQ(r.beats[i].symbol, 'N');
+      continue;
+    }
+    ++aberrant;
+    EXPECT_EQ(r.rhythm[c].rhythm, "AFIB") << r.beats[i].sample;
+    EXPECT_LT(rr[i], 0.85 * 0.65 + slack) << r.beats[i].sample;
+    EXPECT_GT(rr[i - 1], 1.15 * 0.65 - slack) << r.beats[i].sample;
+    double lowest = 0.0;
+    for (auto k = r.beats[i].sample + static_cast<std::int64_t>(0.035 * kFs); k <= r.beats[i].sample + static_cast<std::int64_t>(0.06 * kFs); ++k)
+      lowest = std::min(lowest, r.clean[static_cast<std::size_t>(k)]);
+    EXPECT_LT(lowest, -0.2) << r.beats[i].sample;
+  }
+  EXPECT_GE(aberrant, 20u);
+  EXPECT_EQ(r.aberrant, aberrant);
+  std::size_t plain_a = 0;
+  for (const auto& b : plain.beats) plain_a += b.symbol == 'a';
+  EXPECT_EQ(plain_a, 0u);
+}
+
 TEST(SynthScenario, SameSeedSameBeats) {
   const auto a = scenario_record(ecgpipe::SynthScenario::vt_runs, 70.0, 9);
   const auto b = scenario_record(ecgpipe::SynthScenario::vt_runs, 70.0, 9);

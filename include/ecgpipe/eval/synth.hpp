@@ -45,6 +45,10 @@
 //    (2:1 near 140 bpm and 4:1 near 70 bpm, alternating), each QRS a fixed 0.24 s (+-5 ms) after
 //    its wave's start, so RR is regular within a block. Beats N; rhythm truth "(AFL" / "(N" as
 //    paroxysmal-af's;
+//  * af-aberrant: paroxysmal-af, with Ashman beats in AF: a beat after a short interval (< 0.85
+//    x AF's mean) that follows a long one (> 1.15 x) is conducted with right bundle branch block
+//    aberration (broad slurred S, QRS ~130 ms, no P) with probability 0.7; symbol a (AAMI S), as
+//    MIT-BIH labels aberrated beats; rhythm truth AFIB over them;
 //  * svta-runs: sinus stretches of 10-30 beats, then a run of 3-15 APCs (A) at 150-200 bpm (the
 //    rate drawn per run), the first at half the sinus RR; sinus resumes 1.2 sinus RR after the
 //    run. Rhythm truth "(SVTA" at each run's first beat, "(N" at the sinus beat after it;
@@ -71,10 +75,10 @@
 
 namespace ecgpipe {
 
-enum class SynthScenario { none, apc_bradycardia, bigeminy, vt_runs, fusion, junctional_escape, paroxysmal_af, af, flutter, svta_runs, noise };
+enum class SynthScenario { none, apc_bradycardia, bigeminy, vt_runs, fusion, junctional_escape, paroxysmal_af, af, flutter, svta_runs, af_aberrant, noise };
 
 // "none", "apc-bradycardia", "bigeminy", "vt-runs", "fusion", "junctional-escape", "paroxysmal-af", "af", "flutter",
-// "svta-runs", "noise"; UsageError
+// "svta-runs", "af-aberrant", "noise"; UsageError
 // (listing them) for anything else.
 SynthScenario parse_synth_scenario(const std::string& name);
 std::string synth_scenario_name(SynthScenario scenario);
@@ -113,10 +117,10 @@ struct SynthRecord {
   std::vector<double> signal;     // mV, what is written (before %.4f rounding)
   std::vector<double> clean;      // the ECG waves alone (no wander, hum or noise)
   std::vector<SynthBeat> beats;   // ascending sample
-  std::vector<RhythmChange> rhythm;  // rhythm truth (paroxysmal-af, af, flutter, svta-runs): changes, the first at sample 0
+  std::vector<RhythmChange> rhythm;  // rhythm truth (paroxysmal-af, af, af-aberrant, flutter, svta-runs): changes, the first at sample 0
   std::vector<SynthNoise> noise;     // noise truth (the noise scenario): the bursts, in order
-  std::size_t normal = 0, pvc = 0, pac = 0, dropped = 0, fusion = 0, escape = 0;
-  std::size_t abnormal() const { return pvc + pac + dropped + fusion + escape; }
+  std::size_t normal = 0, pvc = 0, pac = 0, dropped = 0, fusion = 0, escape = 0, aberrant = 0;
+  std::size_t abnormal() const { return pvc + pac + dropped + fusion + escape + aberrant; }
 };
 
 // Limits checked by validate() (UsageError outside them).
