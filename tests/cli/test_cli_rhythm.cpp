@@ -324,6 +324,29 @@ TEST(RhythmCli, ThirtySecondsOfAfOrSinus) {
   }
 }
 
+// [start, end) samples of an episode.
+using Span = std::pair<std::int64_t, std::int64_t>;
+bool overlaps(const Span& a, const Span& b) { return a.first < b.second && b.first < a.second; }
+
+// synth with `args` (at its default 250 Hz) into dir/NAME.csv, then `analyze` into dir/NAME; the truth's episodes of `rhythm` (from NAME_rhythm.csv) and rhythm.csv's.
+struct ScenarioEpisodes {
+  std::vector<Span> truth, found;
+};
+ScenarioEpisodes synth_and_analyze(const fs::path& dir, const std::string& name, const std::string& args, const std::string& rhythm) {
+  auto r = run_ecgpipe("-q synth " + q(dir / (name + ".csv")) + " " + args, dir);
+  EXPECT_EQ(r.code, 0) << r.err;
+  r = run_ecgpipe("-q analyze " + q(dir / (name + ".csv")) + " --fs 250 --out " + q(dir / name), dir);
+  EXPECT_EQ(r.code, 0) << r.err;
+  ScenarioEpisodes e;
+  const auto changes = testutil::csv_rows(read_text(dir / (name + "_rhythm.csv")));
+  for (std::size_t k = 1; k < changes.size(); ++k)
+    if (changes[k][1] == "(" + rhythm)
+      e.truth.push_back({std::stoll(changes[k][0]), k + 1 < changes.size() ? std::stoll(changes[k + 1][0]) : INT64_MAX});
+  for (const auto& row : testutil::csv_rows(read_text(dir / name / "rhythm.csv")))
+    if (row.size() > 4 && row[4] == rhythm) e.found.push_back({std::stoll(row[0]), std::stoll(row[1])});
+  return e;
+}
+
 // Runs of supraventricular tachycardia (synth svta-runs, 600 s, seeds 1-3: 27 runs of 3-15 APCs at
 // 150-200 bpm each): each run is an SVTA episode of rhythm.csv and each SVTA episode lies on a run
 // (any overlap, as EC57 counts episodes), at least 98 % of the runs' beats are S (measured:
@@ -333,20 +356,7 @@ TEST(RhythmCli, SvtaRunsAreEpisodesAndTheirBeatsAreS) {
   std::size_t a_beats = 0, a_as_s = 0, n_beats = 0, n_as_s = 0;
   for (const int seed : {1, 2, 3}) {
     const std::string name = "svta" + std::to_string(seed);
-    auto r = run_ecgpipe("-q synth " + q(dir / (name + ".csv")) + " --scenario svta-runs --duration 600 --seed " + std::to_string(seed),
-                         dir);
-    ASSERT_EQ(r.code, 0) << r.err;
-    r = run_ecgpipe("-q analyze " + q(dir / (name + ".csv")) + " --fs 250 --out " + q(dir / name), dir);
-    ASSERT_EQ(r.code, 0) << r.err;
-    // The truth's runs and the detected SVTA episodes, as [start, end) samples.
-    std::vector<std::pair<std::int64_t, std::int64_t>> truth, found;
-    const auto changes = testutil::csv_rows(read_text(dir / (name + "_rhythm.csv")));
-    for (std::size_t k = 1; k < changes.size(); ++k)
-      if (changes[k][1] == "(SVTA")
-        truth.push_back({std::stoll(changes[k][0]), k + 1 < changes.size() ? std::stoll(changes[k + 1][0]) : INT64_MAX});
-    for (const auto& row : testutil::csv_rows(read_text(dir / name / "rhythm.csv")))
-      if (row[4] == "SVTA") found.push_back({std::stoll(row[0]), std::stoll(row[1])});
-    const auto overlaps = [](const auto& a, const auto& b) { return a.first < b.second && b.first < a.second; };
+    const auto [truth, found] = synth_and_analyze(dir, name, "--scenario svta-runs --duration 600 --seed " + std::to_string(seed), "SVTA");
     ASSERT_GE(truth.size(), 20u);
     for (const auto& t : truth)
       EXPECT_TRUE(std::any_of(found.begin(), found.end(), [&](const auto& f) { return overlaps(t, f); })) << name << ": run at " << t.first;
@@ -383,24 +393,21 @@ TEST(RhythmCli, AfWithAberrantBeatsKeepsItsEpisodes) {
   const auto dir = testutil::fresh_dir();
   for (const int seed : {1, 2, 3}) {
     const std::string name = "aberrant" + std::to_string(seed);
-    auto r = run_ecgpipe("-q synth " + q(dir / (name + ".csv")) + " --scenario af-aberrant --duration 1200 --seed " + std::to_string(seed),
-                         dir);
-    ASSERT_EQ(r.code, 0) << r.err;
-    r = run_ecgpipe("-q analyze " + q(dir / (name + ".csv")) + " --fs 250 --out " + q(dir / name), dir);
-    ASSERT_EQ(r.code, 0) << r.err;
-    std::vector<std::pair<std::int64_t, std::int64_t>> truth, found;
-    const auto changes = testutil::csv_rows(read_text(dir / (name + "_rhythm.csv")));
-    for (std::size_t k = 1; k < changes.size(); ++k)
-      if (changes[k][1] == "(AFIB")
-        truth.push_back({std::stoll(changes[k][0]), k + 1 < changes.size() ? std::stoll(changes[k + 1][0]) : INT64_MAX});
-    for (const auto& row : testutil::csv_rows(read_text(dir / name / "rhythm.csv")))
-      if (row[4] == "AFIB") found.push_back({std::stoll(row[0]), std::stoll(row[1])});
-    const auto overlaps = [](const auto& a, const auto& b) { return a.first < b.second && b.first < a.second; };
+    const auto [truth, found] = synth_and_analyze(dir, name, "--scenario af-aberrant --duration 1200 --seed " + std::to_string(seed), "AFIB");
     ASSERT_GE(truth.size(), 5u);
     EXPECT_EQ(found.size(), truth.size()) << name << ":\n" << read_text(dir / name / "rhythm.csv");
     for (const auto& t : truth)
       EXPECT_EQ(std::count_if(found.begin(), found.end(), [&](const auto& f) { return overlaps(t, f); }), 1) << name << ": AF at " << t.first;
   }
+}
+
+// synth with `args` into dir/NAME.csv, `analyze` at `fs` into dir/NAME: report.json's AF burden.
+double synth_af_percent(const fs::path& dir, const std::string& name, const std::string& args, int fs) {
+  auto r = run_ecgpipe("-q synth " + q(dir / (name + ".csv")) + " " + args, dir);
+  EXPECT_EQ(r.code, 0) << r.err;
+  r = run_ecgpipe("-q analyze " + q(dir / (name + ".csv")) + " --fs " + std::to_string(fs) + " --out " + q(dir / name), dir);
+  EXPECT_EQ(r.code, 0) << r.err;
+  return nlohmann::json::parse(read_text(dir / name / "report.json"))["holter"]["af"]["afib_percent"].get<double>();
 }
 
 // A noisy short recording is not AF (issue 24: "noisy recordings are not called AF"): 30 s of
@@ -412,14 +419,9 @@ TEST(RhythmCli, NoisyShortRecordingsAreNotAf) {
   for (const int snr : {5, 0}) {
     for (const int seed : {1, 2, 3}) {
       const std::string name = "noisy" + std::to_string(snr) + "-" + std::to_string(seed);
-      auto r = run_ecgpipe("-q synth " + q(dir / (name + ".csv")) + " --fs 300 --duration 30 --snr " + std::to_string(snr) +
-                               " --seed " + std::to_string(seed),
-                           dir);
-      ASSERT_EQ(r.code, 0) << r.err;
-      r = run_ecgpipe("-q analyze " + q(dir / (name + ".csv")) + " --fs 300 --out " + q(dir / name), dir);
-      ASSERT_EQ(r.code, 0) << r.err;
-      const auto report = nlohmann::json::parse(read_text(dir / name / "report.json"));
-      EXPECT_EQ(report["holter"]["af"]["afib_percent"].get<double>(), 0.0) << name << ":\n" << read_text(dir / name / "rhythm.csv");
+      const double af = synth_af_percent(
+          dir, name, "--fs 300 --duration 30 --snr " + std::to_string(snr) + " --seed " + std::to_string(seed), 300);
+      EXPECT_EQ(af, 0.0) << name << ":\n" << read_text(dir / name / "rhythm.csv");
     }
   }
 }
@@ -432,14 +434,9 @@ TEST(RhythmCli, ShortAfRecordingsAreAfWhateverTheSeed) {
   for (const int seconds : {10, 30}) {
     for (const int seed : {1, 2, 3, 4, 5}) {
       const std::string name = "af" + std::to_string(seconds) + "-" + std::to_string(seed);
-      auto r = run_ecgpipe("-q synth " + q(dir / (name + ".csv")) + " --scenario af --fs 300 --duration " +
-                               std::to_string(seconds) + " --seed " + std::to_string(seed),
-                           dir);
-      ASSERT_EQ(r.code, 0) << r.err;
-      r = run_ecgpipe("-q analyze " + q(dir / (name + ".csv")) + " --fs 300 --out " + q(dir / name), dir);
-      ASSERT_EQ(r.code, 0) << r.err;
-      const auto report = nlohmann::json::parse(read_text(dir / name / "report.json"));
-      EXPECT_GE(report["holter"]["af"]["afib_percent"].get<double>(), 50.0) << name << ":\n" << read_text(dir / name / "rhythm.csv");
+      const double af = synth_af_percent(
+          dir, name, "--scenario af --fs 300 --duration " + std::to_string(seconds) + " --seed " + std::to_string(seed), 300);
+      EXPECT_GE(af, 50.0) << name << ":\n" << read_text(dir / name / "rhythm.csv");
     }
   }
 }
