@@ -590,6 +590,14 @@ TEST(SynthScenario, SvtaRunsHaveRhythmTruthAndRunsAtTheFocusRate) {
     }
   }
   EXPECT_GE(runs, 20u);
+  // Over a fast sinus rhythm the runs are still faster (they were at 150-200 bpm under 200 bpm).
+  const SynthRecord fast = scenario_record(ecgpipe::SynthScenario::svta_runs, 200.0);
+  const auto fast_rr = rr_before(fast);
+  for (std::size_t i = 2; i < fast.beats.size(); ++i) {
+    if (fast.beats[i].symbol == 'A' && fast.beats[i - 1].symbol == 'A') {
+      EXPECT_LE(fast_rr[i], 0.75 * 0.3 * 1.09 + 1.0 / kFs) << fast.beats[i].sample;
+    }
+  }
 }
 
 // af-aberrant: paroxysmal-af's rhythm with Ashman beats: every `a` lies in AF after a long-short

@@ -50,7 +50,7 @@
 //    aberration (broad slurred S, QRS ~130 ms, no P) with probability 0.7; symbol a (AAMI S), as
 //    MIT-BIH labels aberrated beats; rhythm truth AFIB over them;
 //  * svta-runs: sinus stretches of 10-30 beats, then a run of 3-15 APCs (A) at 150-200 bpm (the
-//    rate drawn per run), the first at half the sinus RR; sinus resumes 1.2 sinus RR after the
+//    rate drawn per run; at least 4/3 of --heart-rate), the first at half the sinus RR; sinus resumes 1.2 sinus RR after the
 //    run. Rhythm truth "(SVTA" at each run's first beat, "(N" at the sinus beat after it;
 //  * noise: sinus rhythm (N beats only) with bursts of noise every 40-80 s, 4-12 s long, of
 //    three kinds in turn: muscle (broadband, 0.35 mV RMS), electrode motion (swings of 1.5 mV at
