@@ -279,7 +279,8 @@ def export(model, bias=0.0, trained_on='MIT-BIH Arrhythmia Database DS1 (de Chaz
     return {'format': 'ecgpipe-beat-classifier', 'version': MODEL_VERSION,
             'trained_on': trained_on,
             'features': NAMES, 'classes': [CLASSES[c] for c in model.classes_],
-            'baseline': [float(v) + (bias if c == 1 else 0.0) for v, c in zip(np.ravel(model._baseline_prediction), model.classes_)],
+            'baseline': [float(v) + (bias if c == 1 else 0.0)
+                         for v, c in zip(np.ravel(model._baseline_prediction), model.classes_)],
             'trees': trees}
 
 

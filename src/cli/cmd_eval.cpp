@@ -46,7 +46,8 @@ RecordEvaluation evaluate_pair(const std::string& record, const EvalFile& refere
   const ReferenceBeats ref = read_reference(reference.path, reference.format);
   const Detections det = read_detections(detections.path, a.score_column, detections.format);
   if (det.sample_column_by_position)  // said, not assumed (as `rhythm` says it)
-    spdlog::warn("{}: no 'r_peak' or 'sample' column: beat samples from the first column, '{}'", detections.path, det.sample_column);
+    spdlog::warn("{}: no 'r_peak' or 'sample' column: beat samples from the first column, '{}'", detections.path,
+                 det.sample_column);
   const std::optional<double> fs = a.fs_option->count() > 0 ? std::optional<double>(options.fs) : std::nullopt;
   const EvalRate rate = eval_rate(reference.path, ref.has_rhythm, detections.path, det.from_annotations, fs);
   options.fs = rate.fs;

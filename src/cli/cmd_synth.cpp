@@ -59,9 +59,10 @@ void add_synth_command(CLI::App& app) {
                   "cycles of a sinus bradycardia with long pauses), bigeminy (ventricular), vt-runs (3-10 PVCs at "
                   "160 bpm), fusion (F beats), junctional-escape (j beats after sinus arrest), paroxysmal-af (AF "
                   "episodes between sinus stretches; rhythm truth in OUT_rhythm.csv), af (AF throughout), flutter (atrial "
-                  "flutter episodes, 2:1 and 4:1 conduction, between sinus stretches; rhythm truth in OUT_rhythm.csv), af-aberrant (paroxysmal-af with Ashman beats: a beats "
-                  "with right bundle branch block after a long-short cycle), svta-runs (runs of 3-15 APCs at "
-                  "150-200 bpm; rhythm truth in OUT_rhythm.csv), noise (sinus "
+                  "flutter episodes, 2:1 and 4:1 conduction, between sinus stretches; rhythm truth in OUT_rhythm.csv), "
+                  "af-aberrant (paroxysmal-af with Ashman beats: a beats with right bundle branch block after a "
+                  "long-short cycle), svta-runs (runs of 3-15 APCs at 150-200 bpm; rhythm truth in OUT_rhythm.csv), "
+                  "noise (sinus "
                   "rhythm with bursts of muscle noise, electrode motion and baseline wander; truth in OUT_noise.csv)")
       ->capture_default_str();
   add_seed_option(*cmd, o.seed, "random seed (same seed, same files)");

@@ -161,9 +161,9 @@ constexpr double kAshmanShort = 0.85, kAshmanLong = 1.15, kAshmanProbability = 0
 constexpr Wave kAberrantR{0.0, 1.00, 0.011, 0.011};
 constexpr Wave kAberrantS{0.045, -0.40, 0.022, 0.022};
 // svta-runs: sinus stretches of 10-30 beats, then a run of 3-15 APCs (an ectopic atrial focus
-// firing at 150-200 bpm, its rate drawn per run, at least 4/3 of the sinus rate); the first comes at kSvtaCoupling x the sinus RR
-// (at least the run's cycle), and sinus resumes kSvtaPause x RR after the run's last beat (the
-// focus reset the sinus node).
+// firing at 150-200 bpm, its rate drawn per run, at least 4/3 of the sinus rate); the first comes
+// at kSvtaCoupling x the sinus RR (at least the run's cycle), and sinus resumes kSvtaPause x RR
+// after the run's last beat (the focus reset the sinus node).
 constexpr std::size_t kSvtaSinusBeats[2] = {10, 30};
 constexpr std::size_t kSvtaRunBeats[2] = {3, 15};
 constexpr double kSvtaRateBpm[2] = {150.0, 200.0};
@@ -434,7 +434,8 @@ std::vector<Event> scenario_rhythm(const SynthOptions& o, Rng& rhythm, SinusRr& 
         const double cycle = kFlutterCycleS[0] + (kFlutterCycleS[1] - kFlutterCycleS[0]) * rhythm.uniform();
         const double first = t + 0.5 * sinus.next(t, rr_mean);  // the first wave, after the last sinus T
         int ratio = kFlutterConduction[rhythm.uniform() < 0.5 ? 0 : 1];
-        std::size_t wave = static_cast<std::size_t>(ratio), block = uniform_count(rhythm, kFlutterBlockBeats[0], kFlutterBlockBeats[1]);
+        std::size_t wave = static_cast<std::size_t>(ratio);
+        std::size_t block = uniform_count(rhythm, kFlutterBlockBeats[0], kFlutterBlockBeats[1]);
         double last = t;
         for (std::size_t k = 0; k < count && last < end_s; ++k) {
           if (block-- == 0) {
@@ -455,8 +456,8 @@ std::vector<Event> scenario_rhythm(const SynthOptions& o, Rng& rhythm, SinusRr& 
         for (std::size_t k = 0; k < normals && t < end_s; ++k) t = beats.add(t + sinus.next(t, rr_mean), Kind::normal);
         const std::size_t run = uniform_count(rhythm, kSvtaRunBeats[0], kSvtaRunBeats[1]);
         // A tachycardia over a fast sinus rate too (--heart-rate near 200): at most 0.75 x the mean RR.
-        const double cycle = std::min(kSvtaFasterThanSinus * rr_mean,
-                                      kSecondsPerMinute / (kSvtaRateBpm[0] + (kSvtaRateBpm[1] - kSvtaRateBpm[0]) * rhythm.uniform()));
+        const double rate = kSvtaRateBpm[0] + (kSvtaRateBpm[1] - kSvtaRateBpm[0]) * rhythm.uniform();
+        const double cycle = std::min(kSvtaFasterThanSinus * rr_mean, kSecondsPerMinute / rate);
         const double rr = sinus.next(t, rr_mean);
         double last = beats.add(t + std::max(cycle, kSvtaCoupling * rr), Kind::svta);
         for (std::size_t k = 1; k < run; ++k)

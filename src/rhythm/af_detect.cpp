@@ -125,7 +125,8 @@ std::vector<Rhythm> af_rhythm(const std::vector<std::int64_t>& r_peaks, const Af
   if (atrial != nullptr && (atrial->p_consistency.size() != r_peaks.size() || atrial->p_context.size() != r_peaks.size()))
     throw InternalError("af_rhythm: P-wave measures for every beat");
   if (artefact != nullptr && artefact->size() != r_peaks.size()) throw InternalError("af_rhythm: one artefact flag per beat");
-  if (!ventricular.empty() && ventricular.size() != r_peaks.size()) throw InternalError("af_rhythm: one ventricular flag per beat");
+  if (!ventricular.empty() && ventricular.size() != r_peaks.size())
+    throw InternalError("af_rhythm: one ventricular flag per beat");
   // A beat in artefact leaves its two intervals out, as a ventricular beat does.
   std::vector<char> left_out = ventricular;
   if (artefact != nullptr) {

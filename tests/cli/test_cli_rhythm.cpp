@@ -147,8 +147,8 @@ TEST(RhythmCli, ErrorsHaveTheirExitCodes) {
   EXPECT_NE(r.err.find("rec.hea:1: sampling frequency 1e+09 Hz is outside"), std::string::npos) << r.err;
   // A reference rhythm with no name is an error naming its line (it was taken as "N").
   write_text(dir / "noname.csv", "sample,rhythm\n0,(N\n200,\n");
-  r = run_ecgpipe("-q rhythm " + q(dir / "beats.csv") + " --fs 250 --out " + q(dir / "o") + " --reference " + q(dir / "noname.csv"),
-                  dir);
+  r = run_ecgpipe(
+      "-q rhythm " + q(dir / "beats.csv") + " --fs 250 --out " + q(dir / "o") + " --reference " + q(dir / "noname.csv"), dir);
   EXPECT_EQ(r.code, 3) << r.err;
   EXPECT_NE(r.err.find("noname.csv:3: an empty rhythm"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(dir / "o")) << "nothing written on an error";
@@ -328,11 +328,13 @@ TEST(RhythmCli, ThirtySecondsOfAfOrSinus) {
 using Span = std::pair<std::int64_t, std::int64_t>;
 bool overlaps(const Span& a, const Span& b) { return a.first < b.second && b.first < a.second; }
 
-// synth with `args` (at its default 250 Hz) into dir/NAME.csv, then `analyze` into dir/NAME; the truth's episodes of `rhythm` (from NAME_rhythm.csv) and rhythm.csv's.
+// synth with `args` (at its default 250 Hz) into dir/NAME.csv, then `analyze` into dir/NAME: the
+// truth's episodes of `rhythm` (from NAME_rhythm.csv) and rhythm.csv's.
 struct ScenarioEpisodes {
   std::vector<Span> truth, found;
 };
-ScenarioEpisodes synth_and_analyze(const fs::path& dir, const std::string& name, const std::string& args, const std::string& rhythm) {
+ScenarioEpisodes synth_and_analyze(const fs::path& dir, const std::string& name, const std::string& args,
+                                   const std::string& rhythm) {
   auto r = run_ecgpipe("-q synth " + q(dir / (name + ".csv")) + " " + args, dir);
   EXPECT_EQ(r.code, 0) << r.err;
   r = run_ecgpipe("-q analyze " + q(dir / (name + ".csv")) + " --fs 250 --out " + q(dir / name), dir);
@@ -356,12 +358,15 @@ TEST(RhythmCli, SvtaRunsAreEpisodesAndTheirBeatsAreS) {
   std::size_t a_beats = 0, a_as_s = 0, n_beats = 0, n_as_s = 0;
   for (const int seed : {1, 2, 3}) {
     const std::string name = "svta" + std::to_string(seed);
-    const auto [truth, found] = synth_and_analyze(dir, name, "--scenario svta-runs --duration 600 --seed " + std::to_string(seed), "SVTA");
+    const auto [truth, found] =
+        synth_and_analyze(dir, name, "--scenario svta-runs --duration 600 --seed " + std::to_string(seed), "SVTA");
     ASSERT_GE(truth.size(), 20u);
     for (const auto& t : truth)
-      EXPECT_TRUE(std::any_of(found.begin(), found.end(), [&](const auto& f) { return overlaps(t, f); })) << name << ": run at " << t.first;
+      EXPECT_TRUE(std::any_of(found.begin(), found.end(), [&](const auto& f) { return overlaps(t, f); }))
+          << name << ": run at " << t.first;
     for (const auto& f : found)
-      EXPECT_TRUE(std::any_of(truth.begin(), truth.end(), [&](const auto& t) { return overlaps(t, f); })) << name << ": episode at " << f.first;
+      EXPECT_TRUE(std::any_of(truth.begin(), truth.end(), [&](const auto& t) { return overlaps(t, f); }))
+          << name << ": episode at " << f.first;
     // Classes: each truth beat against the detection within 150 ms (37 samples at 250 Hz).
     std::map<std::int64_t, std::string> cls;
     const auto beats = testutil::csv_rows(read_text(dir / name / "beats.csv"));
@@ -393,11 +398,13 @@ TEST(RhythmCli, AfWithAberrantBeatsKeepsItsEpisodes) {
   const auto dir = testutil::fresh_dir();
   for (const int seed : {1, 2, 3}) {
     const std::string name = "aberrant" + std::to_string(seed);
-    const auto [truth, found] = synth_and_analyze(dir, name, "--scenario af-aberrant --duration 1200 --seed " + std::to_string(seed), "AFIB");
+    const auto [truth, found] =
+        synth_and_analyze(dir, name, "--scenario af-aberrant --duration 1200 --seed " + std::to_string(seed), "AFIB");
     ASSERT_GE(truth.size(), 5u);
     EXPECT_EQ(found.size(), truth.size()) << name << ":\n" << read_text(dir / name / "rhythm.csv");
     for (const auto& t : truth)
-      EXPECT_EQ(std::count_if(found.begin(), found.end(), [&](const auto& f) { return overlaps(t, f); }), 1) << name << ": AF at " << t.first;
+      EXPECT_EQ(std::count_if(found.begin(), found.end(), [&](const auto& f) { return overlaps(t, f); }), 1)
+          << name << ": AF at " << t.first;
   }
 }
 

@@ -622,8 +622,9 @@ TEST(SynthScenario, AfAberrantHasAshmanBeatsAfterLongShortCycles) {
     EXPECT_LT(rr[i], 0.85 * 0.65 + slack) << r.beats[i].sample;
     EXPECT_GT(rr[i - 1], 1.15 * 0.65 - slack) << r.beats[i].sample;
     double lowest = 0.0;
-    for (auto k = r.beats[i].sample + static_cast<std::int64_t>(0.035 * kFs); k <= r.beats[i].sample + static_cast<std::int64_t>(0.06 * kFs); ++k)
-      lowest = std::min(lowest, r.clean[static_cast<std::size_t>(k)]);
+    const std::int64_t from = r.beats[i].sample + static_cast<std::int64_t>(0.035 * kFs);
+    const std::int64_t to = r.beats[i].sample + static_cast<std::int64_t>(0.06 * kFs);
+    for (auto k = from; k <= to; ++k) lowest = std::min(lowest, r.clean[static_cast<std::size_t>(k)]);
     EXPECT_LT(lowest, -0.2) << r.beats[i].sample;
   }
   EXPECT_GE(aberrant, 20u);

@@ -50,8 +50,9 @@
 //    aberration (broad slurred S, QRS ~130 ms, no P) with probability 0.7; symbol a (AAMI S), as
 //    MIT-BIH labels aberrated beats; rhythm truth AFIB over them;
 //  * svta-runs: sinus stretches of 10-30 beats, then a run of 3-15 APCs (A) at 150-200 bpm (the
-//    rate drawn per run; at least 4/3 of --heart-rate), the first at half the sinus RR; sinus resumes 1.2 sinus RR after the
-//    run. Rhythm truth "(SVTA" at each run's first beat, "(N" at the sinus beat after it;
+//    rate drawn per run; at least 4/3 of --heart-rate), the first at half the sinus RR; sinus
+//    resumes 1.2 sinus RR after the run. Rhythm truth "(SVTA" at each run's first beat, "(N" at
+//    the sinus beat after it;
 //  * noise: sinus rhythm (N beats only) with bursts of noise every 40-80 s, 4-12 s long, of
 //    three kinds in turn: muscle (broadband, 0.35 mV RMS), electrode motion (swings of 1.5 mV at
 //    0.7-2.3 Hz and steps of up to 1.2 mV) and baseline wander (2.5 mV at 0.4 Hz); the noise
@@ -75,7 +76,20 @@
 
 namespace ecgpipe {
 
-enum class SynthScenario { none, apc_bradycardia, bigeminy, vt_runs, fusion, junctional_escape, paroxysmal_af, af, flutter, svta_runs, af_aberrant, noise };
+enum class SynthScenario {
+  none,
+  apc_bradycardia,
+  bigeminy,
+  vt_runs,
+  fusion,
+  junctional_escape,
+  paroxysmal_af,
+  af,
+  flutter,
+  svta_runs,
+  af_aberrant,
+  noise
+};
 
 // "none", "apc-bradycardia", "bigeminy", "vt-runs", "fusion", "junctional-escape", "paroxysmal-af", "af", "flutter",
 // "svta-runs", "af-aberrant", "noise"; UsageError
@@ -117,7 +131,8 @@ struct SynthRecord {
   std::vector<double> signal;     // mV, what is written (before %.4f rounding)
   std::vector<double> clean;      // the ECG waves alone (no wander, hum or noise)
   std::vector<SynthBeat> beats;   // ascending sample
-  std::vector<RhythmChange> rhythm;  // rhythm truth (paroxysmal-af, af, af-aberrant, flutter, svta-runs): changes, the first at sample 0
+  // Rhythm truth (paroxysmal-af, af, af-aberrant, flutter, svta-runs): changes, the first at sample 0.
+  std::vector<RhythmChange> rhythm;
   std::vector<SynthNoise> noise;     // noise truth (the noise scenario): the bursts, in order
   std::size_t normal = 0, pvc = 0, pac = 0, dropped = 0, fusion = 0, escape = 0, aberrant = 0;
   std::size_t abnormal() const { return pvc + pac + dropped + fusion + escape + aberrant; }
