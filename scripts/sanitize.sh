@@ -25,7 +25,7 @@ fi
 cmake --build "$BUILD_DIR" --parallel "${JOBS:-$(nproc)}"
 
 logs="$PWD/$BUILD_DIR/sanitizer-logs"
-rm -rf "$logs" && mkdir -p "$logs"
+rm -rf "$logs" "$BUILD_DIR/sanitizer-tracer" && mkdir -p "$logs"
 export ASAN_OPTIONS="abort_on_error=1:detect_leaks=1:strict_string_checks=1:log_path=$logs/asan:${ASAN_OPTIONS:-}"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:log_path=$logs/ubsan:${UBSAN_OPTIONS:-}"
 export LSAN_OPTIONS="suppressions=$PWD/tests/fuzz/lsan.supp:print_suppressions=0:${LSAN_OPTIONS:-}"
@@ -40,6 +40,22 @@ status=0
 # (google/sanitizers#1330 reports ~1 % hangs there; not proven). The plain test run
 # (scripts/test.sh) runs every test once, without this.
 (cd "$BUILD_DIR" && ctest --output-on-failure --timeout 900 --repeat until-pass:2 -j "${JOBS:-$(nproc)}" "$@") || status=$?
+# LeakSanitizer's own failure is not a report on ecgpipe: its tracer (the ptrace helper that stops
+# the threads for the leak check at exit) can crash, and the process then aborts after
+# "LeakSanitizer has encountered a fatal error" without having checked anything (2026-11-26, CI's
+# sanitizer stage: TorchModuleCli.ThreadsGivenBeforeTheLoadReachLibTorch, a run with LibTorch's
+# threads, "Tracer caught signal 11", exit 134; its rerun above passed, leak-checked). A log of only
+# those lines is shown and set aside; the test's rerun decides, as for the hangs above. Any other
+# line in a log (a leak, an ASan or UBSan report) still fails the job.
+tracer_only() { ! grep -vqE "^(Tracer caught signal|==[0-9]+==(LeakSanitizer has encountered a fatal error|HINT: ))" "$1"; }
+for f in "$logs"/*; do
+  [[ -e $f ]] || continue
+  if tracer_only "$f"; then
+    echo "sanitize.sh: LeakSanitizer's tracer failed (no report on ecgpipe; the test's rerun decides): $f" >&2
+    cat "$f" >&2
+    mkdir -p "$BUILD_DIR/sanitizer-tracer" && mv "$f" "$BUILD_DIR/sanitizer-tracer/"
+  fi
+done
 if compgen -G "$logs/*" >/dev/null; then
   echo "sanitize.sh: sanitizer reports:" >&2
   for f in "$logs"/*; do echo "== $f" >&2; head -40 "$f" >&2; done
