@@ -334,6 +334,13 @@ std::vector<Event> scenario_rhythm(const SynthOptions& o, Rng& rhythm, SinusRr& 
   Beats beats;
   double t = -kLeadS - rr_mean * rhythm.uniform();  // the last sinus-node firing
   beats.add(t, Kind::normal);
+  // A sinus stretch of between range[0] and range[1] beats (drawn), from t; t ends at its last beat.
+  const auto sinus_stretch = [&](const std::size_t (&range)[2]) {
+    const std::size_t normals = uniform_count(rhythm, range[0], range[1]);
+    for (std::size_t k = 0; k < normals && t < end_s; ++k) t = beats.add(t + sinus.next(t, rr_mean), Kind::normal);
+  };
+  // One interval of AF's ventricular response: independent, uniform around kAfMeanRrS.
+  const auto af_rr = [&] { return kAfMeanRrS * (1.0 + kAfRrSpread * (2.0 * rhythm.uniform() - 1.0)); };
   while (t < end_s) {
     switch (o.scenario) {
       case SynthScenario::apc_bradycardia: {
@@ -354,8 +361,7 @@ std::vector<Event> scenario_rhythm(const SynthOptions& o, Rng& rhythm, SinusRr& 
       case SynthScenario::bigeminy: {
         // Sinus stretches and bigeminy stretches (N V N V ...) in turn; each V comes at
         // kPvcCoupling x RR and hides the next sinus beat (compensatory pause).
-        const std::size_t normals = uniform_count(rhythm, kBigeminySinusBeats[0], kBigeminySinusBeats[1]);
-        for (std::size_t k = 0; k < normals && t < end_s; ++k) t = beats.add(t + sinus.next(t, rr_mean), Kind::normal);
+        sinus_stretch(kBigeminySinusBeats);
         const std::size_t cycles = uniform_count(rhythm, kBigeminyCycles[0], kBigeminyCycles[1]);
         for (std::size_t k = 0; k < cycles && t < end_s; ++k) {
           const double rr1 = sinus.next(t, rr_mean);
@@ -368,8 +374,7 @@ std::vector<Event> scenario_rhythm(const SynthOptions& o, Rng& rhythm, SinusRr& 
       case SynthScenario::vt_runs: {
         // Sinus stretches, then a run of 3-10 PVCs at the VT rate; sinus resumes one sinus
         // cycle after the run's last beat.
-        const std::size_t normals = uniform_count(rhythm, kVtSinusBeats[0], kVtSinusBeats[1]);
-        for (std::size_t k = 0; k < normals && t < end_s; ++k) t = beats.add(t + sinus.next(t, rr_mean), Kind::normal);
+        sinus_stretch(kVtSinusBeats);
         const std::size_t run = uniform_count(rhythm, kVtRunBeats[0], kVtRunBeats[1]);
         const double rr = sinus.next(t, rr_mean);
         double last = beats.add(t + kPvcCoupling * rr, Kind::pvc);
@@ -410,12 +415,11 @@ std::vector<Event> scenario_rhythm(const SynthOptions& o, Rng& rhythm, SinusRr& 
       case SynthScenario::af_aberrant: {
         // A sinus stretch, then an AF episode; sinus resumes one sinus cycle after its last beat.
         // af-aberrant: Ashman beats in AF (its draws only there, so paroxysmal-af's stay as they were).
-        const std::size_t normals = uniform_count(rhythm, kAfSinusBeats[0], kAfSinusBeats[1]);
-        for (std::size_t k = 0; k < normals && t < end_s; ++k) t = beats.add(t + sinus.next(t, rr_mean), Kind::normal);
+        sinus_stretch(kAfSinusBeats);
         const std::size_t af = uniform_count(rhythm, kAfEpisodeBeats[0], kAfEpisodeBeats[1]);
         double last = t, previous_rr = 0.0;
         for (std::size_t k = 0; k < af && last < end_s; ++k) {
-          const double rr = kAfMeanRrS * (1.0 + kAfRrSpread * (2.0 * rhythm.uniform() - 1.0));
+          const double rr = af_rr();
           const bool ashman = o.scenario == SynthScenario::af_aberrant && rr < kAshmanShort * kAfMeanRrS &&
                               previous_rr > kAshmanLong * kAfMeanRrS && rhythm.uniform() < kAshmanProbability;
           last = beats.add(last + rr, ashman ? Kind::aberrant : Kind::af);
@@ -428,8 +432,7 @@ std::vector<Event> scenario_rhythm(const SynthOptions& o, Rng& rhythm, SinusRr& 
         // A sinus stretch, then a flutter episode: the atria circle from a wave after the last
         // sinus beat's T; every 2nd or 4th wave conducts; sinus resumes one sinus cycle after
         // the episode's last beat.
-        const std::size_t normals = uniform_count(rhythm, kAfSinusBeats[0], kAfSinusBeats[1]);
-        for (std::size_t k = 0; k < normals && t < end_s; ++k) t = beats.add(t + sinus.next(t, rr_mean), Kind::normal);
+        sinus_stretch(kAfSinusBeats);
         const std::size_t count = uniform_count(rhythm, kAfEpisodeBeats[0], kAfEpisodeBeats[1]);
         const double cycle = kFlutterCycleS[0] + (kFlutterCycleS[1] - kFlutterCycleS[0]) * rhythm.uniform();
         const double first = t + 0.5 * sinus.next(t, rr_mean);  // the first wave, after the last sinus T
@@ -452,8 +455,7 @@ std::vector<Event> scenario_rhythm(const SynthOptions& o, Rng& rhythm, SinusRr& 
       }
       case SynthScenario::svta_runs: {
         // A sinus stretch, then a run of APCs at the focus's rate.
-        const std::size_t normals = uniform_count(rhythm, kSvtaSinusBeats[0], kSvtaSinusBeats[1]);
-        for (std::size_t k = 0; k < normals && t < end_s; ++k) t = beats.add(t + sinus.next(t, rr_mean), Kind::normal);
+        sinus_stretch(kSvtaSinusBeats);
         const std::size_t run = uniform_count(rhythm, kSvtaRunBeats[0], kSvtaRunBeats[1]);
         // A tachycardia over a fast sinus rate too (--heart-rate near 200): at most 0.75 x the mean RR.
         const double rate = kSvtaRateBpm[0] + (kSvtaRateBpm[1] - kSvtaRateBpm[0]) * rhythm.uniform();
@@ -467,7 +469,7 @@ std::vector<Event> scenario_rhythm(const SynthOptions& o, Rng& rhythm, SinusRr& 
       }
       case SynthScenario::af:
         // Persistent AF: every beat conducted at random (a short recording of a patient in AF).
-        t = beats.add(t + kAfMeanRrS * (1.0 + kAfRrSpread * (2.0 * rhythm.uniform() - 1.0)), Kind::af);
+        t = beats.add(t + af_rr(), Kind::af);
         break;
       case SynthScenario::noise:
         // Sinus rhythm throughout: every pause, run or ectopic beat reported is the noise's.
