@@ -9,6 +9,10 @@
 
 #ifdef ECGPIPE_TORCH_CUDA
 #include <c10/cuda/CUDAGuard.h>
+#include <c10/cuda/CUDAStream.h>
+
+#include "model/column_median_cuda.hpp"
+#include "model/normalise_rows_cuda.hpp"
 #endif
 
 namespace ecgpipe::detail {
@@ -44,7 +48,15 @@ BeatTensor::BeatTensor(BeatMatrix beats) {
 // owned through the deleter). A median, not a mean, for both the baseline and the template, so
 // that a minority of odd beats moves neither.
 // The row medians are taken 64 Ki rows at a time on the CPU, for the reason column_median gives.
+// On a GPU: ecgpipe's kernels (normalise_rows_cuda.hpp says why), on the current stream.
 void normalise_rows(torch::Tensor& x) {
+#ifdef ECGPIPE_TORCH_CUDA
+  if (x.is_cuda() && x.is_contiguous() && x.scalar_type() == torch::kFloat32) {
+    normalise_rows_cuda(DeviceSpan<float>{x.data_ptr<float>(), static_cast<std::size_t>(x.numel())}, x.size(0),
+                        static_cast<int>(x.size(1)), c10::cuda::getCurrentCUDAStream());
+    return;
+  }
+#endif
   torch::NoGradGuard no_grad;
   const std::int64_t n = x.size(0), row_block = x.is_cuda() ? n : std::int64_t{1} << 16;
   for (std::int64_t b = 0; b < n; b += row_block) {
@@ -57,6 +69,16 @@ void normalise_rows(torch::Tensor& x) {
 }
 
 torch::Tensor column_median(const torch::Tensor& x) {
+#ifdef ECGPIPE_TORCH_CUDA
+  if (x.is_cuda() && x.size(0) > 0 && x.size(1) > 0) {
+    const torch::Tensor rows = x.to(torch::kFloat32).contiguous();
+    auto out = torch::empty({rows.size(1)}, rows.options());
+    column_median_cuda(DeviceSpan<const float>{rows.data_ptr<float>(), static_cast<std::size_t>(rows.numel())}, rows.size(0),
+                       static_cast<int>(rows.size(1)), DeviceSpan<float>{out.data_ptr<float>(), static_cast<std::size_t>(out.numel())},
+                       c10::cuda::getCurrentCUDAStream());
+    return out.to(x.scalar_type());
+  }
+#endif
   torch::NoGradGuard no_grad;
   const std::int64_t cols = x.size(1), block = x.is_cuda() ? cols : 16;
   std::vector<torch::Tensor> parts;

@@ -29,13 +29,14 @@ struct BeatTensor {
   explicit BeatTensor(BeatMatrix beats);
 };
 
-// See BeatMatrix::normalise. In place.
+// See BeatMatrix::normalise. In place. On a GPU by ecgpipe's kernels (normalise_rows_cuda.hpp):
+// the same medians, the RMS rounded in its own order.
 void normalise_rows(torch::Tensor& x);
 
 // The per-column median of a rows x cols tensor (torch.median(x, 0)'s values). A median sorts a
 // copy of what it reads: on the CPU the columns are taken 16 at a time (each column's median is
 // its own, so the values are the same), a few MB of copy instead of a second matrix (issue 12:
-// 700 k beats); on a GPU one call (fewer launches; its memory is not the limit there).
+// 700 k beats); on a GPU ecgpipe's radix select (column_median_cuda.hpp), equal to it exactly.
 torch::Tensor column_median(const torch::Tensor& x);
 
 }  // namespace ecgpipe::detail

@@ -242,6 +242,9 @@ TEST(BeatMatrixOwner, EveryPathFreesTheMatrixOnce) {
 #ifdef ECGPIPE_WITH_CUDA
 #include <torch/torch.h>
 
+#include "model/beat_tensor.hpp"
+#include "model/column_median_cuda.hpp"
+#include "model/normalise_rows_cuda.hpp"
 #include "model/template_distance.hpp"
 #include "model/template_distance_cuda.hpp"
 #include "gpu_test_util.hpp"
@@ -279,7 +282,93 @@ TEST(TemplateDistanceGpu, KernelsEqualLibTorchsDefinition) {
   }
 }
 
+// Rows of random values with ties (a third rounded to a few levels, zeros of both signs among
+// them) and a few large ones, so that medians land on repeated values and the ranks must count
+// ties by position.
+torch::Tensor median_test_rows(std::int64_t n, std::int64_t cols, std::uint64_t seed) {
+  torch::manual_seed(seed);
+  auto rows = torch::randn({n, cols});
+  auto coarse = rows.slice(1, 0, cols / 3 + 1);
+  coarse.copy_(coarse.mul(2.0).round().div(2.0));
+  if (n > 3) rows.slice(0, 1, 3).mul_(50.0);
+  rows.index_put_({0, 0}, -0.0f);
+  return rows;
+}
+
+// The column medians are a selection: equal to LibTorch's median(x, 0) (the CPU reference) value
+// for value, at row counts around a warp and the kernel's 256-row blocks, one column and column
+// counts around the 32 a block takes.
+TEST(ColumnMedianGpu, EqualsLibTorchsExactly) {
+  SKIP_WITHOUT_GPU();
+  ecgpipe_test::TestStream stream;
+  for (const std::int64_t n : {1, 2, 31, 32, 33, 255, 256, 257, 4099, 70001})
+    for (const int cols : {1, 31, 32, 33, 176}) {
+      const torch::Tensor rows = median_test_rows(n, cols, static_cast<std::uint64_t>(n * 1000 + cols));
+      const torch::Tensor want = std::get<0>(rows.median(0)).contiguous();
+      const std::vector<float> host(rows.data_ptr<float>(), rows.data_ptr<float>() + rows.numel());
+      const auto d_rows = ecgpipe_test::upload(host, stream);
+      ecgpipe::DeviceBuffer<float> d_out(static_cast<std::size_t>(cols), stream);
+      ecgpipe::detail::column_median_cuda(d_rows.cspan(), n, cols, d_out.span(), stream);
+      const std::vector<float> got = ecgpipe_test::download(d_out.data(), static_cast<std::size_t>(cols), stream);
+      for (int c = 0; c < cols; ++c) ASSERT_EQ(got[static_cast<std::size_t>(c)], want[c].item<float>()) << n << " x " << cols << ", column " << c;
+    }
+}
+
+// The normalisation against LibTorch's on the CPU (the reference): the medians are exact, the RMS
+// of `cols` float squares is summed in another order (relative rounding at most cols x 2^-24,
+// 1.5e-5 for 256), so 2e-5 relative; a second run repeats the first bit for bit. A flat matrix
+// stays as it is (RMS 0: divided by 1), all zeros after its row medians.
+TEST(NormaliseRowsGpu, EqualsLibTorchsDefinition) {
+  SKIP_WITHOUT_GPU();
+  ecgpipe_test::TestStream stream;
+  for (const std::int64_t n : {1, 2, 33, 513, 5000})
+    for (const int cols : {8, 176, 256}) {
+      torch::Tensor want = median_test_rows(n, cols, static_cast<std::uint64_t>(n + cols)).add(3.0f);
+      const std::vector<float> host(want.data_ptr<float>(), want.data_ptr<float>() + want.numel());
+      ecgpipe::detail::normalise_rows(want);
+      std::vector<std::vector<float>> runs;
+      for (int run = 0; run < 2; ++run) {
+        auto d_rows = ecgpipe_test::upload(host, stream);
+        ecgpipe::detail::normalise_rows_cuda(d_rows.span(), n, cols, stream);
+        runs.push_back(ecgpipe_test::download(d_rows.data(), host.size(), stream));
+      }
+      EXPECT_EQ(runs[0], runs[1]) << n << " x " << cols;
+      const float* w = want.data_ptr<float>();
+      for (std::size_t i = 0; i < host.size(); ++i)
+        ASSERT_NEAR(runs[0][i], w[i], 2e-5f * std::fabs(w[i]) + 1e-7f) << n << " x " << cols << ", value " << i;
+    }
+  const std::vector<float> flat(40 * 16, 2.5f);
+  auto d_flat = ecgpipe_test::upload(flat, stream);
+  ecgpipe::detail::normalise_rows_cuda(d_flat.span(), 40, 16, stream);
+  EXPECT_EQ(ecgpipe_test::download(d_flat.data(), flat.size(), stream), std::vector<float>(flat.size(), 0.0f));
+}
+
 #ifdef ECGPIPE_TORCH_CUDA
+// The model code's entries (normalise_rows and column_median on a CUDA tensor, what BeatTensor and
+// scoring call) run ecgpipe's kernels, not LibTorch's median: their values equal the kernels' bit
+// for bit (LibTorch's first median costs 0.13 s in a process on an H100).
+TEST(NormaliseRowsGpu, ModelCodesEntriesRunTheKernels) {
+  SKIP_WITHOUT_GPU();
+  ecgpipe_test::TestStream stream;
+  constexpr std::int64_t kRows = 2600;
+  constexpr int kCols = 176;
+  const torch::Tensor rows = median_test_rows(kRows, kCols, 11);
+  const std::vector<float> host(rows.data_ptr<float>(), rows.data_ptr<float>() + rows.numel());
+  auto d_rows = ecgpipe_test::upload(host, stream);
+  ecgpipe::DeviceBuffer<float> d_medians(kCols, stream);
+  ecgpipe::detail::column_median_cuda(d_rows.cspan(), kRows, kCols, d_medians.span(), stream);
+  const std::vector<float> medians = ecgpipe_test::download(d_medians.data(), kCols, stream);
+  ecgpipe::detail::normalise_rows_cuda(d_rows.span(), kRows, kCols, stream);
+  const std::vector<float> kernels = ecgpipe_test::download(d_rows.data(), host.size(), stream);
+
+  const torch::Tensor median_entry = ecgpipe::detail::column_median(rows.to(torch::kCUDA)).to(torch::kCPU).contiguous();
+  EXPECT_EQ(std::vector<float>(median_entry.data_ptr<float>(), median_entry.data_ptr<float>() + kCols), medians);
+  torch::Tensor on_gpu = rows.to(torch::kCUDA);
+  ecgpipe::detail::normalise_rows(on_gpu);
+  const torch::Tensor entry = on_gpu.to(torch::kCPU).contiguous();
+  EXPECT_EQ(std::vector<float>(entry.data_ptr<float>(), entry.data_ptr<float>() + entry.numel()), kernels);
+}
+
 // The model code's entry (template_distance on a CUDA tensor, what scoring calls) runs the
 // kernels, not LibTorch's loop of ~5 launches a block: its values equal the kernels' bit for bit.
 // (template_distance.cpp tested ECGPIPE_TORCH_CUDA without including the config header, so every
