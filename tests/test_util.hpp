@@ -110,6 +110,21 @@ inline std::vector<float> synth_signal(double fs, std::int64_t samples, std::uin
   return std::vector<float>(rec.signal.begin(), rec.signal.end());
 }
 
+// A beat matrix for the model's tests: `rows` rows of `dims` samples, noisy copies of one smooth
+// beat shape, the last `outliers` rows another shape (seeded: the same rows every time).
+inline std::vector<float> beat_rows(int rows, int outliers, int dims) {
+  std::mt19937 rng(3);
+  std::normal_distribution<float> noise(0.0f, 0.02f);
+  std::vector<float> m(static_cast<std::size_t>(rows) * dims);
+  for (int r = 0; r < rows; ++r)
+    for (int t = 0; t < dims; ++t) {
+      const double u = (t - dims / 2.0) / 4.0;
+      const double shape = r < rows - outliers ? std::exp(-0.5 * u * u) : -0.8 * std::sin(t * 0.3);
+      m[static_cast<std::size_t>(r) * dims + t] = static_cast<float>(shape) + noise(rng);
+    }
+  return m;
+}
+
 // A clean synthetic ECG at 250 Hz: one narrow Gaussian "QRS" every `rr` samples plus a broad T
 // wave, so the seed's detector finds exactly one gate per beat.
 inline std::vector<float> synthetic_ecg(int beats, int rr) {

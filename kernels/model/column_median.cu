@@ -1,5 +1,6 @@
-// The per-column lower median on the GPU (src/model/normalise_rows_cuda.hpp; the CPU reference is
-// LibTorch's median(x, 0), src/model/beat_tensor.cpp column_median). A radix select on the floats'
+// The per-column lower median on the GPU (src/model/column_median_cuda.hpp; the CPU references are
+// LibTorch's median(x, 0), src/model/beat_tensor.cpp column_median, and without LibTorch
+// src/model/beat_medians_cpu.cpp). A radix select on the floats'
 // order-preserving 32-bit keys, 8 bits a pass, four passes; each pass
 //  1. column_histograms: a block per (32 columns, a range of rows), lane = column, so that a warp
 //     reads 32 neighbouring values of one row (coalesced); the keys that match the digits fixed so

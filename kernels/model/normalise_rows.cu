@@ -1,5 +1,6 @@
 // The rr model's row normalisation on the GPU (src/model/normalise_rows_cuda.hpp; the CPU
-// reference is LibTorch's, src/model/beat_tensor.cpp normalise_rows):
+// references are LibTorch's, src/model/beat_tensor.cpp normalise_rows, and without LibTorch
+// src/model/beat_medians_cpu.cpp):
 //  1. subtract_row_medians: a block per row; each thread ranks its values against the whole row
 //     (ties by position, so exactly one value has each rank) and the one of rank (cols - 1) / 2,
 //     the lower median as torch.median's, is taken from every value. Rows are a few hundred

@@ -1,5 +1,5 @@
-// The template distances on the GPU (src/model/template_distance_cuda.hpp; the CPU reference is
-// LibTorch's, src/model/template_distance.cpp). Three kernels instead of ~5 LibTorch launches per block
+// The template distances on the GPU (src/model/template_distance_cuda.hpp; the CPU references are
+// LibTorch's, src/model/template_distance.cpp, and without LibTorch src/model/beat_medians_cpu.cpp). Three kernels instead of ~5 LibTorch launches per block
 // of 512 beats (900 for 93 k beats, 14 ms on an H100):
 //  1. block_medians: a CUDA block per (template block b, sample c) loads column c of b's span
 //     (<= 1024 rows) into shared memory, padded with +inf, bitonic-sorts it and keeps the lower

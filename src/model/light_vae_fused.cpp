@@ -3,7 +3,6 @@
 #include "model/light_vae_fused.hpp"
 
 #include <cstring>
-#include <string_view>
 #include <vector>
 
 #include "kernels/model/light_vae_math.cuh"
@@ -24,22 +23,6 @@ struct CpuWorkspace {
 }  // namespace
 
 int light_vae_fused_parameters(int dims) { return lv::make_layout(dims).total; }
-
-int light_vae_fused_offset(int dims, const char* name) {
-  const lv::Layout l = lv::make_layout(dims);
-  const struct {
-    const char* name;
-    int offset;
-  } table[] = {{"sigma.alpha", l.alpha},   {"conv0.weight", l.w0},  {"conv0.bias", l.b0},   {"conv1.weight", l.w1},
-               {"conv1.bias", l.b1},       {"conv2.weight", l.w2},  {"conv2.bias", l.b2},   {"convA.weight", l.wA},
-               {"convA.bias", l.bA},       {"convB.weight", l.wB},  {"convB.bias", l.bB},   {"restore.weight", l.wR},
-               {"restore.bias", l.bR},     {"conv3.weight", l.w3},  {"conv3.bias", l.b3},   {"conv4.weight", l.w4},
-               {"conv4.bias", l.b4},       {"conv5.weight", l.w5},  {"conv5.bias", l.b5}};
-  for (const auto& entry : table) {
-    if (std::string_view(entry.name) == name) return entry.offset;
-  }
-  return -1;
-}
 
 void light_vae_step_cpu(const float* params, int dims, const float* rows, const std::int64_t* idx, std::int64_t batch,
                         const float* eps, float* grad, float* loss_sum) {

@@ -19,6 +19,7 @@ int light_vae_fused_parameters(int dims);
 
 // The parameter offsets the fused step assumes, by LibTorch name ("sigma.alpha", "conv0.weight",
 // ...), for checking against the flat buffer the model's parameters live in; -1 for other names.
+// From the table of src/model/flat_parameters.hpp (defined there).
 int light_vae_fused_offset(int dims, const char* name);
 
 // CPU reference of one training step's gradient: for each of the `batch` rows idx[b] of `rows`

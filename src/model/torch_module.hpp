@@ -28,7 +28,6 @@ struct TorchModule {
                                                                      std::int64_t length);
   void (*set_torch_threads)(int threads);
   int (*torch_threads)();
-  std::string (*torch_version)();
   bool (*torch_cuda_available)();
 };
 

@@ -22,7 +22,6 @@ extern "C" __attribute__((visibility("default"))) const ecgpipe::detail::TorchMo
                                          &make_circular_convolution,
                                          &detail::set_torch_threads,
                                          &torch_threads,
-                                         &torch_version,
                                          &torch_cuda_available};
   return &table;
 }

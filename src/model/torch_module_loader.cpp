@@ -24,6 +24,7 @@
 #include "ecgpipe/common/error.hpp"
 #include "ecgpipe/model/torch_runtime.hpp"
 #include "ecgpipe/model/vae.hpp"
+#include "model/flat_training.hpp"
 #include "model/torch_module.hpp"
 
 namespace ecgpipe {
@@ -120,6 +121,9 @@ void load_torch_in_background() { loader().start(std::launch::async); }
 
 TrainResult train_and_score(BeatMatrix beats, const TrainOptions& options, const std::string& model_path,
                             const std::string& meta_json, const ScoreFunction& score) {
+  // On the GPU, rows the fused kernels take: trained without LibTorch, which is never loaded.
+  if (detail::trains_without_torch(beats))
+    return detail::train_and_score_flat_cuda(std::move(beats), options, model_path, meta_json, score);
   return torch_module().train_and_score(std::move(beats), options, model_path, meta_json, score);
 }
 
@@ -134,7 +138,9 @@ std::unique_ptr<CircularConvolution> make_circular_convolution(const std::vector
 }
 
 int torch_threads() { return torch_module().torch_threads(); }
-std::string torch_version() { return torch_module().torch_version(); }
+bool torch_loaded() { return loader().loaded.load() != nullptr; }
+// The build's: the module is refused unless it is this build's (load_module), so no load is needed.
+std::string torch_version() { return ECGPIPE_TORCH_VERSION; }
 bool torch_cuda_available() { return torch_module().torch_cuda_available(); }
 
 namespace detail {

@@ -17,6 +17,8 @@ bool torch_cuda_available() { return torch::cuda::is_available(); }
 
 int torch_threads() { return at::get_num_threads(); }
 
+bool torch_loaded() { return true; }
+
 // LibTorch is linked in (the tests, the Python module) or this is the module itself: nothing to load.
 void load_torch_in_background() {}
 

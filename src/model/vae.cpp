@@ -9,19 +9,18 @@
 #include <functional>
 #include <memory>
 #include <mutex>
-#include <numeric>
-#include <random>
 
 #include "model/beat_tensor.hpp"
+#include "model/flat_training.hpp"
 #include "common/clock.hpp"
 #include "model/graph_adam.hpp"
 #include "model/light_vae.hpp"
 #include "model/model_weights.hpp"
+#include "model/training_loop.hpp"
 #include "model/torch_error.hpp"
 #include "model/vae_scoring.hpp"
 #include "ecgpipe/config.hpp"
 #include "ecgpipe/common/error.hpp"
-#include "common/output_set.hpp"
 
 #ifdef ECGPIPE_TORCH_CUDA
 #include <ATen/cuda/CUDAGraph.h>
@@ -34,19 +33,6 @@ namespace ecgpipe {
 namespace {
 
 using namespace detail;
-
-// Seeded Fisher-Yates on the host: the same permutation on every device and standard library
-// (std::shuffle's algorithm is implementation-defined).
-std::vector<std::int64_t> permutation(std::int64_t n, std::uint64_t seed) {
-  std::vector<std::int64_t> p(static_cast<std::size_t>(n));
-  std::iota(p.begin(), p.end(), 0);
-  std::mt19937_64 rng(seed);
-  for (std::int64_t i = n - 1; i > 0; --i) {
-    const auto j = static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(i + 1));
-    std::swap(p[static_cast<std::size_t>(i)], p[static_cast<std::size_t>(j)]);
-  }
-  return p;
-}
 
 // One training step on the rows `idx` of `rows`; adds the batch loss to `loss_sum`. Launches
 // device work only (no host reads), so it can be captured in a CUDA graph.
@@ -140,11 +126,7 @@ TrainResult train_and_score_here(BeatMatrix beats, const TrainOptions& options, 
   const std::int64_t dims = beats.cols();
   const auto n_train = static_cast<std::int64_t>(options.train_fraction * static_cast<double>(n));
   // On these errors `beats` frees the matrix as the exception leaves.
-  if (n_train < 1 || n - n_train < 1) {
-    throw InputError("too few beats for a train/test split: found " + std::to_string(n) +
-                     " beats, need at least 2 (check --min-length/--max-length and the sampling rate)");
-  }
-  if (dims % kModelLengthMultiple != 0) throw UsageError("--max-length must be a multiple of 8");
+  check_trainable(n, dims, options);
 
   const bool on_cuda = beats.on_cuda();
   BeatTensor in(std::move(beats));
@@ -230,12 +212,7 @@ TrainResult train_and_score_here(BeatMatrix beats, const TrainOptions& options, 
     }
 #endif
     for (; b < n_train; b += batch) step(order.slice(0, b, std::min(b + batch, n_train)));
-    const double mean_loss = loss_sum.item<double>() / static_cast<double>(n_train);
-    result.epoch_loss.push_back(mean_loss);
-    const auto now = Clock::now();
-    const double beats_per_second = static_cast<double>(n_train) / std::chrono::duration<double>(now - epoch_start).count();
-    epoch_start = now;
-    if (options.on_epoch) options.on_epoch(epoch, mean_loss, beats_per_second);
+    end_epoch(epoch, loss_sum.item<double>(), n_train, options, epoch_start, result);
   }
   result.train_seconds = seconds_since(t0);
 
@@ -272,11 +249,7 @@ TrainResult train_and_score_here(BeatMatrix beats, const TrainOptions& options, 
 
   // The model file: parameters and buffers (safetensors) plus what is needed to use it.
   result.model_file = serialise_model(model, meta_json);
-  if (!model_path.empty()) {
-    OutputSet file;
-    file.bytes(model_path, result.model_file);
-    file.commit();
-  }
+  write_model_file(model_path, result.model_file);
   return result;
 }
 
@@ -305,17 +278,14 @@ TrainResult score_with_model_here(BeatMatrix beats, const std::string& model_pat
 
 TrainResult train_and_score(BeatMatrix beats, const TrainOptions& options, const std::string& model_path,
                             const std::string& meta_json, const ScoreFunction& score) {
+  if (detail::trains_without_torch(beats))
+    return detail::train_and_score_flat_cuda(std::move(beats), options, model_path, meta_json, score);
   return detail::with_torch_errors_as_ours(
       "training", [&] { return train_and_score_here(std::move(beats), options, model_path, meta_json, score); });
 }
 
 TrainResult score_with_model(BeatMatrix beats, const std::string& model_path, const ScoreFunction& score) {
   return detail::with_torch_errors_as_ours("scoring", [&] { return score_with_model_here(std::move(beats), model_path, score); });
-}
-
-int resolve_batch_size(int requested, std::int64_t n_train) {
-  if (requested > 0) return requested;
-  return static_cast<int>(std::clamp<std::int64_t>(n_train / kAutoBatchSteps, kMinAutoBatch, kSeedBatch));
 }
 
 }  // namespace ecgpipe

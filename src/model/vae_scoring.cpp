@@ -1,5 +1,5 @@
-// Scoring every beat with the LightVAE (src/model/vae_scoring.hpp); the ranking of the scores is
-// top_scores (include/ecgpipe/model/outlier_score.hpp).
+// Scoring every beat with the LightVAE (src/model/vae_scoring.hpp); which rows the report keeps is
+// src/model/report_extras.cpp.
 #include "model/vae_scoring.hpp"
 
 #include <algorithm>
@@ -7,8 +7,8 @@
 #include <cstring>
 #include <vector>
 
-#include "ecgpipe/model/outlier_score.hpp"
 #include "model/beat_tensor.hpp"
+#include "model/report_extras.hpp"
 #include "model/template_distance.hpp"
 #include "ecgpipe/config.hpp"
 #include "ecgpipe/common/error.hpp"
@@ -31,14 +31,6 @@ namespace {
 // on the GPU large batches mean fewer launches.
 constexpr std::int64_t kScoreBatchCpu = 1024;
 constexpr std::int64_t kScoreBatchCuda = 16384;
-
-// Evenly spaced indices 0..n-1, at most `k` of them.
-std::vector<std::int64_t> evenly_spaced(std::int64_t n, std::int64_t k) {
-  std::vector<std::int64_t> idx;
-  const std::int64_t m = std::min(n, k);
-  for (std::int64_t i = 0; i < m; ++i) idx.push_back(i * n / m);
-  return idx;
-}
 
 // A float tensor's values, in order, to dst on the host.
 void copy_to(const torch::Tensor& t, float* dst) {
@@ -70,21 +62,6 @@ std::vector<float> rows_to_host(const torch::Tensor& data, const std::vector<std
   return out;
 }
 
-// torch.quantile(values, q) (linear interpolation), on the host: the same float arithmetic
-// (rank q (n-1) in float, lerp as at::lerp computes it). On a GPU torch's quantile sorts with a
-// kernel module loaded for this alone (90 ms on an H100); the values are already on the host.
-float quantile_of(std::vector<float> v, float q) {
-  const float rank = q * static_cast<float>(v.size() - 1);
-  const auto below = static_cast<std::size_t>(rank);
-  const std::size_t above = static_cast<std::size_t>(std::ceil(rank));
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(above), v.end());
-  const float hi = v[above];
-  const float lo = below == above ? hi : *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(above));
-  const float w = rank - static_cast<float>(below);
-  return w < 0.5f ? lo + w * (hi - lo) : hi - (hi - lo) * (1.0f - w);
-}
-
-// The report's extras: sample rows, top outliers, median beat, decoded latent grid.
 // The decoder on latent points z (k x 2): the fused kernel when `flat` is defined, else LibTorch's.
 torch::Tensor decode(LightVae& model, const torch::Tensor& flat, const torch::Tensor& z) {
 #ifdef ECGPIPE_TORCH_CUDA
@@ -101,36 +78,16 @@ torch::Tensor decode(LightVae& model, const torch::Tensor& flat, const torch::Te
   return model->decode(z);
 }
 
+// The report's extras: sample rows, top outliers, median beat, decoded latent grid.
 void fill_report_extras(LightVae& model, const torch::Tensor& flat, const torch::Tensor& data, const torch::Tensor& median_row,
                         TrainResult& r) {
-  static_assert(kLatentDim == 2, "the decoded grid is two-dimensional");
   const std::int64_t n = data.size(0);
-  r.sample_index = evenly_spaced(n, kSampleRows);
+  choose_report_rows(r, n);
   r.sample_rows = rows_to_host(data, r.sample_index);
-  const auto top = top_scores(r.score.data(), r.score.size(), kTopOutliers);
-  r.outlier_index.assign(top.begin(), top.end());
   r.outlier_rows = rows_to_host(data, r.outlier_index);
   auto median = median_row.to(torch::kCPU).contiguous();
   r.median_beat.assign(median.data_ptr<float>(), median.data_ptr<float>() + median.numel());
-  // The grid spans the latent means' range (1st..99th percentile per axis, robust to outliers),
-  // from the means already on the host (r.latent_mean, n x kLatentDim).
-  constexpr float kLowQuantile = 0.01f, kHighQuantile = 0.99f;
-  float lo[kLatentDim], hi[kLatentDim];
-  for (int d = 0; d < kLatentDim; ++d) {
-    std::vector<float> axis(static_cast<std::size_t>(n));
-    for (std::int64_t i = 0; i < n; ++i) axis[static_cast<std::size_t>(i)] = r.latent_mean[static_cast<std::size_t>(i * kLatentDim + d)];
-    lo[d] = quantile_of(axis, kLowQuantile);
-    hi[d] = quantile_of(std::move(axis), kHighQuantile);
-  }
-  // Row-major grid: x steps along a row, y down the rows (steps 0, 1/4, ..., 1, exact in float).
-  r.grid_latent.resize(static_cast<std::size_t>(kGridSide * kGridSide * kLatentDim));
-  for (int gy = 0; gy < kGridSide; ++gy)
-    for (int gx = 0; gx < kGridSide; ++gx) {
-      const float sx = static_cast<float>(gx) / (kGridSide - 1), sy = static_cast<float>(gy) / (kGridSide - 1);
-      float* z = &r.grid_latent[static_cast<std::size_t>((gy * kGridSide + gx) * kLatentDim)];
-      z[0] = lo[0] + sx * (hi[0] - lo[0]);
-      z[1] = lo[1] + sy * (hi[1] - lo[1]);
-    }
+  place_latent_grid(r, n);
   auto z = torch::from_blob(r.grid_latent.data(), {kGridSide * kGridSide, kLatentDim}, torch::kFloat32).to(data.device());
   auto decoded = decode(model, flat, z).to(torch::kCPU).contiguous();
   r.decoded_grid.assign(decoded.data_ptr<float>(), decoded.data_ptr<float>() + decoded.numel());

@@ -18,6 +18,8 @@
 #include "ecgpipe/io/signal_input.hpp"
 #include "ecgpipe/classify/holter.hpp"
 #include "ecgpipe/model/torch_runtime.hpp"
+#include "ecgpipe/model/training_device.hpp"
+#include "ecgpipe/pipeline/beat_rows.hpp"
 #include "ecgpipe/rhythm/hrv.hpp"
 #include "ecgpipe/signal/signal_quality.hpp"
 #include "pipeline/run_steps.hpp"
@@ -154,7 +156,9 @@ RunResult run_pipeline(const RunOptions& o) {
   // at a time); after the output checks, so that a refused --out ends the process with no load
   // under way (the 24 h run on an H100, 5 runs each: 1.64 s started first, 1.48 s started here,
   // 1.56 s with LibTorch linked; docs/performance.md "Start-up").
-  if (!o.analyze_only) load_torch_in_background();
+  // A GPU run whose training needs no LibTorch (trains_without_torch) does not load it at all.
+  const bool trains_on_gpu_kernels = device == Device::cuda && o.model_in.empty() && trains_without_torch(row_length(o.rows()));
+  if (!o.analyze_only && !trains_on_gpu_kernels) load_torch_in_background();
   spdlog::info("reading {} on {}", o.input, device_name(device));
   steps.done("set-up");
 

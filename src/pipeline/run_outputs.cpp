@@ -163,7 +163,11 @@ nlohmann::json report_json(const RunOptions& o, const RunResult& r) {
   j["mode"] = o.analyze_only ? "analyze" : o.model_in.empty() ? "train" : "score";
   if (!o.analyze_only) {
     j["loss"] = {{"train_per_epoch", r.model.epoch_loss}, {"test", r.model.test_loss}};
-    j["training"] = {{"cuda_graph", r.model.cuda_graph}, {"fused_step", r.model.fused_step}, {"cpu_threads", torch_threads()}};
+    // cpu_threads: LibTorch's, null where it was not loaded (trained on the GPU without it).
+    j["training"] = {{"cuda_graph", r.model.cuda_graph},
+                     {"fused_step", r.model.fused_step},
+                     {"libtorch", r.model.libtorch},
+                     {"cpu_threads", torch_loaded() ? nlohmann::json(torch_threads()) : nlohmann::json()}};
     if (!o.model_in.empty()) j["model"] = o.model_in;
     std::size_t flagged = 0;
     for (auto f : r.outlier) flagged += f;

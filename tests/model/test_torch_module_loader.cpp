@@ -46,7 +46,8 @@ TEST(TorchModuleCli, CommandsWithoutAModelRunWithoutLibTorch) {
   EXPECT_EQ(run_ecgpipe("--version", dir).code, 0);
   EXPECT_EQ(run_ecgpipe("summarize --help", dir).code, 0);
 
-  const auto r = run_ecgpipe("run " + q(csv) + " --fs 250 --epochs 1 --out " + q(dir / "out"), dir);
+  // On the CPU: a GPU run trains without LibTorch (FlatTrainingGpuCli.RunNeverLoadsLibTorch).
+  const auto r = run_ecgpipe("run " + q(csv) + " --fs 250 --epochs 1 --device cpu --out " + q(dir / "out"), dir);
   EXPECT_EQ(r.code, 1) << r.err;
   EXPECT_EQ(count_lines(r.err.substr(r.err.find("ecgpipe: error:"))), 1u) << r.err;
   EXPECT_NE(r.err.find("cannot load ecgpipe's LibTorch module: /nonexistent/libecgpipe_torch.so"), std::string::npos) << r.err;
@@ -84,7 +85,7 @@ TEST(TorchModuleCli, ALibraryThatIsNotEcgpipesModuleIsRefusedByName) {
   const auto dir = fresh_dir();
   const fs::path csv = minute_of_ecg(dir);
   const ScopedEnv other("ECGPIPE_TORCH_MODULE", zlib.c_str());
-  const auto r = run_ecgpipe("run " + q(csv) + " --fs 250 --epochs 1 --out " + q(dir / "out"), dir);
+  const auto r = run_ecgpipe("run " + q(csv) + " --fs 250 --epochs 1 --device cpu --out " + q(dir / "out"), dir);
   EXPECT_EQ(r.code, 1) << r.err;
   EXPECT_NE(r.err.find(zlib + " is not ecgpipe's LibTorch module (no ecgpipe_torch_module)"), std::string::npos) << r.err;
 }
@@ -98,7 +99,7 @@ TEST(TorchModuleCli, AModulePathThatIsNotAFileIsRefusedWithoutWaiting) {
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   for (const fs::path& p : {fifo, dir}) {
     const ScopedEnv other("ECGPIPE_TORCH_MODULE", p.c_str());
-    const auto r = run_ecgpipe("run " + q(csv) + " --fs 250 --epochs 1 --out " + q(dir / "out"), dir);
+    const auto r = run_ecgpipe("run " + q(csv) + " --fs 250 --epochs 1 --device cpu --out " + q(dir / "out"), dir);
     EXPECT_EQ(r.code, 1) << r.err;
     EXPECT_NE(r.err.find(p.string() + " is not a regular file"), std::string::npos) << r.err;
   }

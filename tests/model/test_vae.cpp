@@ -25,19 +25,7 @@ using ecgpipe::train_and_score;
 constexpr int kDims = 64;  // small multiple of 8 keeps the test fast
 const std::string kMeta = R"({"format": 1, "note": "test"})";
 
-// `rows` noisy copies of one smooth beat shape; the last `outliers` rows are a different shape.
-std::vector<float> beat_matrix(int rows, int outliers) {
-  std::mt19937 rng(3);
-  std::normal_distribution<float> noise(0.0f, 0.02f);
-  std::vector<float> m(static_cast<std::size_t>(rows) * kDims);
-  for (int r = 0; r < rows; ++r)
-    for (int t = 0; t < kDims; ++t) {
-      const double u = (t - kDims / 2.0) / 4.0;
-      const double shape = r < rows - outliers ? std::exp(-0.5 * u * u) : -0.8 * std::sin(t * 0.3);
-      m[static_cast<std::size_t>(r) * kDims + t] = static_cast<float>(shape) + noise(rng);
-    }
-  return m;
-}
+std::vector<float> beat_matrix(int rows, int outliers) { return testutil::beat_rows(rows, outliers, kDims); }
 
 TrainOptions small_options(int epochs) {
   TrainOptions o;

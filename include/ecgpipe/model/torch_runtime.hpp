@@ -21,8 +21,12 @@ int default_cpu_threads();
 // default (OMP_NUM_THREADS, else one per core). Loads LibTorch.
 int torch_threads();
 
-// "x.y.z" and whether LibTorch was built with CUDA and sees a device. Both load LibTorch.
+// Whether LibTorch is loaded in this process (a GPU run that trains without it never loads it).
+bool torch_loaded();
+
+// "x.y.z", the LibTorch this build uses (without loading it).
 std::string torch_version();
+// Whether LibTorch was built with CUDA and sees a device. Loads LibTorch.
 bool torch_cuda_available();
 
 // The command line loads LibTorch (the model code, with the CPU band-pass's FFT: one shared

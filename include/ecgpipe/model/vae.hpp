@@ -34,7 +34,4 @@ void normalise_rows_cpu(float* rows, std::int64_t n, std::int64_t cols);
 // do not fit that beat length or there are no beats.
 TrainResult score_with_model(BeatMatrix beats, const std::string& model_path, const ScoreFunction& score = {});
 
-// TrainOptions::batch_size resolved for n_train training rows.
-int resolve_batch_size(int requested, std::int64_t n_train);
-
 }  // namespace ecgpipe

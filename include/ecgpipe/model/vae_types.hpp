@@ -2,6 +2,7 @@
 // scoring returns): shared by every file of the model code, below vae.hpp, which declares the calls.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -39,6 +40,12 @@ struct TrainOptions {
   std::function<void(int, double, double)> on_epoch;
 };
 
+// TrainOptions::batch_size resolved for n_train training rows.
+inline int resolve_batch_size(int requested, std::int64_t n_train) {
+  if (requested > 0) return requested;
+  return static_cast<int>(std::clamp<std::int64_t>(n_train / kAutoBatchSteps, kMinAutoBatch, kSeedBatch));
+}
+
 struct TrainResult {
   std::vector<double> epoch_loss;    // mean train loss per beat, per epoch (seed's definition)
   double test_loss = 0.0;            // mean test loss per beat
@@ -56,6 +63,7 @@ struct TrainResult {
   double score_seconds = 0.0;
   bool cuda_graph = false;           // training steps replayed from a captured CUDA graph
   bool fused_step = false;           // forward and backward by the fused kernel (kernels/model/light_vae.cu)
+  bool libtorch = true;              // trained with LibTorch (false: src/model/flat_trainer.hpp, on the GPU)
   // The model file's bytes (train_and_score): serialised in memory because LibTorch's file writer
   // throws from a destructor when the disk fills (std::terminate); the caller writes them.
   std::string model_file;

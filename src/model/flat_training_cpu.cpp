@@ -1,0 +1,95 @@
+// The training without LibTorch on the CPU (src/model/flat_training.hpp): flat_trainer.hpp over
+// the CPU references of the GPU's kernels, and the checks and the model file both devices share.
+// The reference runs serially, one beat after another: it is the GPU's yardstick in the tests.
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "common/output_set.hpp"
+#include "ecgpipe/common/error.hpp"
+#include "kernels/model/light_vae_math.cuh"
+#include "model/beat_medians_cpu.hpp"
+#include "model/flat_trainer.hpp"
+#include "model/flat_training.hpp"
+#include "model/normal_draws.hpp"
+
+namespace ecgpipe::detail {
+namespace {
+
+struct CpuOps {
+  using Floats = std::vector<float>;
+  using Indices = std::vector<std::int64_t>;
+  const float* rows;
+  std::int64_t n;
+  int dims;
+
+  Floats floats(std::size_t k) const { return Floats(k, 0.0f); }
+  Floats partials(int, std::int64_t) const { return {}; }
+  Indices indices(std::size_t k) const { return Indices(k); }
+  void put(Floats& dst, const std::vector<float>& src) const { dst = src; }
+  void put(Indices& dst, const std::vector<std::int64_t>& src) const { dst = src; }
+  void zero(Floats& dst) const { std::fill(dst.begin(), dst.end(), 0.0f); }
+  std::vector<float> get(const Floats& src) const { return src; }
+  void draws(std::uint64_t seed, std::uint32_t stream, std::uint64_t first, Floats& out, std::size_t count) const {
+    normal_draws_cpu(seed, stream, first, out.data(), count);
+  }
+  void step(const Floats& params, const Indices& idx, std::int64_t at, std::int64_t count, const Floats& eps, Floats&,
+            Floats& grad, Floats& loss) const {
+    light_vae_step_cpu(params.data(), dims, rows, idx.data() + at, count, eps.data(), grad.data(), loss.data());
+  }
+  void adam(Floats& params, const Floats& grad, Floats& m, Floats& v, adam::Scalars s) const {
+    adam_update_cpu(params.data(), grad.data(), m.data(), v.data(), params.size(), s);
+  }
+  void score(const Floats& params, const Floats* eps, Floats& out) const {
+    light_vae_score_cpu(params.data(), dims, rows, n, eps != nullptr ? eps->data() : nullptr, out.data());
+  }
+  std::vector<float> decode(const Floats& params, const std::vector<float>& z) const {
+    const auto count = static_cast<std::int64_t>(z.size() / kLatentDim);
+    std::vector<float> out(static_cast<std::size_t>(count * dims));
+    light_vae_decode_cpu(params.data(), dims, z.data(), count, out.data());
+    return out;
+  }
+  std::vector<float> template_distance() const { return template_distance_reference(rows, n, dims); }
+  std::vector<float> column_median() const { return column_median_reference(rows, 0, n, dims); }
+  std::vector<float> rows_at(const std::vector<std::int64_t>& index) const {
+    std::vector<float> out(index.size() * static_cast<std::size_t>(dims));
+    for (std::size_t k = 0; k < index.size(); ++k)
+      std::memcpy(out.data() + k * static_cast<std::size_t>(dims), rows + index[k] * dims, sizeof(float) * static_cast<std::size_t>(dims));
+    return out;
+  }
+};
+
+}  // namespace
+
+void check_trainable(std::int64_t rows, std::int64_t cols, const TrainOptions& options) {
+  const auto n_train = static_cast<std::int64_t>(options.train_fraction * static_cast<double>(rows));
+  if (n_train < 1 || rows - n_train < 1) {
+    throw InputError("too few beats for a train/test split: found " + std::to_string(rows) +
+                     " beats, need at least 2 (check --min-length/--max-length and the sampling rate)");
+  }
+  if (cols % kModelLengthMultiple != 0) throw UsageError("--max-length must be a multiple of 8");
+}
+
+void write_model_file(const std::string& model_path, const std::string& bytes) {
+  if (model_path.empty()) return;
+  OutputSet file;
+  file.bytes(model_path, bytes);
+  file.commit();
+}
+
+TrainResult train_and_score_flat_cpu(BeatMatrix beats, const TrainOptions& options, const std::string& model_path,
+                                     const std::string& meta_json, const ScoreFunction& score) {
+  if (beats.on_cuda()) throw InternalError("train_and_score_flat_cpu: the matrix is on the GPU");
+  check_trainable(beats.rows(), beats.cols(), options);
+  const int dims = static_cast<int>(beats.cols());
+  if (dims > light_vae::kMaxFusedDims) throw UsageError("the training without LibTorch takes rows of at most " +
+                                                        std::to_string(light_vae::kMaxFusedDims) + " samples");
+  if (beats.normalise) normalise_rows_reference(beats.data(), beats.rows(), dims);
+  CpuOps ops{beats.data(), beats.rows(), dims};
+  TrainResult result = train_flat(ops, beats.rows(), dims, options, meta_json, score);
+  write_model_file(model_path, result.model_file);
+  return result;
+}
+
+}  // namespace ecgpipe::detail
