@@ -17,6 +17,20 @@ namespace ecgpipe::detail {
 
 namespace lv = light_vae;
 
+namespace {
+
+// The model's one buffer: the fixed [1, 2, 1] filter of its downsampling (light_vae.cpp).
+constexpr const char* kDownFilter = "down_filter";
+const std::vector<std::int64_t> kDownFilterShape{1, 1, 3};
+
+std::int64_t count_of(const std::vector<std::int64_t>& shape) {
+  std::int64_t count = 1;
+  for (const std::int64_t d : shape) count *= d;
+  return count;
+}
+
+}  // namespace
+
 std::vector<FlatTensor> light_vae_flat_tensors(int dims) {
   const lv::Layout l = lv::make_layout(dims);
   const auto conv = [](int out, int in) { return std::vector<std::int64_t>{out, in, 3}; };
@@ -46,8 +60,7 @@ std::vector<float> light_vae_initial_parameters(int dims, std::uint64_t seed) {
   constexpr std::uint64_t kInitSalt = 0x9E3779B97F4A7C15ull;
   std::mt19937_64 rng(seed ^ kInitSalt);
   for (const FlatTensor& t : light_vae_flat_tensors(dims)) {
-    std::int64_t count = 1;
-    for (const std::int64_t d : t.shape) count *= d;
+    const std::int64_t count = count_of(t.shape);
     float* v = flat.data() + t.offset;
     if (t.fan_in == 0) {
       std::fill(v, v + count, 1.0f);  // Swish's slope starts at 1, as in the seed
@@ -62,6 +75,18 @@ std::vector<float> light_vae_initial_parameters(int dims, std::uint64_t seed) {
   return flat;
 }
 
+std::vector<float> flat_parameters_from(const SafetensorsContent& content, const std::string& path, int dims) {
+  const std::vector<FlatTensor> table = light_vae_flat_tensors(dims);
+  std::vector<ExpectedTensor> expected{{kDownFilter, kDownFilterShape}};
+  for (const FlatTensor& t : table) expected.push_back({t.name, t.shape});
+  check_model_tensors(content, path, dims, expected);
+  std::vector<float> flat(static_cast<std::size_t>(light_vae_fused_parameters(dims)));
+  for (const FlatTensor& t : table)
+    for (const auto& [name, values] : content.tensors)
+      if (name == t.name) std::copy(values.values.begin(), values.values.end(), flat.begin() + t.offset);
+  return flat;
+}
+
 std::string serialise_flat_model(const std::vector<float>& flat, int dims, const std::string& meta_json) {
   if (flat.size() != static_cast<std::size_t>(light_vae_fused_parameters(dims)))
     throw InternalError("serialise_flat_model: " + std::to_string(flat.size()) + " parameters for rows of " +
@@ -71,13 +96,10 @@ std::string serialise_flat_model(const std::vector<float>& flat, int dims, const
   for (const FlatTensor& t : light_vae_flat_tensors(dims)) {
     TensorF32 out;
     out.shape = t.shape;
-    std::int64_t count = 1;
-    for (const std::int64_t d : t.shape) count *= d;
-    out.values.assign(flat.begin() + t.offset, flat.begin() + t.offset + count);
+    out.values.assign(flat.begin() + t.offset, flat.begin() + t.offset + count_of(t.shape));
     content.tensors.emplace_back(t.name, std::move(out));
   }
-  // The model's one buffer: the fixed [1, 2, 1] filter of its downsampling (light_vae.cpp).
-  content.tensors.push_back({"down_filter", TensorF32{{1, 1, 3}, {1.0f, 2.0f, 1.0f}}});
+  content.tensors.push_back({kDownFilter, TensorF32{kDownFilterShape, {1.0f, 2.0f, 1.0f}}});
   // LibTorch's writer (model_weights.cpp) takes the tensors in the order of their names.
   std::sort(content.tensors.begin(), content.tensors.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   return encode_safetensors(content);

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "model/safetensors.hpp"
+
 namespace ecgpipe::detail {
 
 struct FlatTensor {
@@ -26,6 +28,10 @@ std::vector<FlatTensor> light_vae_flat_tensors(int dims);
 // generator (std::mt19937_64 seeded from `seed`, tensors in buffer order): the same values on every
 // device and standard library.
 std::vector<float> light_vae_initial_parameters(int dims, std::uint64_t seed);
+
+// The flat parameters of the model file `content` (from `path`) for rows of `dims` samples: its
+// tensors checked as LibTorch's load checks them (check_model_tensors: InputError naming `path`).
+std::vector<float> flat_parameters_from(const SafetensorsContent& content, const std::string& path, int dims);
 
 // The model file's bytes for the parameters `flat` of a model for rows of `dims` samples, with
 // `meta_json`: tensors by name in LibTorch's order of names, the fixed down_filter buffer included.

@@ -38,6 +38,50 @@ namespace ecgpipe::detail {
 // The normal draws' streams: the training steps' and the test loss's.
 inline constexpr std::uint32_t kTrainDraws = 0, kTestDraws = 1;
 
+// Every beat's scores at z = mu (the fused kernel's recon_error, neg_elbo, latent means), its
+// template distance, the outlier score (`score`, else recon_error) and the report's rows, median
+// beat and decoded grid, for the parameters `params`, into `result`.
+template <class Ops>
+void score_flat(Ops& ops, const typename Ops::Floats& params, std::int64_t n, const ScoreFunction& score, TrainResult& result) {
+  const auto un = static_cast<std::size_t>(n);
+  auto scored = ops.floats(un * kFusedScoreValues);
+  ops.score(params, nullptr, scored);
+  const std::vector<float> s = ops.get(scored);
+  result.recon_error.resize(un);
+  result.neg_elbo.resize(un);
+  result.latent_mean.resize(un * kLatentDim);
+  for (std::size_t i = 0; i < un; ++i) {
+    const float* row = &s[i * kFusedScoreValues];
+    result.recon_error[i] = row[0];
+    result.neg_elbo[i] = fused_row_loss(row);
+    for (int d = 0; d < kLatentDim; ++d) result.latent_mean[i * kLatentDim + static_cast<std::size_t>(d)] = row[2 + d];
+  }
+  result.template_distance = ops.template_distance();
+  result.score = score ? score(result) : result.recon_error;
+  if (result.score.size() != un) throw InternalError("score function returned the wrong count");
+  choose_report_rows(result, n);
+  result.sample_rows = ops.rows_at(result.sample_index);
+  result.outlier_rows = ops.rows_at(result.outlier_index);
+  result.median_beat = ops.column_median();
+  place_latent_grid(result, n);
+  result.decoded_grid = ops.decode(params, result.grid_latent);
+}
+
+// score_with_model without LibTorch: the checked parameters `flat` of a model file score the `n`
+// rows of `ops`; in_train all 0.
+template <class Ops>
+TrainResult score_flat_model(Ops& ops, const std::vector<float>& flat, std::int64_t n, const ScoreFunction& score) {
+  TrainResult result;
+  result.libtorch = false;
+  result.in_train.assign(static_cast<std::size_t>(n), 0);
+  const auto t0 = Clock::now();
+  auto params = ops.floats(flat.size());
+  ops.put(params, flat);
+  score_flat(ops, params, n, score, result);
+  result.score_seconds = seconds_since(t0);
+  return result;
+}
+
 template <class Ops>
 TrainResult train_flat(Ops& ops, std::int64_t n, int dims, const TrainOptions& options, const std::string& meta_json,
                        const ScoreFunction& score) {
@@ -92,39 +136,22 @@ TrainResult train_flat(Ops& ops, std::int64_t n, int dims, const TrainOptions& o
   t0 = Clock::now();
   // Every beat scored twice, one kernel each: with a sampled z for the test loss (as the seed
   // computes it; draw 2r, 2r + 1 of kTestDraws for row r), summed on the host over the test beats
-  // in double; and at z = mu for the scores.
+  // in double; and at z = mu for the scores (score_flat).
   const auto un = static_cast<std::size_t>(n);
-  auto scored = ops.floats(un * kFusedScoreValues);
   {
+    auto scored = ops.floats(un * kFusedScoreValues);
     auto test_eps = ops.floats(un * kLatentDim);
     ops.draws(options.seed, kTestDraws, 0, test_eps, un * kLatentDim);
     ops.score(params, &test_eps, scored);
     const std::vector<float> s = ops.get(scored);
     double test_total = 0.0;
-    for (std::int64_t i = n_train; i < n; ++i)
-      test_total += static_cast<double>(fused_row_loss(&s[static_cast<std::size_t>(perm[static_cast<std::size_t>(i)]) * kFusedScoreValues]));
+    for (std::int64_t i = n_train; i < n; ++i) {
+      const auto row = static_cast<std::size_t>(perm[static_cast<std::size_t>(i)]);
+      test_total += static_cast<double>(fused_row_loss(&s[row * kFusedScoreValues]));
+    }
     result.test_loss = test_total / static_cast<double>(n_test);
   }
-  ops.score(params, nullptr, scored);
-  const std::vector<float> s = ops.get(scored);
-  result.recon_error.resize(un);
-  result.neg_elbo.resize(un);
-  result.latent_mean.resize(un * kLatentDim);
-  for (std::size_t i = 0; i < un; ++i) {
-    const float* row = &s[i * kFusedScoreValues];
-    result.recon_error[i] = row[0];
-    result.neg_elbo[i] = fused_row_loss(row);
-    for (int d = 0; d < kLatentDim; ++d) result.latent_mean[i * kLatentDim + static_cast<std::size_t>(d)] = row[2 + d];
-  }
-  result.template_distance = ops.template_distance();
-  result.score = score ? score(result) : result.recon_error;
-  if (result.score.size() != un) throw InternalError("score function returned the wrong count");
-  choose_report_rows(result, n);
-  result.sample_rows = ops.rows_at(result.sample_index);
-  result.outlier_rows = ops.rows_at(result.outlier_index);
-  result.median_beat = ops.column_median();
-  place_latent_grid(result, n);
-  result.decoded_grid = ops.decode(params, result.grid_latent);
+  score_flat(ops, params, n, score, result);
   const std::vector<float> trained = ops.get(params);
   result.score_seconds = seconds_since(t0);
   result.model_file = serialise_flat_model(trained, dims, meta_json);

@@ -1,5 +1,6 @@
-// The training without LibTorch on the CPU (src/model/flat_training.hpp): flat_trainer.hpp over
-// the CPU references of the GPU's kernels, and the checks and the model file both devices share.
+// The training and scoring without LibTorch on the CPU (src/model/flat_training.hpp):
+// flat_trainer.hpp over the CPU references of the GPU's kernels, and the checks and the model file
+// both devices share (the LibTorch path's too).
 // The reference runs serially, one beat after another: it is the GPU's yardstick in the tests.
 #include <algorithm>
 #include <cstring>
@@ -12,6 +13,7 @@
 #include "model/beat_medians_cpu.hpp"
 #include "model/flat_trainer.hpp"
 #include "model/flat_training.hpp"
+#include "model/model_file_format.hpp"
 #include "model/normal_draws.hpp"
 
 namespace ecgpipe::detail {
@@ -53,9 +55,9 @@ struct CpuOps {
   std::vector<float> template_distance() const { return template_distance_reference(rows, n, dims); }
   std::vector<float> column_median() const { return column_median_reference(rows, 0, n, dims); }
   std::vector<float> rows_at(const std::vector<std::int64_t>& index) const {
-    std::vector<float> out(index.size() * static_cast<std::size_t>(dims));
-    for (std::size_t k = 0; k < index.size(); ++k)
-      std::memcpy(out.data() + k * static_cast<std::size_t>(dims), rows + index[k] * dims, sizeof(float) * static_cast<std::size_t>(dims));
+    const auto cols = static_cast<std::size_t>(dims);
+    std::vector<float> out(index.size() * cols);
+    for (std::size_t k = 0; k < index.size(); ++k) std::memcpy(out.data() + k * cols, rows + index[k] * dims, sizeof(float) * cols);
     return out;
   }
 };
@@ -71,11 +73,32 @@ void check_trainable(std::int64_t rows, std::int64_t cols, const TrainOptions& o
   if (cols % kModelLengthMultiple != 0) throw UsageError("--max-length must be a multiple of 8");
 }
 
+void check_scorable(std::int64_t rows) {
+  if (rows < 1) throw InputError("no beats to score (check the recording and the model's sampling rate)");
+}
+
+std::vector<float> open_flat_model(std::int64_t rows, std::int64_t cols, const std::string& path) {
+  check_scorable(rows);
+  if (cols > light_vae::kMaxFusedDims || cols % kModelLengthMultiple != 0)
+    throw UsageError("the model code without LibTorch takes rows of a multiple of 8 samples, at most " +
+                     std::to_string(light_vae::kMaxFusedDims));
+  return flat_parameters_from(open_model(path), path, static_cast<int>(cols));
+}
+
 void write_model_file(const std::string& model_path, const std::string& bytes) {
   if (model_path.empty()) return;
   OutputSet file;
   file.bytes(model_path, bytes);
   file.commit();
+}
+
+TrainResult score_with_model_flat_cpu(BeatMatrix beats, const std::string& model_path, const ScoreFunction& score) {
+  if (beats.on_cuda()) throw InternalError("score_with_model_flat_cpu: the matrix is on the GPU");
+  const std::vector<float> flat = open_flat_model(beats.rows(), beats.cols(), model_path);
+  const int dims = static_cast<int>(beats.cols());
+  if (beats.normalise) normalise_rows_reference(beats.data(), beats.rows(), dims);
+  CpuOps ops{beats.data(), beats.rows(), dims};
+  return score_flat_model(ops, flat, beats.rows(), score);
 }
 
 TrainResult train_and_score_flat_cpu(BeatMatrix beats, const TrainOptions& options, const std::string& model_path,

@@ -1,11 +1,10 @@
-// The training without LibTorch on the GPU (src/model/flat_training.hpp): flat_trainer.hpp over
-// ecgpipe's kernels, on the stream the beat matrix was written on. Every buffer is a
-// DeviceBuffer (stream-ordered); the host waits only where it reads: each epoch's loss, the
-// scores, the report's rows and the trained weights.
+// The training and scoring without LibTorch on the GPU (src/model/flat_training.hpp):
+// flat_trainer.hpp over ecgpipe's kernels, on the stream the beat matrix was written on. Every
+// buffer is a DeviceBuffer (stream-ordered); the host waits only where it reads: each epoch's
+// loss, the scores, the report's rows and the trained weights.
 #include "model/flat_training.hpp"
 
-#include "ecgpipe/model/training_device.hpp"
-
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -13,6 +12,7 @@
 
 #include "ecgpipe/common/error.hpp"
 #include "ecgpipe/config.hpp"
+#include "ecgpipe/model/model_device.hpp"
 
 #ifdef ECGPIPE_WITH_CUDA
 #include <optional>
@@ -113,19 +113,25 @@ struct CudaOps {
   }
   // A few hundred rows: one async copy each and a single wait.
   std::vector<float> rows_at(const std::vector<std::int64_t>& index) const {
-    std::vector<float> out(index.size() * static_cast<std::size_t>(dims));
+    const auto cols = static_cast<std::size_t>(dims);
+    std::vector<float> out(index.size() * cols);
     for (std::size_t k = 0; k < index.size(); ++k)
-      copy_to_host(out.data() + k * static_cast<std::size_t>(dims), DeviceSpan<const float>{rows + index[k] * dims, static_cast<std::size_t>(dims)},
-                   static_cast<std::size_t>(dims), stream);
+      copy_to_host(out.data() + k * cols, DeviceSpan<const float>{rows + index[k] * dims, cols}, cols, stream);
     ECGPIPE_CUDA_CHECK(cudaStreamSynchronize(stream));
     return out;
   }
 };
 
+// BeatMatrix::normalise on the GPU, in place.
+void normalise_matrix(const BeatMatrix& beats, cudaStream_t stream) {
+  normalise_rows_cuda(DeviceSpan<float>{beats.data(), static_cast<std::size_t>(beats.rows() * beats.cols())}, beats.rows(),
+                      static_cast<int>(beats.cols()), stream);
+}
+
 }  // namespace
 }  // namespace detail
 
-bool trains_without_torch(std::int64_t cols) {
+bool model_runs_without_torch(std::int64_t cols) {
   const char* env = std::getenv("ECGPIPE_FUSED_VAE");
   if (env != nullptr && (std::string(env) == "0" || std::string(env) == "libtorch")) return false;
   return cols > 0 && cols <= light_vae::kMaxFusedDims && cuda_device_available() &&
@@ -141,23 +147,34 @@ TrainResult train_and_score_flat_cuda(BeatMatrix beats, const TrainOptions& opti
   check_trainable(beats.rows(), beats.cols(), options);
   const int dims = static_cast<int>(beats.cols());
   CudaOps ops{static_cast<cudaStream_t>(beats.cuda_stream()), beats.data(), beats.rows(), dims, std::nullopt};
-  if (beats.normalise) {
-    normalise_rows_cuda(DeviceSpan<float>{beats.data(), static_cast<std::size_t>(beats.rows() * beats.cols())}, beats.rows(), dims,
-                        ops.stream);
-  }
+  if (beats.normalise) normalise_matrix(beats, ops.stream);
   TrainResult result = train_flat(ops, beats.rows(), dims, options, meta_json, score);
   write_model_file(model_path, result.model_file);
   return result;
+}
+
+TrainResult score_with_model_flat_cuda(BeatMatrix beats, const std::string& model_path, const ScoreFunction& score) {
+  // On these errors `beats` frees the matrix as the exception leaves.
+  if (!beats.on_cuda()) throw InternalError("score_with_model_flat_cuda: the matrix is not on the GPU");
+  const std::vector<float> flat = open_flat_model(beats.rows(), beats.cols(), model_path);
+  const int dims = static_cast<int>(beats.cols());
+  CudaOps ops{static_cast<cudaStream_t>(beats.cuda_stream()), beats.data(), beats.rows(), dims, std::nullopt};
+  if (beats.normalise) normalise_matrix(beats, ops.stream);
+  return score_flat_model(ops, flat, beats.rows(), score);
 }
 
 }  // namespace detail
 
 #else
 
-bool trains_without_torch(std::int64_t) { return false; }
+bool model_runs_without_torch(std::int64_t) { return false; }
 
 TrainResult detail::train_and_score_flat_cuda(BeatMatrix, const TrainOptions&, const std::string&, const std::string&,
                                               const ScoreFunction&) {
+  throw DeviceError("this build has no CUDA kernels");
+}
+
+TrainResult detail::score_with_model_flat_cuda(BeatMatrix, const std::string&, const ScoreFunction&) {
   throw DeviceError("this build has no CUDA kernels");
 }
 

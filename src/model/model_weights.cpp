@@ -2,7 +2,6 @@
 // model.safetensors (model_file.cpp opens it and reads its meta record without LibTorch).
 #include "model/model_weights.hpp"
 
-#include <cmath>
 #include <map>
 
 #include "ecgpipe/common/error.hpp"
@@ -17,12 +16,6 @@ std::map<std::string, torch::Tensor> model_tensors(detail::LightVae& model) {
   for (const auto& p : model->named_parameters()) out.emplace(p.key(), p.value());
   for (const auto& b : model->named_buffers()) out.emplace(b.key(), b.value());
   return out;
-}
-
-std::string shape_text(const std::vector<std::int64_t>& shape) {
-  std::string s = "[";
-  for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? "," : "") + std::to_string(shape[i]);
-  return s + "]";
 }
 
 }  // namespace
@@ -45,29 +38,11 @@ std::string serialise_model(LightVae& model, const std::string& meta_json) {
 
 void load_model(LightVae& model, const SafetensorsContent& content, const std::string& path, std::int64_t cols) {
   auto expected = model_tensors(model);
+  std::vector<ExpectedTensor> shapes;
+  for (const auto& [name, tensor] : expected) shapes.push_back({name, {tensor.sizes().begin(), tensor.sizes().end()}});
+  check_model_tensors(content, path, cols, shapes);
   std::map<std::string, const TensorF32*> found;
   for (const auto& [name, t] : content.tensors) found.emplace(name, &t);
-  // The decoder's first layer tells the beat length the model was trained on (restore:
-  // Linear(latent, beat length)): said first, as the likeliest mismatch.
-  const auto restore = found.find("restore.weight");
-  if (restore != found.end() && restore->second->shape.size() == 2 && restore->second->shape[1] == kLatentDim &&
-      restore->second->shape[0] != cols)
-    throw InputError("model " + path + " takes beats of " + std::to_string(restore->second->shape[0]) + " samples, not " +
-                     std::to_string(cols));
-  for (const auto& [name, tensor] : expected) {
-    const auto it = found.find(name);
-    if (it == found.end()) throw InputError("model " + path + " has no tensor " + name);
-    const std::vector<std::int64_t> want(tensor.sizes().begin(), tensor.sizes().end());
-    if (it->second->shape != want)
-      throw InputError("model " + path + ": tensor " + name + " has shape " + shape_text(it->second->shape) + ", not " +
-                       shape_text(want));
-    for (std::size_t i = 0; i < it->second->values.size(); ++i)
-      if (!std::isfinite(it->second->values[i]))
-        throw InputError("model " + path + ": tensor " + name + " holds a value that is not finite (element " +
-                         std::to_string(i) + ")");
-  }
-  for (const auto& [name, t] : found)
-    if (expected.count(name) == 0) throw InputError("model " + path + " has a tensor this model does not: " + name);
   torch::NoGradGuard no_grad;
   for (auto& [name, tensor] : expected) {
     const auto& values = found.at(name)->values;

@@ -16,8 +16,7 @@ namespace ecgpipe::detail {
 std::string serialise_model(LightVae& model, const std::string& meta_json);
 
 // Copies `content` (from `path`) into `model`. InputError unless its tensors are exactly the
-// model's, by name and shape (a model for beats of another length than `cols` says so), and
-// every value is finite (a NaN weight would make every score NaN).
+// model's (check_model_tensors, src/model/model_file_format.hpp: names, shapes, finite values).
 void load_model(LightVae& model, const SafetensorsContent& content, const std::string& path, std::int64_t cols);
 
 }  // namespace ecgpipe::detail

@@ -35,7 +35,8 @@ void place_latent_grid(TrainResult& r, std::int64_t n) {
   float lo[kLatentDim], hi[kLatentDim];
   for (int d = 0; d < kLatentDim; ++d) {
     std::vector<float> axis(static_cast<std::size_t>(n));
-    for (std::int64_t i = 0; i < n; ++i) axis[static_cast<std::size_t>(i)] = r.latent_mean[static_cast<std::size_t>(i * kLatentDim + d)];
+    for (std::int64_t i = 0; i < n; ++i)
+      axis[static_cast<std::size_t>(i)] = r.latent_mean[static_cast<std::size_t>(i * kLatentDim + d)];
     lo[d] = quantile_of(axis, kLowQuantile);
     hi[d] = quantile_of(std::move(axis), kHighQuantile);
   }

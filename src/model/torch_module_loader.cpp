@@ -121,13 +121,15 @@ void load_torch_in_background() { loader().start(std::launch::async); }
 
 TrainResult train_and_score(BeatMatrix beats, const TrainOptions& options, const std::string& model_path,
                             const std::string& meta_json, const ScoreFunction& score) {
-  // On the GPU, rows the fused kernels take: trained without LibTorch, which is never loaded.
-  if (detail::trains_without_torch(beats))
+  // On the GPU, rows the fused kernels take: trained (and below, scored) without LibTorch, which
+  // is then never loaded.
+  if (detail::model_runs_without_torch(beats))
     return detail::train_and_score_flat_cuda(std::move(beats), options, model_path, meta_json, score);
   return torch_module().train_and_score(std::move(beats), options, model_path, meta_json, score);
 }
 
 TrainResult score_with_model(BeatMatrix beats, const std::string& model_path, const ScoreFunction& score) {
+  if (detail::model_runs_without_torch(beats)) return detail::score_with_model_flat_cuda(std::move(beats), model_path, score);
   return torch_module().score_with_model(std::move(beats), model_path, score);
 }
 

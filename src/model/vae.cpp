@@ -255,9 +255,7 @@ TrainResult train_and_score_here(BeatMatrix beats, const TrainOptions& options, 
 
 TrainResult score_with_model_here(BeatMatrix beats, const std::string& model_path, const ScoreFunction& score) {
   // On these errors `beats` frees the matrix as the exception leaves.
-  if (beats.rows() < 1) {
-    throw InputError("no beats to score (check the recording and the model's sampling rate)");
-  }
+  check_scorable(beats.rows());
   const SafetensorsContent content = open_model(model_path);
   const bool on_cuda = beats.on_cuda();
   const std::int64_t cols = beats.cols();
@@ -278,13 +276,14 @@ TrainResult score_with_model_here(BeatMatrix beats, const std::string& model_pat
 
 TrainResult train_and_score(BeatMatrix beats, const TrainOptions& options, const std::string& model_path,
                             const std::string& meta_json, const ScoreFunction& score) {
-  if (detail::trains_without_torch(beats))
+  if (detail::model_runs_without_torch(beats))
     return detail::train_and_score_flat_cuda(std::move(beats), options, model_path, meta_json, score);
   return detail::with_torch_errors_as_ours(
       "training", [&] { return train_and_score_here(std::move(beats), options, model_path, meta_json, score); });
 }
 
 TrainResult score_with_model(BeatMatrix beats, const std::string& model_path, const ScoreFunction& score) {
+  if (detail::model_runs_without_torch(beats)) return detail::score_with_model_flat_cuda(std::move(beats), model_path, score);
   return detail::with_torch_errors_as_ours("scoring", [&] { return score_with_model_here(std::move(beats), model_path, score); });
 }
 

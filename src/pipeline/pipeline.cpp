@@ -18,7 +18,7 @@
 #include "ecgpipe/io/signal_input.hpp"
 #include "ecgpipe/classify/holter.hpp"
 #include "ecgpipe/model/torch_runtime.hpp"
-#include "ecgpipe/model/training_device.hpp"
+#include "ecgpipe/model/model_device.hpp"
 #include "ecgpipe/pipeline/beat_rows.hpp"
 #include "ecgpipe/rhythm/hrv.hpp"
 #include "ecgpipe/signal/signal_quality.hpp"
@@ -156,9 +156,9 @@ RunResult run_pipeline(const RunOptions& o) {
   // at a time); after the output checks, so that a refused --out ends the process with no load
   // under way (the 24 h run on an H100, 5 runs each: 1.64 s started first, 1.48 s started here,
   // 1.56 s with LibTorch linked; docs/performance.md "Start-up").
-  // A GPU run whose training needs no LibTorch (trains_without_torch) does not load it at all.
-  const bool trains_on_gpu_kernels = device == Device::cuda && o.model_in.empty() && trains_without_torch(row_length(o.rows()));
-  if (!o.analyze_only && !trains_on_gpu_kernels) load_torch_in_background();
+  // A GPU run whose model needs no LibTorch (model_runs_without_torch) does not load it at all.
+  const bool model_on_gpu_kernels = device == Device::cuda && model_runs_without_torch(row_length(o.rows()));
+  if (!o.analyze_only && !model_on_gpu_kernels) load_torch_in_background();
   spdlog::info("reading {} on {}", o.input, device_name(device));
   steps.done("set-up");
 

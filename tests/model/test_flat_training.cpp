@@ -31,6 +31,7 @@
 #include "model/light_vae.hpp"
 #include "model/model_file_format.hpp"
 #include "model/model_weights.hpp"
+#include "model/safetensors.hpp"
 #include "model/normal_draws.hpp"
 #include "model/template_distance.hpp"
 #include "test_util.hpp"
@@ -85,8 +86,8 @@ TEST(NormalDraws, NumberedDrawsAreStandardNormal) {
   for (const std::size_t first : {std::size_t{1}, std::size_t{3}, std::size_t{31}, std::size_t{32}, std::size_t{33}, kN - 5}) {
     std::vector<float> piece(5);
     detail::normal_draws_cpu(42, 0, first, piece.data(), piece.size());
-    EXPECT_EQ(piece, std::vector<float>(all.begin() + static_cast<std::ptrdiff_t>(first), all.begin() + static_cast<std::ptrdiff_t>(first) + 5))
-        << first;
+    const auto at = all.begin() + static_cast<std::ptrdiff_t>(first);
+    EXPECT_EQ(piece, std::vector<float>(at, at + 5)) << first;
   }
   std::vector<float> other(8), reseeded(8);
   detail::normal_draws_cpu(42, 1, 0, other.data(), 8);
@@ -204,6 +205,17 @@ TEST(BeatMediansCpu, EqualLibTorchsDefinitions) {
   }
 }
 
+// Every per-beat score and what the report keeps of them, exactly.
+void expect_same_scores(const TrainResult& a, const TrainResult& b) {
+  EXPECT_EQ(a.recon_error, b.recon_error);
+  EXPECT_EQ(a.neg_elbo, b.neg_elbo);
+  EXPECT_EQ(a.latent_mean, b.latent_mean);
+  EXPECT_EQ(a.template_distance, b.template_distance);
+  EXPECT_EQ(a.median_beat, b.median_beat);
+  EXPECT_EQ(a.decoded_grid, b.decoded_grid);
+  EXPECT_EQ(a.outlier_index, b.outlier_index);
+}
+
 TrainResult train_cpu(std::vector<float>& m, int rows, const TrainOptions& o, const std::string& path = "") {
   return detail::train_and_score_flat_cpu(BeatMatrix::view(m.data(), rows, static_cast<std::int64_t>(m.size() / rows)), o, path,
                                           kMeta, {});
@@ -241,14 +253,15 @@ TEST(FlatTrainingCpu, TrainsScoresAndWritesALibTorchModel) {
   EXPECT_EQ(torch_path.in_train, r.in_train) << "the same split as the LibTorch path";
 
   auto scored_rows = beat_rows(200, 4);
-  const TrainResult scored = ecgpipe::score_with_model(BeatMatrix::view(scored_rows.data(), 200, kDims), (dir / "m.safetensors").string());
+  const TrainResult scored =
+      ecgpipe::score_with_model(BeatMatrix::view(scored_rows.data(), 200, kDims), (dir / "m.safetensors").string());
   ASSERT_EQ(scored.recon_error.size(), 200u);
   for (std::size_t i = 0; i < 200; ++i) EXPECT_NEAR(scored.recon_error[i], r.recon_error[i], 1e-4 * r.recon_error[i]) << i;
 }
 
 // Edges: 2 beats (the smallest split), 33 training rows in batches of 32 (a last batch of 1), a
-// batch size over the rows (--batch-size is not bounded above) and a normalised matrix train; 1 beat, rows not a multiple of 8 and rows longer than the fused
-// kernels take are refused.
+// batch size over the rows (--batch-size is not bounded above) and a normalised matrix train; 1
+// beat, rows not a multiple of 8 and rows longer than the fused kernels take are refused.
 TEST(FlatTrainingCpu, Edges) {
   auto two = beat_rows(2, 0);
   const TrainResult r2 = train_cpu(two, 2, options(2));
@@ -276,12 +289,46 @@ TEST(FlatTrainingCpu, Edges) {
   EXPECT_THROW(train_cpu(wide, 4, options(1)), ecgpipe::UsageError);
 }
 
+// A saved model scores without LibTorch as the training scored: the same kernels and parameters
+// give the same values exactly; in_train all 0. Its loader refuses what LibTorch's load refuses
+// (ModelFile.* test that one), through the same check: here, beats of another length, a
+// down_filter that is not [1, 2, 1] (both loaders), no rows, and rows the kernels do not take.
+TEST(FlatScoringCpu, ASavedModelScoresAsTheTrainingDid) {
+  const auto dir = testutil::fresh_dir();
+  const std::string path = (dir / "m.safetensors").string();
+  auto m = beat_rows(120, 3);
+  const TrainResult trained = train_cpu(m, 120, options(3), path);
+  auto again = beat_rows(120, 3);
+  const TrainResult scored = detail::score_with_model_flat_cpu(BeatMatrix::view(again.data(), 120, kDims), path, {});
+  EXPECT_FALSE(scored.libtorch);
+  EXPECT_EQ(scored.in_train, std::vector<std::uint8_t>(120, 0));
+  expect_same_scores(scored, trained);
+
+  const auto content = ecgpipe::detail::open_model(path);
+  EXPECT_NE(testutil::input_error_of([&] { detail::flat_parameters_from(content, path, 2 * kDims); })
+                .find("takes beats of 64 samples, not 128"),
+            std::string::npos);
+  auto altered = content;
+  for (auto& [name, t] : altered.tensors)
+    if (name == "down_filter") t.values = {1.0f, 1.0f, 1.0f};
+  const std::string odd = (dir / "odd.safetensors").string();
+  testutil::write_text(odd, ecgpipe::detail::encode_safetensors(altered));
+  const std::string why = "tensor down_filter is not the fixed [1, 2, 1]";
+  const auto odd_content = ecgpipe::detail::open_model(odd);
+  EXPECT_NE(testutil::input_error_of([&] { detail::flat_parameters_from(odd_content, odd, kDims); }).find(why), std::string::npos);
+  detail::LightVae net(kDims);
+  EXPECT_NE(testutil::input_error_of([&] { detail::load_model(net, odd_content, odd, kDims); }).find(why),
+            std::string::npos);
+  EXPECT_THROW(detail::open_flat_model(0, kDims, path), ecgpipe::InputError);
+  EXPECT_THROW(detail::open_flat_model(10, 520, path), ecgpipe::UsageError);
+}
+
 // Without a GPU (and for a host matrix) train_and_score keeps LibTorch.
 TEST(FlatTraining, HostMatricesTrainWithLibTorch) {
   auto m = beat_rows(40, 2);
   EXPECT_TRUE(ecgpipe::train_and_score(BeatMatrix::view(m.data(), 40, kDims), options(1), "", kMeta).libtorch);
-  EXPECT_FALSE(ecgpipe::trains_without_torch(0));
-  EXPECT_FALSE(ecgpipe::trains_without_torch(520));
+  EXPECT_FALSE(ecgpipe::model_runs_without_torch(0));
+  EXPECT_FALSE(ecgpipe::model_runs_without_torch(520));
 }
 
 }  // namespace
@@ -357,7 +404,7 @@ TEST(FlatTrainingGpu, EqualsTheCpuReference) {
   for (auto& g : gpu) {
     BeatMatrix dm = on_gpu(rows, 300, kDims, stream);
     dm.normalise = true;
-    ASSERT_TRUE(detail::trains_without_torch(dm));
+    ASSERT_TRUE(detail::model_runs_without_torch(dm));
     g = ecgpipe::train_and_score(std::move(dm), options(3), "", kMeta);
     EXPECT_FALSE(g.libtorch);
   }
@@ -365,7 +412,8 @@ TEST(FlatTrainingGpu, EqualsTheCpuReference) {
   EXPECT_EQ(gpu[0].model_file, gpu[1].model_file);
   EXPECT_EQ(gpu[0].in_train, cpu.in_train);
   ASSERT_EQ(gpu[0].epoch_loss.size(), cpu.epoch_loss.size());
-  for (std::size_t e = 0; e < cpu.epoch_loss.size(); ++e) EXPECT_NEAR(gpu[0].epoch_loss[e], cpu.epoch_loss[e], 1e-3 * cpu.epoch_loss[e]);
+  for (std::size_t e = 0; e < cpu.epoch_loss.size(); ++e)
+    EXPECT_NEAR(gpu[0].epoch_loss[e], cpu.epoch_loss[e], 1e-3 * cpu.epoch_loss[e]) << "epoch " << e + 1;
   EXPECT_NEAR(gpu[0].test_loss, cpu.test_loss, 1e-3 * cpu.test_loss);
   for (std::size_t i = 0; i < 300; ++i) {
     EXPECT_NEAR(gpu[0].recon_error[i], cpu.recon_error[i], 1e-3 * cpu.recon_error[i]) << i;
@@ -377,9 +425,42 @@ TEST(FlatTrainingGpu, EqualsTheCpuReference) {
   EXPECT_EQ(top_gpu, top_cpu);
 }
 
+// A saved model scores a GPU matrix without LibTorch exactly as LibTorch's GPU scoring does (it
+// runs the same kernels: ECGPIPE_FUSED_VAE=libtorch keeps it), and as the CPU reference does to
+// 1e-4 (the kernel's block sums round in another order than the reference's loop).
+TEST(FlatScoringGpu, EqualsLibTorchsGpuScoring) {
+  SKIP_WITHOUT_GPU();
+  ecgpipe_test::TestStream stream;
+  const auto dir = testutil::fresh_dir();
+  const std::string path = (dir / "m.safetensors").string();
+  auto m = beat_rows(600, 6);
+  train_cpu(m, 600, options(3), path);
+  const auto rows = beat_rows(600, 6);
+  const auto scored_on = [&](bool normalise) {
+    BeatMatrix dm = on_gpu(rows, 600, kDims, stream);
+    dm.normalise = normalise;
+    return ecgpipe::score_with_model(std::move(dm), path);
+  };
+  const TrainResult flat = scored_on(true);
+  EXPECT_FALSE(flat.libtorch);
+  TrainResult torch_path;
+  {
+    const testutil::ScopedEnv keep("ECGPIPE_FUSED_VAE", "libtorch");
+    torch_path = scored_on(true);
+  }
+  EXPECT_TRUE(torch_path.libtorch);
+  expect_same_scores(flat, torch_path);
+  auto host = rows;
+  BeatMatrix hm = BeatMatrix::view(host.data(), 600, kDims);
+  hm.normalise = true;
+  const TrainResult cpu = detail::score_with_model_flat_cpu(std::move(hm), path, {});
+  for (std::size_t i = 0; i < 600; ++i) EXPECT_NEAR(flat.recon_error[i], cpu.recon_error[i], 1e-4 * cpu.recon_error[i]) << i;
+}
+
 // A GPU run trains without LibTorch and never loads it: with the module pointed at nothing the run
-// still succeeds and says so in report.json; asked to keep LibTorch (ECGPIPE_FUSED_VAE=libtorch)
-// the same run needs the module and fails with its one line.
+// still succeeds and says so in report.json, and `score` with its model on the GPU too; asked to
+// keep LibTorch (ECGPIPE_FUSED_VAE=libtorch) the same run needs the module and fails with its one
+// line.
 TEST(FlatTrainingGpuCli, RunNeverLoadsLibTorch) {
   SKIP_WITHOUT_GPU();
   const auto dir = testutil::fresh_dir();
@@ -392,6 +473,11 @@ TEST(FlatTrainingGpuCli, RunNeverLoadsLibTorch) {
   EXPECT_EQ(report["training"]["libtorch"], false);
   EXPECT_TRUE(report["training"]["cpu_threads"].is_null());
   EXPECT_FALSE(report["versions"]["libtorch"].get<std::string>().empty());
+  const auto scored = testutil::run_ecgpipe("-q score '" + sample + "' --model '" + (dir / "a" / "model.safetensors").string() +
+                                                "' --device cuda --out '" + (dir / "s").string() + "'",
+                                            dir);
+  ASSERT_EQ(scored.code, 0) << scored.err;
+  EXPECT_EQ(nlohmann::json::parse(testutil::read_text(dir / "s" / "report.json"))["training"]["libtorch"], false);
   const testutil::ScopedEnv keep_libtorch("ECGPIPE_FUSED_VAE", "libtorch");
   const auto kept = testutil::run_ecgpipe(run + "'" + (dir / "b").string() + "'", dir);
   EXPECT_EQ(kept.code, 1);
