@@ -83,7 +83,9 @@ reports = [json.load(open(p)) for p in sorted(glob.glob(sys.argv[1] + "/report.*
 stages = reports[0]["seconds"].keys()
 print("ecgpipe stages, median s:", json.dumps({k: round(statistics.median(r["seconds"][k] for r in reports), 4) for k in stages}))
 r = reports[-1]
-print("counts:", r["counts"], "batch", r["parameters"]["batch_size"], "cuda graph", r["training"]["cuda_graph"])
+t = r["training"]
+print("counts:", r["counts"], "batch", r["parameters"]["batch_size"], "training:",
+      "LibTorch" + (" (CUDA graph)" if t["cuda_graph"] else "") if t.get("libtorch", True) else "without LibTorch")
 print("loss first/last/test:", r["loss"]["train_per_epoch"][0], r["loss"]["train_per_epoch"][-1], r["loss"]["test"])
 PY
   rm -f "$out"/report.*.json
