@@ -126,6 +126,8 @@ if cmd == "run":
     med = {k: statistics.median(r["seconds"][k] for r in reps) for k in keys + ["total"]}
     total = f"{med['total']:.3f}"
     device = reps[0].get("device", "")
+    # Which training ran: the GPU's without LibTorch, or LibTorch's (report.json training.libtorch).
+    if device and not reps[0].get("training", {}).get("libtorch", True): device += ", without LibTorch"
     stages = f"total {med['total']:.2f}: " + ", ".join(f"{k} {med[k]:.2f}" for k in keys) + (f" [{device}]" if device else "")
 print(f"{wall:.3f} {peak(1)} {peak(2)} {total} {stages}")
 PY
