@@ -3,7 +3,6 @@
 // both devices share (the LibTorch path's too).
 // The reference runs serially, one beat after another: it is the GPU's yardstick in the tests.
 #include <algorithm>
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -54,12 +53,7 @@ struct CpuOps {
   }
   std::vector<float> template_distance() const { return template_distance_reference(rows, n, dims); }
   std::vector<float> column_median() const { return column_median_reference(rows, 0, n, dims); }
-  std::vector<float> rows_at(const std::vector<std::int64_t>& index) const {
-    const auto cols = static_cast<std::size_t>(dims);
-    std::vector<float> out(index.size() * cols);
-    for (std::size_t k = 0; k < index.size(); ++k) std::memcpy(out.data() + k * cols, rows + index[k] * dims, sizeof(float) * cols);
-    return out;
-  }
+  std::vector<float> rows_at(const std::vector<std::int64_t>& index) const { return rows_to_host(rows, dims, index, nullptr); }
 };
 
 }  // namespace
@@ -77,11 +71,20 @@ void check_scorable(std::int64_t rows) {
   if (rows < 1) throw InputError("no beats to score (check the recording and the model's sampling rate)");
 }
 
-std::vector<float> open_flat_model(std::int64_t rows, std::int64_t cols, const std::string& path) {
-  check_scorable(rows);
+namespace {
+
+// The rows the fused kernels' model takes (what model_runs_without_torch asks of a GPU matrix).
+void check_flat_rows(std::int64_t cols) {
   if (cols > light_vae::kMaxFusedDims || cols % kModelLengthMultiple != 0)
     throw UsageError("the model code without LibTorch takes rows of a multiple of 8 samples, at most " +
                      std::to_string(light_vae::kMaxFusedDims));
+}
+
+}  // namespace
+
+std::vector<float> open_flat_model(std::int64_t rows, std::int64_t cols, const std::string& path) {
+  check_scorable(rows);
+  check_flat_rows(cols);
   return flat_parameters_from(open_model(path), path, static_cast<int>(cols));
 }
 
@@ -105,9 +108,8 @@ TrainResult train_and_score_flat_cpu(BeatMatrix beats, const TrainOptions& optio
                                      const std::string& meta_json, const ScoreFunction& score) {
   if (beats.on_cuda()) throw InternalError("train_and_score_flat_cpu: the matrix is on the GPU");
   check_trainable(beats.rows(), beats.cols(), options);
+  check_flat_rows(beats.cols());
   const int dims = static_cast<int>(beats.cols());
-  if (dims > light_vae::kMaxFusedDims) throw UsageError("the training without LibTorch takes rows of at most " +
-                                                        std::to_string(light_vae::kMaxFusedDims) + " samples");
   if (beats.normalise) normalise_rows_reference(beats.data(), beats.rows(), dims);
   CpuOps ops{beats.data(), beats.rows(), dims};
   TrainResult result = train_flat(ops, beats.rows(), dims, options, meta_json, score);

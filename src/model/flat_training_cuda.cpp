@@ -111,15 +111,7 @@ struct CudaOps {
     column_median_cuda(all_rows(), n, dims, out.span(), stream);
     return get(out);
   }
-  // A few hundred rows: one async copy each and a single wait.
-  std::vector<float> rows_at(const std::vector<std::int64_t>& index) const {
-    const auto cols = static_cast<std::size_t>(dims);
-    std::vector<float> out(index.size() * cols);
-    for (std::size_t k = 0; k < index.size(); ++k)
-      copy_to_host(out.data() + k * cols, DeviceSpan<const float>{rows + index[k] * dims, cols}, cols, stream);
-    ECGPIPE_CUDA_CHECK(cudaStreamSynchronize(stream));
-    return out;
-  }
+  std::vector<float> rows_at(const std::vector<std::int64_t>& index) const { return rows_to_host(rows, dims, index, stream); }
 };
 
 // BeatMatrix::normalise on the GPU, in place.

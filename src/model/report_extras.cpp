@@ -3,8 +3,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
+#include "ecgpipe/common/error.hpp"
+#include "ecgpipe/config.hpp"
 #include "ecgpipe/model/outlier_score.hpp"
+
+#ifdef ECGPIPE_WITH_CUDA
+#include "ecgpipe/common/cuda.hpp"
+#endif
 
 namespace ecgpipe::detail {
 
@@ -27,6 +34,24 @@ void choose_report_rows(TrainResult& r, std::int64_t n) {
   for (std::int64_t i = 0; i < m; ++i) r.sample_index.push_back(i * n / m);
   const auto top = top_scores(r.score.data(), r.score.size(), kTopOutliers);
   r.outlier_index.assign(top.begin(), top.end());
+}
+
+std::vector<float> rows_to_host(const float* rows, int cols, const std::vector<std::int64_t>& index, void* cuda_stream) {
+  const auto row = static_cast<std::size_t>(cols);
+  std::vector<float> out(index.size() * row);
+  if (cuda_stream != nullptr) {
+#ifdef ECGPIPE_WITH_CUDA
+    const auto stream = static_cast<cudaStream_t>(cuda_stream);
+    for (std::size_t k = 0; k < index.size(); ++k)
+      copy_to_host(out.data() + k * row, DeviceSpan<const float>{rows + index[k] * cols, row}, row, stream);
+    ECGPIPE_CUDA_CHECK(cudaStreamSynchronize(stream));  // `out` is read on return
+    return out;
+#else
+    throw InternalError("rows_to_host: device rows in a build without CUDA");
+#endif
+  }
+  for (std::size_t k = 0; k < index.size(); ++k) std::memcpy(out.data() + k * row, rows + index[k] * cols, sizeof(float) * row);
+  return out;
 }
 
 void place_latent_grid(TrainResult& r, std::int64_t n) {

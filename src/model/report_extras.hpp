@@ -19,6 +19,12 @@ float quantile_of(std::vector<float> v, float q);
 // highest of r.score, descending) for a result of `n` beats.
 void choose_report_rows(TrainResult& r, std::int64_t n);
 
+// Rows `index` of the row-major matrix `rows` (`cols` floats a row), row after row, on the host.
+// Device memory when `cuda_stream` (a cudaStream_t) is not null: one async copy a row on it and a
+// single wait. A few hundred rows, so no gather kernel (LibTorch's index_select loaded its kernel
+// module for this alone: 60 ms on an H100, measured 2026-11-24).
+std::vector<float> rows_to_host(const float* rows, int cols, const std::vector<std::int64_t>& index, void* cuda_stream);
+
 // r.grid_latent: a kGridSide x kGridSide grid spanning the latent means' range (1st..99th
 // percentile per axis, robust to outliers), from r.latent_mean (n x kLatentDim, on the host).
 void place_latent_grid(TrainResult& r, std::int64_t n);

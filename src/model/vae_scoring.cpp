@@ -38,28 +38,15 @@ void copy_to(const torch::Tensor& t, float* dst) {
   std::memcpy(dst, h.data_ptr<float>(), static_cast<std::size_t>(h.numel()) * sizeof(float));
 }
 
-// Rows `idx` of the (contiguous) matrix, row after row, on the host. A few hundred rows: copied
-// one by one (on a GPU, one async copy each and a single wait), not through index_select, whose
-// kernel module a GPU run would load for this alone (60 ms on an H100, measured 2026-11-24).
-std::vector<float> rows_to_host(const torch::Tensor& data, const std::vector<std::int64_t>& idx) {
-  const std::int64_t cols = data.size(1);
-  std::vector<float> out(idx.size() * static_cast<std::size_t>(cols));
-  if (idx.empty()) return out;
+// Rows `idx` of the matrix on the host (report_extras.hpp rows_to_host, on LibTorch's current
+// stream when the matrix is on a GPU).
+std::vector<float> tensor_rows_to_host(const torch::Tensor& data, const std::vector<std::int64_t>& idx) {
   const torch::Tensor rows = data.contiguous();
-  const float* base = rows.data_ptr<float>();
-  const std::size_t row_bytes = static_cast<std::size_t>(cols) * sizeof(float);
+  void* stream = nullptr;
 #ifdef ECGPIPE_TORCH_CUDA
-  if (rows.is_cuda()) {
-    const cudaStream_t stream = c10::cuda::getCurrentCUDAStream();
-    for (std::size_t k = 0; k < idx.size(); ++k)
-      ECGPIPE_CUDA_CHECK(cudaMemcpyAsync(out.data() + k * static_cast<std::size_t>(cols), base + idx[k] * cols, row_bytes,
-                                         cudaMemcpyDeviceToHost, stream));
-    ECGPIPE_CUDA_CHECK(cudaStreamSynchronize(stream));  // `out` is read on return
-    return out;
-  }
+  if (rows.is_cuda()) stream = static_cast<cudaStream_t>(c10::cuda::getCurrentCUDAStream());
 #endif
-  for (std::size_t k = 0; k < idx.size(); ++k) std::memcpy(out.data() + k * static_cast<std::size_t>(cols), base + idx[k] * cols, row_bytes);
-  return out;
+  return rows_to_host(rows.data_ptr<float>(), static_cast<int>(rows.size(1)), idx, stream);
 }
 
 // The decoder on latent points z (k x 2): the fused kernel when `flat` is defined, else LibTorch's.
@@ -83,8 +70,8 @@ void fill_report_extras(LightVae& model, const torch::Tensor& flat, const torch:
                         TrainResult& r) {
   const std::int64_t n = data.size(0);
   choose_report_rows(r, n);
-  r.sample_rows = rows_to_host(data, r.sample_index);
-  r.outlier_rows = rows_to_host(data, r.outlier_index);
+  r.sample_rows = tensor_rows_to_host(data, r.sample_index);
+  r.outlier_rows = tensor_rows_to_host(data, r.outlier_index);
   auto median = median_row.to(torch::kCPU).contiguous();
   r.median_beat.assign(median.data_ptr<float>(), median.data_ptr<float>() + median.numel());
   place_latent_grid(r, n);

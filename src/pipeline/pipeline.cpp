@@ -157,8 +157,8 @@ RunResult run_pipeline(const RunOptions& o) {
   // under way (the 24 h run on an H100, 5 runs each: 1.64 s started first, 1.48 s started here,
   // 1.56 s with LibTorch linked; docs/performance.md "Start-up").
   // A GPU run whose model needs no LibTorch (model_runs_without_torch) does not load it at all.
-  const bool model_on_gpu_kernels = device == Device::cuda && model_runs_without_torch(row_length(o.rows()));
-  if (!o.analyze_only && !model_on_gpu_kernels) load_torch_in_background();
+  if (!o.analyze_only && !(device == Device::cuda && model_runs_without_torch(row_length(o.rows()))))
+    load_torch_in_background();
   spdlog::info("reading {} on {}", o.input, device_name(device));
   steps.done("set-up");
 

@@ -214,6 +214,8 @@ void expect_same_scores(const TrainResult& a, const TrainResult& b) {
   EXPECT_EQ(a.median_beat, b.median_beat);
   EXPECT_EQ(a.decoded_grid, b.decoded_grid);
   EXPECT_EQ(a.outlier_index, b.outlier_index);
+  EXPECT_EQ(a.sample_rows, b.sample_rows);
+  EXPECT_EQ(a.outlier_rows, b.outlier_rows);
 }
 
 TrainResult train_cpu(std::vector<float>& m, int rows, const TrainOptions& o, const std::string& path = "") {

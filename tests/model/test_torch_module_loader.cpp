@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
 
@@ -37,6 +38,14 @@ fs::path minute_of_ecg(const fs::path& dir) {
   const auto r = run_ecgpipe("-q synth " + q(csv) + " --duration 60 --truth " + q(dir / "truth.csv"), dir);
   EXPECT_EQ(r.code, 0) << r.err;
   return csv;
+}
+
+// The executable reports the build's LibTorch version (ECGPIPE_TORCH_VERSION, from CMake) without
+// loading the module: it must be the version LibTorch itself says (here linked in), "x.y.z".
+TEST(TorchModule, BuildsLibTorchVersionIsLibTorchsOwn) {
+  const std::string version = ecgpipe::torch_version();
+  EXPECT_EQ(std::string(ECGPIPE_TORCH_VERSION), version);
+  EXPECT_EQ(std::count(version.begin(), version.end(), '.'), 2) << version;
 }
 
 TEST(TorchModuleCli, CommandsWithoutAModelRunWithoutLibTorch) {
