@@ -226,6 +226,7 @@ RunResult run_pipeline(const RunOptions& o) {
                r.rhythm_burden.afib_percent(), static_cast<long long>(r.rhythm_burden.afib_s + 0.5),
                r.rhythm_burden.longest_afib_s);
   const std::vector<char> predicted = std::move(analysis.letters);  // class_letters(r.beat_class)
+  no_rhythm_term_in_af(o, r);  // before anything reads the scores
 
   if (reference) evaluate_run(o, *reference, peaks, predicted, r);
   flag_run_outliers(o, r);

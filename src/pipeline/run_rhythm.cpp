@@ -4,6 +4,8 @@
 #include <cstddef>
 
 #include "common/clock.hpp"
+#include "ecgpipe/common/error.hpp"
+#include "ecgpipe/model/outlier_score.hpp"
 #include "ecgpipe/rhythm/af_detect.hpp"
 #include "ecgpipe/rhythm/ectopic_rhythm.hpp"
 #include "ecgpipe/rhythm/rhythm_episodes.hpp"
@@ -36,6 +38,22 @@ void finish_rhythm(const RunOptions& o, const std::vector<std::int64_t>& r_peaks
   r.rhythm_episodes = rhythm_episodes(r_peaks, r.rhythm, o.fs, static_cast<std::int64_t>(samples));
   r.rhythm_burden = rhythm_burden(r.rhythm_episodes, o.fs);
   r.rhythm_seconds += detail::seconds_since(t0);
+}
+
+void no_rhythm_term_in_af(const RunOptions& o, RunResult& r) {
+  if (o.analyze_only || o.model != Model::rr || r.model.score.empty()) return;
+  if (r.prematurity.size() != r.rhythm.size() || r.model.score.size() != r.rhythm.size())
+    throw InternalError("no_rhythm_term_in_af: per-beat rhythm, rhythm term and score differ in length");
+  std::size_t zeroed = 0;
+  for (std::size_t i = 0; i < r.rhythm.size(); ++i)
+    if (r.rhythm[i] == Rhythm::AFIB && r.prematurity[i] != 0.0f) {
+      r.prematurity[i] = 0.0f;
+      ++zeroed;
+    }
+  if (zeroed == 0) return;
+  // From the terms, not the old score less the term: the score stays their sum to the last bit.
+  r.model.score = score_rr(r.model.recon_error, r.model.template_distance, r.prematurity);
+  spdlog::debug("rhythm: the rhythm term of {} beats in AF is 0", zeroed);
 }
 
 }  // namespace ecgpipe

@@ -49,6 +49,11 @@ void analyse_rhythm(const std::vector<std::int64_t>& r_peaks, const AtrialActivi
 // then the episodes and the AF burden of a recording of `samples`. Adds to analysis.rhythm_seconds.
 void finish_rhythm(const RunOptions& options, const std::vector<std::int64_t>& r_peaks, std::size_t samples,
                    BeatAnalysis& analysis);
+// no_rhythm_term_in_af: the rr model's rhythm term (result.prematurity) is 0 for a beat in AF
+// (result.rhythm) and its score is made again from its terms (score_rr): in AF prematurity is the
+// rhythm itself, no evidence of an ectopic beat, as an S predicted there is N (analyse_rhythm).
+// Nothing for analyze or the seed model (whose score has no rhythm term).
+void no_rhythm_term_in_af(const RunOptions& options, RunResult& result);
 
 // src/pipeline/run_outputs.cpp: the beats whose score exceeds options.outlier_quantile of all
 // scores (outlier_score.hpp) into result.outlier and outlier_threshold (nothing for analyze).

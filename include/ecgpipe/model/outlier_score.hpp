@@ -70,7 +70,9 @@ std::vector<float> prematurity(const std::vector<std::int64_t>& r_peaks);
 //                                                         when premature beats are the majority at
 //                                                         the median RR
 // Both are 0 for a regular rhythm (and within a few % for sinus arrhythmia). The first beat has no
-// RR before (0), the last none after (its short-long term is 0). r_peaks ascending.
+// RR before (0), the last none after (its short-long term is 0). r_peaks ascending. `run` and
+// `score` then make it 0 for a beat in detected AF (src/pipeline/run_rhythm.cpp): there every
+// interval is irregular, and AF's N beats would outrank the premature beats of the sinus hours.
 inline constexpr double kShortLongWeight = 0.5;
 inline constexpr double kSinusWeight = 0.5;
 std::vector<float> rhythm_term(const std::vector<std::int64_t>& r_peaks);
