@@ -634,6 +634,7 @@ TEST(RhythmCli, PrematurityIsNoOutlierEvidenceInAf) {
     return static_cast<std::size_t>(std::find(head.begin(), head.end(), name) - head.begin());
   };
   const std::size_t prem = col("prematurity"), rhythm = col("rhythm");
+  ASSERT_LT(prem, head.size());
   ASSERT_LT(rhythm, head.size());
   std::size_t in_af = 0, premature_outside = 0;
   while (std::getline(in, line)) {
