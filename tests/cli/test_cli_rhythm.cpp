@@ -599,17 +599,13 @@ TEST(RhythmCli, PrematurityIsNoOutlierEvidenceInAf) {
   }
   // One recording: AF's samples then the sinus part's; the sinus truth shifted by AF's length.
   const std::string af = read_text(dir / "af.csv"), sinus = read_text(dir / "sinus.csv");
-  const auto af_samples = std::count(af.begin(), af.end(), '\n') - 1;
+  const long long af_samples = static_cast<long long>(testutil::count_lines(af)) - 1;
   write_text(dir / "s.csv", af + sinus.substr(sinus.find('\n') + 1));
   std::string truth = read_text(dir / "af_beats.csv");
-  {
-    std::istringstream in(read_text(dir / "sinus_beats.csv"));
-    std::string line;
-    std::getline(in, line);
-    while (std::getline(in, line)) {
-      const std::size_t comma = line.find(',');
-      truth += std::to_string(std::stoll(line.substr(0, comma)) + af_samples) + line.substr(comma) + "\n";
-    }
+  const auto sinus_truth = testutil::csv_rows(read_text(dir / "sinus_beats.csv"));
+  for (std::size_t i = 1; i < sinus_truth.size(); ++i) {
+    ASSERT_EQ(sinus_truth[i].size(), 3u) << "sample,symbol,class";
+    truth += std::to_string(std::stoll(sinus_truth[i][0]) + af_samples) + "," + sinus_truth[i][1] + "," + sinus_truth[i][2] + "\n";
   }
   write_text(dir / "s_beats.csv", truth);
   const auto r = run_ecgpipe("-q run " + q(dir / "s.csv") + " --fs 250 --epochs 1 --device cpu --reference " +
@@ -622,14 +618,9 @@ TEST(RhythmCli, PrematurityIsNoOutlierEvidenceInAf) {
   EXPECT_GE(s["auroc"].get<double>(), 0.98) << "AF's N beats outrank the PACs";
   EXPECT_GE(report["holter"]["af"]["afib_episodes"].get<int>(), 2);
   // beats.csv: the rhythm term (column `prematurity`) is 0 in AF and not everywhere else.
-  std::istringstream in(read_text(dir / "o" / "beats.csv"));
-  std::string line;
-  std::getline(in, line);
-  std::vector<std::string> head;
-  {
-    std::stringstream ss(line);
-    for (std::string x; std::getline(ss, x, ',');) head.push_back(x);
-  }
+  const auto beats = testutil::csv_rows(read_text(dir / "o" / "beats.csv"));
+  ASSERT_FALSE(beats.empty());
+  const std::vector<std::string>& head = beats[0];
   const auto col = [&](const char* name) {
     return static_cast<std::size_t>(std::find(head.begin(), head.end(), name) - head.begin());
   };
@@ -637,14 +628,12 @@ TEST(RhythmCli, PrematurityIsNoOutlierEvidenceInAf) {
   ASSERT_LT(prem, head.size());
   ASSERT_LT(rhythm, head.size());
   std::size_t in_af = 0, premature_outside = 0;
-  while (std::getline(in, line)) {
-    std::vector<std::string> f;
-    std::stringstream ss(line);
-    for (std::string x; std::getline(ss, x, ',');) f.push_back(x);
-    ASSERT_EQ(f.size(), head.size()) << line;
+  for (std::size_t i = 1; i < beats.size(); ++i) {
+    const std::vector<std::string>& f = beats[i];
+    ASSERT_EQ(f.size(), head.size()) << "beats.csv row " << i;
     if (f[rhythm] == "AFIB") {
       ++in_af;
-      EXPECT_EQ(std::stod(f[prem]), 0.0) << line;
+      EXPECT_EQ(std::stod(f[prem]), 0.0) << "beats.csv row " << i;
     } else if (std::stod(f[prem]) > 0.1) {
       ++premature_outside;
     }
