@@ -7,8 +7,9 @@
 #     uses Debian's numpy, pandas, python3-torch, pytest, matplotlib and nbclient
 #     (scripts/install-deps.sh) and adds only the build tools from PyPI (scikit-build-core,
 #     nanobind). Apart from the first because wfdb and NeuroKit2 pull NumPy 2, which Debian's
-#     PyTorch 1.13 and matplotlib, built for NumPy 1, cannot import beside. The build is kept in
-#     build/python: a re-run compiles only what changed.
+#     PyTorch 1.13 and matplotlib, built for NumPy 1, cannot import beside. The module is built in
+#     the main build folder ($BUILD_DIR, default build) beside the executable: a re-run compiles
+#     only what changed.
 # Safe to re-run. Without network or PyPI, an environment is left without what it could not get:
 # the tests that need it skip with the reason (for the package: written to
 # $2/ecgpipe-skip-reason), and this script exits 0. With PyPI reachable, a failed build of the
@@ -39,8 +40,20 @@ if ! "${pip[@]}" "${BUILD_TOOLS[@]}"; then
   echo "python-env: $(cat "$PKG_ENV_DIR/ecgpipe-skip-reason"); its tests will skip" >&2
   exit 0
 fi
-settings=(--config-settings=build-dir="$PWD/build/python" --config-settings=cmake.define.ECGPIPE_WERROR="${ECGPIPE_WERROR:-ON}")
-command -v ccache >/dev/null && settings+=(--config-settings=cmake.define.CMAKE_CXX_COMPILER_LAUNCHER=ccache)
+# Built in the main build folder: the libraries the module links are the ones scripts/build.sh
+# compiled (position-independent, src/CMakeLists.txt), so only the module itself is compiled here
+# (from a fresh clone this was a second build of the whole library: 8 minutes of CI's 2 cores).
+# A configured folder keeps its own settings (warnings, compiler launcher, CUDA architectures):
+# nothing that would change its compile commands is passed, and python/pyproject.toml's
+# BUILD_TESTING=OFF is replaced by the folder's own value, so that its tests stay.
+BUILD_DIR=${BUILD_DIR:-build}
+settings=(--config-settings=build-dir="$PWD/$BUILD_DIR")
+if [[ -f $BUILD_DIR/CMakeCache.txt ]]; then
+  testing=$(sed -n 's/^BUILD_TESTING:BOOL=//p' "$BUILD_DIR/CMakeCache.txt")
+  settings+=(--config-settings=cmake.define.BUILD_TESTING="${testing:-ON}")
+else
+  settings+=(--config-settings=cmake.define.BUILD_TESTING=ON --config-settings=cmake.define.ECGPIPE_WERROR="${ECGPIPE_WERROR:-ON}")
+fi
 # No build isolation: the build tools above, and CMake sees the environment's torch (the LibTorch
 # the module must share with it).
 start=$SECONDS
