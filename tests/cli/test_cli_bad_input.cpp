@@ -151,7 +151,7 @@ TEST(CliHarness, AHungForkedChildIsStoppedAndReported) {
   if (pid == 0) {
     ::setenv("ECGPIPE_TEST_STOP_BEFORE_COMMIT", "1", 1);
     const std::string e = exe(), i = in.string(), o = (dir / "o").string();
-    ::freopen((dir / "stderr.txt").c_str(), "w", stderr);
+    if (!::freopen((dir / "stderr.txt").c_str(), "w", stderr)) ::_exit(126);
     ::execl(e.c_str(), e.c_str(), "-q", "run", i.c_str(), "--device", "cpu", "--epochs", "1", "--threads", "1", "--out",
             o.c_str(), static_cast<char*>(nullptr));
     ::_exit(127);
@@ -584,7 +584,7 @@ std::string signal_during_write(int sig) {
   if (pid == 0) {
     ::setenv("ECGPIPE_TEST_STOP_BEFORE_COMMIT", "1", 1);
     const std::string e = exe(), i = in.string(), o = out.string();
-    ::freopen((dir / "stderr.txt").c_str(), "w", stderr);
+    if (!::freopen((dir / "stderr.txt").c_str(), "w", stderr)) ::_exit(126);
     ::execl(e.c_str(), e.c_str(), "-q", "run", i.c_str(), "--device", "cpu", "--epochs", "1", "--threads", "1", "--out",
             o.c_str(), static_cast<char*>(nullptr));
     ::_exit(127);

@@ -77,7 +77,7 @@ TEST(OutputSet, RenameFailingHalfWayRollsBackTheRenamedFiles) {
   set.text((dir / "1.txt").string()) << "new 1";
   set.text((dir / "2.txt").string()) << "new 2";
   EXPECT_THROW(set.commit(), ecgpipe::OutputError);
-  std::system(("chattr -i '" + (dir / "2.txt").string() + "'").c_str());
+  EXPECT_EQ(std::system(("chattr -i '" + (dir / "2.txt").string() + "'").c_str()), 0) << "the file stays immutable";
   EXPECT_EQ(read_text(dir / "1.txt"), "old 1") << "the file renamed before the failure is put back";
   EXPECT_EQ(read_text(dir / "2.txt"), "old 2");
   for (const auto& name : list_dir(dir)) EXPECT_NE(name[0], '.') << "left behind: " << name;
