@@ -47,10 +47,14 @@ fi
 # nothing that would change its compile commands is passed, and python/pyproject.toml's
 # BUILD_TESTING=OFF is replaced by the folder's own value, so that its tests stay.
 BUILD_DIR=${BUILD_DIR:-build}
-settings=(--config-settings=build-dir="$PWD/$BUILD_DIR")
+settings=(--config-settings=build-dir="$(realpath -m "$BUILD_DIR")")
 if [[ -f $BUILD_DIR/CMakeCache.txt ]]; then
   testing=$(sed -n 's/^BUILD_TESTING:BOOL=//p' "$BUILD_DIR/CMakeCache.txt")
   settings+=(--config-settings=cmake.define.BUILD_TESTING="${testing:-ON}")
+  # Its generator too (scikit-build-core would pick Ninja where there is one, and CMake refuses
+  # another generator in a configured folder).
+  generator=$(sed -n 's/^CMAKE_GENERATOR:INTERNAL=//p' "$BUILD_DIR/CMakeCache.txt")
+  [[ -n $generator ]] && export CMAKE_GENERATOR=$generator
 else
   settings+=(--config-settings=cmake.define.BUILD_TESTING=ON --config-settings=cmake.define.ECGPIPE_WERROR="${ECGPIPE_WERROR:-ON}")
 fi
