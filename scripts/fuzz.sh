@@ -70,6 +70,7 @@ run_one() {
   echo "$rc" >"$OUT/$h.rc"
 }
 jobs_at_once=${JOBS:-$(nproc)}
+# Ctrl-C reaches the harnesses too (one process group); each stops by itself after SECONDS anyway.
 running=0
 for h in "${HARNESSES[@]}"; do
   rm -f "$OUT/$h.rc"
