@@ -74,6 +74,22 @@ fs::path small_csv(const fs::path& dir, int beats = 40) {
   return path;
 }
 
+// Forks `ecgpipe -q run IN --out OUT` (CPU, one epoch, one thread) with its stderr in
+// DIR/stderr.txt; the child stops itself (ECGPIPE_TEST_STOP_BEFORE_COMMIT) once its temporaries
+// are written. Returns the child's pid (-1 when fork failed).
+pid_t fork_run_stopping_before_commit(const fs::path& dir, const fs::path& in, const fs::path& out) {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::setenv("ECGPIPE_TEST_STOP_BEFORE_COMMIT", "1", 1);
+    const std::string e = exe(), i = in.string(), o = out.string();
+    if (!::freopen((dir / "stderr.txt").c_str(), "w", stderr)) ::_exit(126);
+    ::execl(e.c_str(), e.c_str(), "-q", "run", i.c_str(), "--device", "cpu", "--epochs", "1", "--threads", "1", "--out",
+            o.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  return pid;
+}
+
 // A tmpfs of `kib` KiB mounted on `dir` for the test's life: a real ENOSPC.
 class Tmpfs {
  public:
@@ -146,16 +162,8 @@ TEST(CliHarness, AHungChildIsStoppedAndReported) {
 TEST(CliHarness, AHungForkedChildIsStoppedAndReported) {
   const auto dir = fresh_dir();
   const auto in = small_csv(dir);
-  const pid_t pid = ::fork();
+  const pid_t pid = fork_run_stopping_before_commit(dir, in, dir / "o");
   ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    ::setenv("ECGPIPE_TEST_STOP_BEFORE_COMMIT", "1", 1);
-    const std::string e = exe(), i = in.string(), o = (dir / "o").string();
-    if (!::freopen((dir / "stderr.txt").c_str(), "w", stderr)) ::_exit(126);
-    ::execl(e.c_str(), e.c_str(), "-q", "run", i.c_str(), "--device", "cpu", "--epochs", "1", "--threads", "1", "--out",
-            o.c_str(), static_cast<char*>(nullptr));
-    ::_exit(127);
-  }
   const auto start = std::chrono::steady_clock::now();
   int status = 0;
   pid_t got = -1;
@@ -579,16 +587,8 @@ std::string signal_during_write(int sig) {
   const auto dir = fresh_dir();
   const auto in = small_csv(dir);
   const auto out = dir / "o";
-  const pid_t pid = ::fork();
+  const pid_t pid = fork_run_stopping_before_commit(dir, in, out);
   EXPECT_GE(pid, 0);
-  if (pid == 0) {
-    ::setenv("ECGPIPE_TEST_STOP_BEFORE_COMMIT", "1", 1);
-    const std::string e = exe(), i = in.string(), o = out.string();
-    if (!::freopen((dir / "stderr.txt").c_str(), "w", stderr)) ::_exit(126);
-    ::execl(e.c_str(), e.c_str(), "-q", "run", i.c_str(), "--device", "cpu", "--epochs", "1", "--threads", "1", "--out",
-            o.c_str(), static_cast<char*>(nullptr));
-    ::_exit(127);
-  }
   int status = 0;
   EXPECT_EQ(::waitpid(pid, &status, WUNTRACED), pid);
   if (!WIFSTOPPED(status)) {
