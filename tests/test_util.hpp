@@ -15,10 +15,12 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <dirent.h>
@@ -31,13 +33,22 @@ namespace testutil {
 
 namespace fs = std::filesystem;
 
-// Sets an environment variable for a scope (the test and the executables it starts see it).
+// Sets an environment variable for a scope (the test and the executables it starts see it), and
+// puts back what was there before (unset if nothing was: e.g. scripts/sanitize.sh's ASAN_OPTIONS
+// must outlive a test that adds to it).
 struct ScopedEnv {
-  ScopedEnv(const char* name, const char* value) : name_(name) { ::setenv(name, value, 1); }
-  ~ScopedEnv() { ::unsetenv(name_); }
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) before_ = old;
+    ::setenv(name, value, 1);
+  }
+  ~ScopedEnv() {
+    if (before_) ::setenv(name_, before_->c_str(), 1);
+    else ::unsetenv(name_);
+  }
   ScopedEnv(const ScopedEnv&) = delete;
   ScopedEnv& operator=(const ScopedEnv&) = delete;
   const char* name_;
+  std::optional<std::string> before_;
 };
 
 // Directory helpers use POSIX calls, not std::filesystem's directory iteration: on the GPU
