@@ -177,10 +177,9 @@ struct Result {
   std::string out, err;
 };
 
-// How long one child of a test may run. A child that never ends used to hold its test until
-// ctest's TIMEOUT (600 s, tests/CMakeLists.txt) killed it with nothing said but "Timeout" (CI's
-// sanitizer job: Issue11/CliBadOption...detect_ricker_width_int_max printed [ RUN ] and nothing
-// more for 600 s). The bound is far above what any legitimate child needs and below ctest's
+// How long one child of a test may run. A child that never ends would hold its test until
+// ctest's TIMEOUT (600 s, tests/CMakeLists.txt) killed it with nothing said but "Timeout". The
+// bound is far above what any legitimate child needs and below ctest's
 // TIMEOUT, so a hang is reported by the test, with the command. The slowest children under ASan
 // (`ctest -L "cli|slow" -j2`, 2 cores at load ~7, 2026-11-26): a 30-epoch `run` 29 s, the
 // 60-epoch two-recording batch of BatchCli.ASecondWriterOfOneOutIsRefused 76 s; a usage error
@@ -224,24 +223,37 @@ inline Bounded run_once(const std::string& command, const fs::path& scratch, int
 }
 }  // namespace detail_bounded
 
-// A child that hung is run once more before the test fails: the one hang CI saw (above) did not
-// reproduce in 300 runs under load, and LeakSanitizer's exit-time check is known to hang now and
-// then (google/sanitizers#1330); a command that hangs twice is a failure, with both stderrs. The
-// first hang is printed (its backtrace) so that it is not lost.
+// A child that hung fails the test at once, with its stderr (ecgpipe's backtrace of where it
+// was). The hangs CI saw (2026-11-26, Issue11/CliBadOption..., "[ RUN ]" and then nothing for 600
+// s) were never a child's: the test filled its command's placeholders in a loop that never ended
+// when the random temp folder's name held one ("..._1INvHR" holds IN; fill_placeholders below).
 inline Result run_bounded(const std::string& program, const std::string& args, const fs::path& scratch,
                           int limit = child_timeout_seconds()) {
   const std::string command = program + " " + args;
-  detail_bounded::Bounded first = detail_bounded::run_once(command, scratch, limit);
-  if (!first.timed_out) return first.result;
-  std::cerr << "child still running after " << limit << " s, stopped and run once more: " << command
-            << "\nits stderr:\n" << first.result.err << std::endl;
-  detail_bounded::Bounded second = detail_bounded::run_once(command, scratch, limit);
-  if (second.timed_out)
-    ADD_FAILURE() << "child still running after " << limit << " s, twice (stopped: hung, or ECGPIPE_TEST_CHILD_TIMEOUT too low"
-                  << (second.result.code == 137 ? "; SIGABRT did not end it, SIGKILL did: stopped, e.g. under ptrace" : "")
-                  << "): " << command << "\nits stderr the first time:\n" << first.result.err << "\nthe second time:\n"
-                  << second.result.err;
-  return second.result;
+  detail_bounded::Bounded b = detail_bounded::run_once(command, scratch, limit);
+  if (b.timed_out)
+    ADD_FAILURE() << "child still running after " << limit << " s (stopped: hung, or ECGPIPE_TEST_CHILD_TIMEOUT too low"
+                  << (b.result.code == 137 ? "; SIGABRT did not end it, SIGKILL did: stopped, e.g. under ptrace" : "")
+                  << "): " << command << "\nits stderr:\n" << b.result.err;
+  return b.result;
+}
+
+// `templ` with every placeholder (a key of `values`, e.g. IN, OUT) replaced by its value, in one
+// pass from the left: what a value brings in is never searched again, so a path that happens to
+// hold a placeholder (mkdtemp's random "..._1INvHR") is neither replaced again without end nor
+// garbled by the next key. Keys are tried in the order given at each position.
+inline std::string fill_placeholders(const std::string& templ, const std::vector<std::pair<std::string, std::string>>& values) {
+  std::string out;
+  for (std::size_t at = 0; at < templ.size();) {
+    bool replaced = false;
+    for (const auto& [key, value] : values)
+      if (!key.empty() && templ.compare(at, key.size(), key) == 0) {
+        out += value, at += key.size(), replaced = true;
+        break;
+      }
+    if (!replaced) out += templ[at++];
+  }
+  return out;
 }
 
 // waitpid(pid, status, 0) for a child the test forked itself (e.g. to signal it), bounded as

@@ -134,8 +134,8 @@ std::string sample_csv() { return (fs::path(ECGPIPE_SOURCE_DIR) / "data" / "samp
 // The harness bounds every child (testutil::run_bounded, wait_bounded): one that never ends --
 // here a run that stops itself before its commit (ECGPIPE_TEST_STOP_BEFORE_COMMIT) -- is stopped
 // at the bound and fails its test with the command and the crash report's backtrace of where it
-// was, instead of holding the test until ctest's 600-s timeout with nothing said (CI, sanitizer
-// job: Issue11/CliBadOption...detect_ricker_width_int_max). Its temporaries go, as on any crash.
+// was, instead of holding the test until ctest's 600-s timeout with nothing said. Its temporaries
+// go, as on any crash.
 // Whether the run has reached its stop at the bound (~0.5 s in Release, ~1.2 s under ASan at
 // load 6 on 2 cores) or is still training, it is running then: the outcome is the same.
 constexpr int kHarnessLimit = 5;
@@ -150,9 +150,8 @@ TEST(CliHarness, AHungChildIsStoppedAndReported) {
       r = testutil::run_bounded("env ECGPIPE_TEST_STOP_BEFORE_COMMIT=1 '" + exe() + "'", args, dir, kHarnessLimit),
       "child still running after 5 s");
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  // Stopped at the bound, run once more (a single hang may be LeakSanitizer's, run_bounded), stopped again.
-  EXPECT_GE(seconds, 2 * kHarnessLimit);
-  EXPECT_LT(seconds, 2 * kHarnessLimit + 15) << "stopped at the bound, not later";
+  EXPECT_GE(seconds, kHarnessLimit);
+  EXPECT_LT(seconds, kHarnessLimit + 15) << "stopped at the bound, not later";
   EXPECT_EQ(r.code, 124) << "timeout(1)'s code: the child ended by its signal (SIGABRT)\n" << r.err;
   EXPECT_NE(r.err.find("ecgpipe: internal error: abort"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("backtrace:"), std::string::npos) << "where it was stuck:\n" << r.err;
@@ -177,6 +176,22 @@ TEST(CliHarness, AHungForkedChildIsStoppedAndReported) {
   expect_empty(dir / "o");
 }
 
+// The commands below are templates whose IN, OUT and REF become paths in a folder that mkdtemp
+// names at random. Filling them in a loop of find-and-replace never ended when that name held a
+// placeholder ("..._1INvHR": IN became a path holding IN, again and again): the test hung at
+// "[ RUN ]" until ctest's 600-s timeout, now and then (CI 2026-11-26, twice; here 2 of 36 tests in
+// one run of 2026-11-27, both folders' names holding IN). A path holding every placeholder is
+// filled once, and no key is looked for inside another's value.
+TEST(CliHarness, PlaceholdersAreFilledOnceWhateverThePathsHold) {
+  const std::string in = "'/tmp/x_1INvHR/in.csv'", out = "'/tmp/OUTREF_IN/out'", ref = "'/tmp/REFIN/ref.csv'";
+  const std::vector<std::pair<std::string, std::string>> values = {{"IN", in}, {"OUT", out}, {"REF", ref}};
+  EXPECT_EQ(testutil::fill_placeholders("detect IN IN --device cpu --out OUT/b.csv", values),
+            "detect " + in + " " + in + " --device cpu --out " + out + "/b.csv");
+  EXPECT_EQ(testutil::fill_placeholders("eval --reference REF REF", values), "eval --reference " + ref + " " + ref);
+  EXPECT_EQ(testutil::fill_placeholders("", values), "");
+  EXPECT_EQ(testutil::fill_placeholders("I", values), "I");
+}
+
 // --- Rows 9-13: option bounds. Exit 2, one line naming the option, nothing written.
 struct BadOption {
   const char* name;
@@ -191,13 +206,7 @@ TEST_P(CliBadOption, UsageErrorOneLineNothingWritten) {
   const auto dir = fresh_dir();
   const auto in = small_csv(dir);
   write_text(dir / "ref.csv", "sample,symbol\n200,N\n400,N\n");
-  std::string cmd = p.command;
-  const auto replace = [&cmd](const std::string& key, const std::string& value) {
-    for (auto at = cmd.find(key); at != std::string::npos; at = cmd.find(key)) cmd.replace(at, key.size(), value);
-  };
-  replace("IN", q(in));
-  replace("OUT", q(dir / "out"));
-  replace("REF", q(dir / "ref.csv"));
+  const std::string cmd = testutil::fill_placeholders(p.command, {{"IN", q(in)}, {"OUT", q(dir / "out")}, {"REF", q(dir / "ref.csv")}});
   const auto r = run(std::string("-q ") + cmd + " " + p.option, dir);
   expect_one_line(r, kUsage, std::string(p.option).substr(0, std::string(p.option).find(' ')));
   expect_empty(dir / "out");
