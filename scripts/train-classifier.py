@@ -35,7 +35,7 @@ RECS = '101 106 108 109 112 114 115 116 118 119 122 124 201 203 205 207 208 209 
 AAMI = {**{c: 0 for c in 'NLRej'}, **{c: 1 for c in 'AaJS'}, **{c: 2 for c in 'VE'}, 'F': 3, **{c: 4 for c in '/fQ'}}
 CLASSES = ['N', 'S', 'V', 'F']
 NAMES = ('lpre lpost lprepost lpreloc lprerec lloc lprep80 lpostloc width dwidth awid dawid eqn ampn '
-         'cq cw cp ct cq2 cw2 dq lirr dprem pctx').split()
+         'cq cw cp ct cq2 cw2 dq lirr dprem pctx ltrend').split()
 MODEL_VERSION = 2
 DENSITY_CONTEXT, PREMATURE_LOG_RATIO = 64, -0.1  # the premature-beat density (dprem): see src/classify/beat_features.cpp
 P_CONTEXT, P_PERCENTILE = 32, 80  # the P-wave context (pctx): see src/classify/beat_features.cpp
@@ -66,6 +66,8 @@ def features(x, R, fs):
         recmed = np.median(pre)
         F[:, :8] = np.column_stack([np.log(pre), np.log(post), np.log(pre / post), np.log(pre / locmed),
                                     np.log(pre / recmed), np.log(locmed), np.log(pre / locp80), np.log(post / locmed)])
+        lp = np.log(pre)  # the trend (ltrend): ln RR against the median of the up to 3 RR before it
+        F[1:, 24] = [lp[i] - np.median(lp[max(0, i - 3):i]) for i in range(1, n)]
     b = samples_in(0.25, fs); a = samples_in(0.45, fs); q = samples_in(0.08, fs); h = samples_in(0.1, fs)
     W = np.zeros((n, b + a))
     for i, r in enumerate(R):

@@ -82,7 +82,7 @@ constexpr std::size_t kMinBeatsPerThread = 1024;
 const char* beat_feature_name(int f) {
   static const char* const names[kBeatFeatureCount] = {
       "lpre", "lpost", "lprepost", "lpreloc", "lprerec", "lloc", "lprep80", "lpostloc", "width", "dwidth", "awid",
-      "dawid", "eqn", "ampn", "cq", "cw", "cp", "ct", "cq2", "cw2", "dq", "lirr", "dprem", "pctx"};
+      "dawid", "eqn", "ampn", "cq", "cw", "cp", "ct", "cq2", "cw2", "dq", "lirr", "dprem", "pctx", "ltrend"};
   if (f < 0 || f >= kBeatFeatureCount) throw InternalError("beat_feature_name: no feature " + std::to_string(f));
   return names[f];
 }
@@ -132,9 +132,23 @@ std::vector<float> beat_features_from_windows(const float* windows, std::size_t 
     for (std::size_t i = 1; i < n; ++i) pre[i] = post[i - 1] = static_cast<double>(r_peaks[i] - r_peaks[i - 1]) / fs;
     pre[0] = pre[1], post[n - 1] = post[n - 2];
     const double record = median_of(pre);
+    std::vector<double> log_pre(n);
+    for (std::size_t i = 0; i < n; ++i) log_pre[i] = std::log(pre[i]);
     std::vector<double> step(n);  // |ln(RR_i / RR_i-1)|; beat 0 borrows beat 1's
-    for (std::size_t i = 1; i < n; ++i) step[i] = std::fabs(std::log(pre[i]) - std::log(pre[i - 1]));
+    for (std::size_t i = 1; i < n; ++i) step[i] = std::fabs(log_pre[i] - log_pre[i - 1]);
     step[0] = step[1];
+    // The trend: ln RR against the median of the up to 3 before (numpy's median; of two, their
+    // mean, which beat 2 gets and which is exact there since beat 0 borrows beat 1's RR).
+    for (std::size_t i = 1; i < n; ++i) {
+      const double a = log_pre[i - 1];
+      double before = a;
+      if (i == 2) before = 0.5 * (a + log_pre[0]);
+      if (i >= 3) {
+        const double b = log_pre[i - 2], c = log_pre[i - 3];
+        before = std::max(std::min(a, b), std::min(std::max(a, b), c));
+      }
+      at(i, kLogPreTrend) = static_cast<float>(log_pre[i] - before);
+    }
     std::vector<char> premature(n);
     detail::parallel_chunks(n, threads, kMinBeatsPerThread, [&](std::size_t begin, std::size_t end) {
       detail::for_each_clipped_window(pre, begin, end, kLocalContext, [&](std::size_t i, const std::vector<double>& window) {

@@ -109,6 +109,36 @@ TEST(Classify, RhythmFeaturesAreDurationsAndRatios) {
   }
 }
 
+// The rhythm trend: ln(RR before / the median of the up to 3 RR before that), in log space as
+// scripts/train-classifier.py computes it (numpy's median of ln RR). A premature beat after a
+// steady rhythm stands out against its own recent past even where a run of such beats pulls the
+// local median of 21 (kLogPreLocal) down; a rate that drifts does not. RR (s): 1, 1, 1, 0.6, 1.4,
+// 0.8, 0.8, 0.8, 0.5. Beat 0 has no RR and borrows beat 1's, so beats 0 and 1 get 0 and beat 2's
+// two values before are equal. Logs of exact sample counts: 1e-6 (float rounding).
+TEST(Classify, RhythmTrendIsTheRrAgainstTheMedianOfTheThreeBefore) {
+  const double fs = 250.0;
+  const std::vector<double> rr = {1.0, 1.0, 1.0, 0.6, 1.4, 0.8, 0.8, 0.8, 0.5};
+  std::vector<std::int64_t> r = {250};
+  for (const double d : rr) r.push_back(r.back() + static_cast<std::int64_t>(std::lround(d * fs)));
+  const std::vector<float> f = beat_features(spikes(r, r.back() + 250, fs), r, fs);
+  ASSERT_EQ(f.size(), r.size() * kF);
+  const auto trend = [&](std::size_t i) { return static_cast<double>(f[i * kF + kLogPreTrend]); };
+  const auto ln = [](double v) { return std::log(v); };
+  EXPECT_EQ(trend(0), 0.0f);
+  EXPECT_EQ(trend(1), 0.0f);
+  EXPECT_NEAR(trend(2), 0.0, 1e-6);
+  EXPECT_NEAR(trend(3), 0.0, 1e-6);
+  EXPECT_NEAR(trend(4), ln(0.6), 1e-6);           // the APC: 0.6 against 1, 1, 1
+  EXPECT_NEAR(trend(5), ln(1.4), 1e-6);           // its pause: 1.4 against 1, 1, 0.6 (median 1)
+  EXPECT_NEAR(trend(6), ln(0.8), 1e-6);           // 0.8 against 1, 0.6, 1.4 (median 1)
+  EXPECT_NEAR(trend(7), 0.0, 1e-6);               // 0.8 against 0.6, 1.4, 0.8 (median 0.8)
+  EXPECT_NEAR(trend(9), ln(0.5) - ln(0.8), 1e-6);  // 0.5 against 0.8, 0.8, 0.8
+  // Two beats: the one RR against itself.
+  const std::vector<float> g = beat_features(spikes({250, 500}, 750, fs), {250, 500}, fs);
+  EXPECT_EQ(g[kLogPreTrend], 0.0f);
+  EXPECT_EQ(g[kF + kLogPreTrend], 0.0f);
+}
+
 // The premature-beat density: the fraction of the beats within 64 of beat i (129 beats, fewer at
 // the ends) whose RR before is more than 10 % shorter than their local median. Exact: a count over
 // a count. A regular 1 s rhythm with an APC (0.6 s, then 1.4 s) every 4th beat from beat 2 flags
@@ -325,7 +355,7 @@ Confusion classify_scenario(SynthScenario scenario, double heart_rate) {
 std::size_t row_sum(const Confusion& m, std::size_t truth) { return m[truth][0] + m[truth][1] + m[truth][2] + m[truth][3]; }
 constexpr std::size_t kN = 0, kS = 1, kV = 2, kFusion = 3;
 
-// Measured on the model of 2026-11-24 (counts in the comments); the bounds leave room for a
+// Measured on the model of 2026-11-27 (counts in the comments); the bounds leave room for a
 // retrained model but catch a regression. Every scenario also checks its normal beats: >= 99 %
 // of them N (an ectopy scenario must not make its sinus beats look ectopic).
 TEST(ClassifyScenario, EachKindOfEctopyGetsItsTruthClass) {
@@ -349,11 +379,13 @@ TEST(ClassifyScenario, EachKindOfEctopyGetsItsTruthClass) {
     const Confusion m = classify_scenario(SynthScenario::junctional_escape, 70.0);
     EXPECT_GE(m[kN][kN] * 100, row_sum(m, kN) * 99);
   }
-  {  // APCs in most cycles of a bradycardia with pauses: S 128/284 (45 %), no sinus beat S. The
+  {  // APCs in most cycles of a bradycardia with pauses: S 94/284 (33 %), no sinus beat S. The
      // weak spot (docs/accuracy.md "Beat classes"): half of these APCs sit at the local median RR with
-     // pre = post, where only their P wave tells them; the classifier finds less than half.
+     // pre = post, where only their P wave tells them; the classifier finds a third. The model
+     // before the rhythm trend (kLogPreTrend, 2026-11-27) found 128 (45 %): against the APCs just
+     // before it an APC here is not premature. Traded knowingly for +P on the real records.
     const Confusion m = classify_scenario(SynthScenario::apc_bradycardia, kApcBradycardiaHeartRate);
-    EXPECT_GE(m[kS][kS] * 100, row_sum(m, kS) * 40);
+    EXPECT_GE(m[kS][kS] * 100, row_sum(m, kS) * 30);
     EXPECT_EQ(m[kS][kV], 0u);
     EXPECT_GE(m[kN][kN] * 100, row_sum(m, kN) * 99);
   }

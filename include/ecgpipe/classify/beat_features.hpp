@@ -52,6 +52,8 @@ enum BeatFeature : int {
   kPWaveContext,       // the 80th percentile of kPCorr over the 65 beats around it (32 each side): do P waves
                        // that match the recording's beat occur here? In atrial fibrillation none do; in sinus
                        // rhythm most do, and where APCs are most beats the sinus minority (> 20 %) still does
+  kLogPreTrend,        // ln(pre / the median of the up to 3 RR before it): premature against the beat's own
+                       // recent past, which a run of APCs cannot pull down as it pulls the local median
   kBeatFeatureCount
 };
 
