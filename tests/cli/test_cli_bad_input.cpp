@@ -180,7 +180,7 @@ TEST(CliHarness, AHungForkedChildIsStoppedAndReported) {
 // names at random. Filling them in a loop of find-and-replace never ended when that name held a
 // placeholder ("..._1INvHR": IN became a path holding IN, again and again): the test hung at
 // "[ RUN ]" until ctest's 600-s timeout, now and then (CI 2026-11-26, twice; here 2 of its 34 tests in
-// one run of 2026-11-27, both folders' names holding IN). A path holding every placeholder is
+// one run of 2026-11-27, the first in a folder named ..._1INvHR). A path holding every placeholder is
 // filled once, and no key is looked for inside another's value.
 TEST(CliHarness, PlaceholdersAreFilledOnceWhateverThePathsHold) {
   const std::string in = "'/tmp/x_1INvHR/in.csv'", out = "'/tmp/OUTREF_IN/out'", ref = "'/tmp/REFIN/ref.csv'";
