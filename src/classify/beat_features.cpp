@@ -137,12 +137,12 @@ std::vector<float> beat_features_from_windows(const float* windows, std::size_t 
     std::vector<double> step(n);  // |ln(RR_i / RR_i-1)|; beat 0 borrows beat 1's
     for (std::size_t i = 1; i < n; ++i) step[i] = std::fabs(log_pre[i] - log_pre[i - 1]);
     step[0] = step[1];
-    // The trend: ln RR against the median of the up to 3 before (numpy's median; of two, their
-    // mean, which beat 2 gets and which is exact there since beat 0 borrows beat 1's RR).
+    // The trend: ln RR against the median of the up to 3 before (numpy's median). Beats 1 and 2
+    // have one distinct value before them: beat 0 borrows beat 1's RR, so beat 2's two are equal
+    // and their mean is either.
     for (std::size_t i = 1; i < n; ++i) {
       const double a = log_pre[i - 1];
       double before = a;
-      if (i == 2) before = 0.5 * (a + log_pre[0]);
       if (i >= 3) {
         const double b = log_pre[i - 2], c = log_pre[i - 3];
         before = std::max(std::min(a, b), std::min(std::max(a, b), c));
