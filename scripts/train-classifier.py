@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
-"""Train ecgpipe's AAMI beat classifier on MIT-BIH DS1 and write data/beat-classifier.json.
+"""Train ecgpipe's AAMI beat classifier on MIT-BIH DS1 (and with --train-svdb the SVDB development
+records) and write data/beat-classifier.json. What ships (since 2026-11-27) is
+`scripts/train-classifier.py --svdb ../shared/data/svdb-dev --train-svdb` (docs/accuracy.md, "Beat classes").
 
     scripts/train-classifier.py [--data ../shared/data/mitdb-ds1] [--ecgpipe build/ecgpipe] [--cv [--svdb ../shared/data/svdb-dev]] [--out data/beat-classifier.json]
-        [--class-weights 1,15,3,2] [--balance none|database|record] [--rounds 60] [--min-samples-leaf 200]
+        [--class-weights 1,15,10,2] [--balance none|database|record] [--rounds 60] [--min-samples-leaf 200]
         [--s-bias 0|B|auto [--inner-folds 4]] [--train-svdb]
 
 Beats are ecgpipe's own detections (`ecgpipe detect --fs 360`) matched to the reference within
 150 ms (unmatched detections and Q beats are not used for training). Features: features() below,
 the same definitions and order as src/classify/beat_features.cpp. Model: scikit-learn's
-HistGradientBoostingClassifier (depth 3, 60 rounds, class weights N 1, S 15, V 3, F 2), exported as
+HistGradientBoostingClassifier (depth 3, 60 rounds, class weights N 1, S 15, V 10, F 2), exported as
 plain trees. --cv prints the inter-patient figures: record-wise 11-fold cross-validation (two
 records per fold; no beat of a record is ever in both training and evaluation), VEB/SVEB Se/+P as
 EC57 counts them (a reference F labelled V is not a VEB false positive), the 5x5 confusion matrix,
@@ -24,8 +26,9 @@ CV on the training records only (the bias of the best SVEB F1 = 2 Se +P / (Se + 
 every outer fold chooses its own, so the figures printed are nested. --train-svdb trains what is
 written on DS1 and the --svdb records.
 
-Data: MIT-BIH Arrhythmia Database (PhysioNet), Open Data Commons Attribution License 1.0;
-Moody GB, Mark RG, IEEE Eng Med Biol 20(3):45-50 (2001).
+Data: MIT-BIH Arrhythmia Database and MIT-BIH Supraventricular Arrhythmia Database (PhysioNet), Open
+Data Commons Attribution License 1.0; Moody GB, Mark RG, IEEE Eng Med Biol 20(3):45-50 (2001);
+Greenwald SD, Patil RS, Mark RG, Computers in Cardiology 1990:461-464.
 Needs numpy and scikit-learn (pip install scikit-learn).
 """
 import argparse, json, math, os, subprocess, sys, tempfile
@@ -35,10 +38,11 @@ RECS = '101 106 108 109 112 114 115 116 118 119 122 124 201 203 205 207 208 209 
 AAMI = {**{c: 0 for c in 'NLRej'}, **{c: 1 for c in 'AaJS'}, **{c: 2 for c in 'VE'}, 'F': 3, **{c: 4 for c in '/fQ'}}
 CLASSES = ['N', 'S', 'V', 'F']
 NAMES = ('lpre lpost lprepost lpreloc lprerec lloc lprep80 lpostloc width dwidth awid dawid eqn ampn '
-         'cq cw cp ct cq2 cw2 dq lirr dprem pctx ltrend').split()
+         'cq cw cp ct cq2 cw2 dq lirr dprem pctx ltrend cplong dcplong').split()
 MODEL_VERSION = 2
 DENSITY_CONTEXT, PREMATURE_LOG_RATIO = 64, -0.1  # the premature-beat density (dprem): see src/classify/beat_features.cpp
 P_CONTEXT, P_PERCENTILE = 32, 80  # the P-wave context (pctx): see src/classify/beat_features.cpp
+LONG_CYCLE_PERCENTILE = 80  # cplong's template: the beats whose RR before is at least this percentile
 
 
 def samples_in(seconds, fs):  # rounded half up, as src/classify/beat_features.cpp
@@ -49,6 +53,7 @@ def features(x, R, fs):
     """Per-beat features; src/classify/beat_features.cpp computes the same (keep them in step)."""
     n = len(R)
     F = np.zeros((n, len(NAMES)))
+    long_cycle = np.ones(n, dtype=bool)  # without an RR (one beat): every beat
     if n >= 2:
         rr = np.diff(R) / fs
         pre = np.empty(n); post = np.empty(n)
@@ -68,6 +73,7 @@ def features(x, R, fs):
                                     np.log(pre / recmed), np.log(locmed), np.log(pre / locp80), np.log(post / locmed)])
         lp = np.log(pre)  # the trend (ltrend): ln RR against the median of the up to 3 RR before it
         F[1:, 24] = [lp[i] - np.median(lp[max(0, i - 3):i]) for i in range(1, n)]
+        long_cycle = pre >= np.percentile(pre, LONG_CYCLE_PERCENTILE)  # the beats that end the longest cycles
     b = samples_in(0.25, fs); a = samples_in(0.45, fs); q = samples_in(0.08, fs); h = samples_in(0.1, fs)
     W = np.zeros((n, b + a))
     for i, r in enumerate(R):
@@ -96,6 +102,9 @@ def features(x, R, fs):
     F[:, 8:21] = np.column_stack([width, width - np.median(width), awid, awid - np.median(awid), eqn, ampn,
                                 cq, cw, cp, ct, cq2, cw2, dq])
     F[:, 23] = [np.percentile(cp[max(0, i - P_CONTEXT):i + P_CONTEXT + 1], P_PERCENTILE) for i in range(n)]
+    TL = np.median(W[long_cycle], axis=0)  # the P wave of the beats after the longest cycles (cplong)
+    cplong = corr(W[:, :b - q], TL[:b - q])
+    F[:, 25] = cplong; F[:, 26] = cplong - cp
     return F
 
 
@@ -159,7 +168,7 @@ def as_run_labels(p, af):
 
 
 # The model's settings; main() sets them from the command line (these defaults: what ships).
-CFG = argparse.Namespace(class_weights=[1, 15, 3, 2], balance='none', rounds=60, min_samples_leaf=200,
+CFG = argparse.Namespace(class_weights=[1, 15, 10, 2], balance='none', rounds=60, min_samples_leaf=200,
                          s_bias='0', inner_folds=4)
 S_BIAS_GRID = np.round(np.arange(-4.0, 3.0001, 0.1), 2)
 
@@ -265,7 +274,7 @@ def cross_validate(data):
 
 
 def cross_database(data, ds1, svdb):
-    """The figures per database (issue 24): the DS1-only model (what ships) on the SVDB records, a
+    """The figures per database (issue 24): the DS1-only model (what shipped until 2026-11-27) on the SVDB records, a
     database it never saw; and a model of both databases under record-wise CV (11 folds, each
     holding out 2 DS1 records and every 11th SVDB record), per database and pooled."""
     def report(name, Y, P, A):
@@ -322,11 +331,11 @@ def main():
     ap.add_argument('--ecgpipe', default=os.path.join(here, '..', 'build', 'ecgpipe'))
     ap.add_argument('--out', default=os.path.join(here, '..', 'data', 'beat-classifier.json'))
     ap.add_argument('--cv', action='store_true', help='print the record-wise cross-validated figures too')
-    ap.add_argument('--svdb', help='with --cv: the SVDB development records (../shared/data/svdb-dev): the figures '
-                                   'per database, the shipped model (DS1) on them and a DS1 + SVDB model under '
-                                   'record-wise CV (needs wfdb-python); what ships stays the DS1 model')
-    ap.add_argument('--class-weights', default='1,15,3,2', metavar='N,S,V,F',
-                    help='class weights of N, S, V and F (default 1,15,3,2)')
+    ap.add_argument('--svdb', help='the SVDB development records (../shared/data/svdb-dev; needs wfdb-python): with '
+                                   '--cv the figures per database, the DS1 model on them and a DS1 + SVDB model under '
+                                   'record-wise CV; with --train-svdb also trained on (what ships since 2026-11-27)')
+    ap.add_argument('--class-weights', default='1,15,10,2', metavar='N,S,V,F',
+                    help='class weights of N, S, V and F (default 1,15,10,2: V 10 since the two-database model of 2026-11-27)')
     ap.add_argument('--balance', default='none', choices=['none', 'database', 'record'],
                     help='sample weights (times the class weights) so that each database (DS1, the --svdb '
                          'records) or each record weighs the same in training (default none: each beat 1)')

@@ -27,6 +27,11 @@ constexpr double kPrematureLogRatio = -0.1;
 // Chosen by the same cross-validation among (10 beats, median) and (32 beats, 80th percentile).
 constexpr std::size_t kPWaveContextBeats = 32;
 constexpr double kPWavePercentile = 80.0;
+// The long cycles: RR before at least this percentile of the recording's, the longest 20 %. Not
+// tuned: a fifth of the beats is enough for a median P wave and few enough to be the sinus beats
+// after the pauses where APCs fill most cycles; the one value measured by record-wise
+// cross-validation on DS1 and the SVDB (docs/accuracy.md, "Features tried").
+constexpr double kLongCyclePercentile = 80.0;
 constexpr double kTiny = 1e-9;     // keeps a ratio finite when its denominator is exactly zero
 
 // The beats within `each_side` of beat i, clipped to the n beats: [first, end).
@@ -82,7 +87,8 @@ constexpr std::size_t kMinBeatsPerThread = 1024;
 const char* beat_feature_name(int f) {
   static const char* const names[kBeatFeatureCount] = {
       "lpre", "lpost", "lprepost", "lpreloc", "lprerec", "lloc", "lprep80", "lpostloc", "width", "dwidth", "awid",
-      "dawid", "eqn", "ampn", "cq", "cw", "cp", "ct", "cq2", "cw2", "dq", "lirr", "dprem", "pctx", "ltrend"};
+      "dawid", "eqn", "ampn", "cq", "cw", "cp", "ct", "cq2", "cw2", "dq", "lirr", "dprem", "pctx", "ltrend",
+      "cplong", "dcplong"};
   if (f < 0 || f >= kBeatFeatureCount) throw InternalError("beat_feature_name: no feature " + std::to_string(f));
   return names[f];
 }
@@ -125,6 +131,9 @@ std::vector<float> beat_features_from_windows(const float* windows, std::size_t 
   std::vector<float> out(n * F, 0.0f);
   if (n == 0) return out;
   auto at = [&](std::size_t i, int f) -> float& { return out[i * F + static_cast<std::size_t>(f)]; };
+  // The beats that end the longest cycles (RR before >= the 80th percentile): kPCorrLongCycle's
+  // template. Without an RR (one beat) every beat.
+  std::vector<char> long_cycle(n, 1);
 
   // Rhythm.
   if (n >= 2) {
@@ -132,6 +141,12 @@ std::vector<float> beat_features_from_windows(const float* windows, std::size_t 
     for (std::size_t i = 1; i < n; ++i) pre[i] = post[i - 1] = static_cast<double>(r_peaks[i] - r_peaks[i - 1]) / fs;
     pre[0] = pre[1], post[n - 1] = post[n - 2];
     const double record = median_of(pre);
+    {
+      std::vector<double> sorted = pre;
+      std::sort(sorted.begin(), sorted.end());
+      const double longest = percentile_of_sorted(sorted, kLongCyclePercentile);
+      for (std::size_t i = 0; i < n; ++i) long_cycle[i] = pre[i] >= longest;
+    }
     std::vector<double> log_pre(n);
     for (std::size_t i = 0; i < n; ++i) log_pre[i] = std::log(pre[i]);
     std::vector<double> step(n);  // |ln(RR_i / RR_i-1)|; beat 0 borrows beat 1's
@@ -252,6 +267,14 @@ std::vector<float> beat_features_from_windows(const float* windows, std::size_t 
       });
     });
   }
+  const std::vector<double> templ_long = detail::column_median(windows, stride, medians, n, L, long_cycle, threads);
+  detail::parallel_chunks(n, threads, kMinBeatsPerThread, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      const double c = correlation(CenteredRow{windows + i * stride, medians[i]}, templ_long, 0, before - q);
+      at(i, kPCorrLongCycle) = static_cast<float>(c);
+      at(i, kPCorrLongCycleGain) = static_cast<float>(c - p_corr[i]);
+    }
+  });
   std::vector<char> dominant(n);
   const double qrs_corr_median = median_of(qrs_corr);
   for (std::size_t i = 0; i < n; ++i) dominant[i] = qrs_corr[i] >= qrs_corr_median;

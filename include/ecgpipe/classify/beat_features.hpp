@@ -54,6 +54,10 @@ enum BeatFeature : int {
                        // rhythm most do, and where APCs are most beats the sinus minority (> 20 %) still does
   kLogPreTrend,        // ln(pre / the median of the up to 3 RR before it): premature against the beat's own
                        // recent past, which a run of APCs cannot pull down as it pulls the local median
+  kPCorrLongCycle,     // correlation of the P-wave part with the median P-wave part of the beats whose RR before
+                       // is at least the recording's 80th percentile: the beats that end the longest cycles,
+                       // sinus beats after the pauses even where APCs are most beats and the median beat is one
+  kPCorrLongCycleGain,  // that minus kPCorr: a beat more like the long-cycle P than like the median beat's P
   kBeatFeatureCount
 };
 
