@@ -140,13 +140,12 @@ std::vector<float> beat_features_from_windows(const float* windows, std::size_t 
     std::vector<double> pre(n), post(n);
     for (std::size_t i = 1; i < n; ++i) pre[i] = post[i - 1] = static_cast<double>(r_peaks[i] - r_peaks[i - 1]) / fs;
     pre[0] = pre[1], post[n - 1] = post[n - 2];
-    const double record = median_of(pre);
-    {
-      std::vector<double> sorted = pre;
-      std::sort(sorted.begin(), sorted.end());
-      const double longest = percentile_of_sorted(sorted, kLongCyclePercentile);
-      for (std::size_t i = 0; i < n; ++i) long_cycle[i] = pre[i] >= longest;
-    }
+    // One sorted copy for the recording's median RR and the long cycles' threshold.
+    std::vector<double> sorted = pre;
+    std::sort(sorted.begin(), sorted.end());
+    const double record = detail::median_of_sorted(sorted);
+    const double longest = percentile_of_sorted(sorted, kLongCyclePercentile);
+    for (std::size_t i = 0; i < n; ++i) long_cycle[i] = pre[i] >= longest;
     std::vector<double> log_pre(n);
     for (std::size_t i = 0; i < n; ++i) log_pre[i] = std::log(pre[i]);
     std::vector<double> step(n);  // |ln(RR_i / RR_i-1)|; beat 0 borrows beat 1's
@@ -208,6 +207,7 @@ std::vector<float> beat_features_from_windows(const float* windows, std::size_t 
   });
   const std::vector<char> all(n, 1);
   const std::vector<double> templ = detail::column_median(windows, stride, medians, n, L, all, threads);
+  const std::vector<double> templ_long = detail::column_median(windows, stride, medians, n, L, long_cycle, threads);
   const int q_lo = before - q, q_hi = before + q + 1;
   std::vector<double> qrs_corr(n), p_corr(n), energy(n), width(n), area_width(n), abs_amp(n);
   detail::parallel_chunks(n, threads, kMinBeatsPerThread, [&](std::size_t begin, std::size_t end) {
@@ -218,6 +218,9 @@ std::vector<float> beat_features_from_windows(const float* windows, std::size_t 
       at(i, kWindowCorr) = static_cast<float>(correlation(wi, templ, 0, L));
       p_corr[i] = correlation(wi, templ, 0, before - q);
       at(i, kPCorr) = static_cast<float>(p_corr[i]);
+      const double p_long = correlation(wi, templ_long, 0, before - q);
+      at(i, kPCorrLongCycle) = static_cast<float>(p_long);
+      at(i, kPCorrLongCycleGain) = static_cast<float>(p_long - p_corr[i]);
       at(i, kTCorr) = static_cast<float>(correlation(wi, templ, before + q, L));
       double e = 0.0;
       for (int k = q_lo; k < q_hi; ++k) e += wi[k] * wi[k];
@@ -267,14 +270,6 @@ std::vector<float> beat_features_from_windows(const float* windows, std::size_t 
       });
     });
   }
-  const std::vector<double> templ_long = detail::column_median(windows, stride, medians, n, L, long_cycle, threads);
-  detail::parallel_chunks(n, threads, kMinBeatsPerThread, [&](std::size_t begin, std::size_t end) {
-    for (std::size_t i = begin; i < end; ++i) {
-      const double c = correlation(CenteredRow{windows + i * stride, medians[i]}, templ_long, 0, before - q);
-      at(i, kPCorrLongCycle) = static_cast<float>(c);
-      at(i, kPCorrLongCycleGain) = static_cast<float>(c - p_corr[i]);
-    }
-  });
   std::vector<char> dominant(n);
   const double qrs_corr_median = median_of(qrs_corr);
   for (std::size_t i = 0; i < n; ++i) dominant[i] = qrs_corr[i] >= qrs_corr_median;
