@@ -269,6 +269,21 @@ std::vector<float> beat_features_from_windows(const float* windows, std::size_t 
         atrial->p_consistency[i] = static_cast<float>(detail::median_of_sorted(window));
       });
     });
+    // The P parts, for the long cycles of rhythm analysis.
+    atrial->p_length = static_cast<std::size_t>(p_hi);
+    atrial->p_parts.assign(n * atrial->p_length, 0.0f);
+    detail::parallel_chunks(n, threads, kMinBeatsPerThread, [&](std::size_t begin, std::size_t end) {
+      for (std::size_t i = begin; i < end; ++i) {
+        const CenteredRow w{windows + i * stride, medians[i]};
+        double mean = 0.0, norm = 0.0;
+        for (int k = 0; k < p_hi; ++k) mean += w[k];
+        mean /= p_hi;
+        for (int k = 0; k < p_hi; ++k) norm += (w[k] - mean) * (w[k] - mean);
+        const double scale = norm > 0.0 ? 1.0 / std::sqrt(norm) : 0.0;
+        float* row = atrial->p_parts.data() + i * atrial->p_length;
+        for (int k = 0; k < p_hi; ++k) row[k] = static_cast<float>((w[k] - mean) * scale);
+      }
+    });
   }
   std::vector<char> dominant(n);
   const double qrs_corr_median = median_of(qrs_corr);

@@ -92,6 +92,68 @@ std::vector<double> irregularity(const std::vector<double>& rk, int window) {
   return irr;
 }
 
+// Whether beat i's own P-wave measures say the atria are organised (af_detect.hpp).
+bool organised(const AtrialActivity& a, std::size_t i, const AfOptions& o) {
+  return a.p_consistency[i] >= o.p_wave_consistent || a.p_context[i] >= o.p_wave_typical;
+}
+
+// Runs of AF shorter than options.min_run inside other rhythm become it, then runs of other
+// rhythm shorter than that inside AF become AF; a run at either end of the record stays (it may
+// be the part of an episode that the record cut).
+void absorb_short_runs(std::vector<Rhythm>& out, std::size_t min_run) {
+  for (const Rhythm run_of : {Rhythm::AFIB, Rhythm::N}) {
+    std::vector<std::pair<std::size_t, std::size_t>> runs;
+    for (std::size_t s = 0, i = 1; i <= out.size(); ++i)
+      if (i == out.size() || out[i] != out[s]) {
+        if (out[s] == run_of && s > 0 && i < out.size() && i - s < min_run) runs.push_back({s, i});
+        s = i;
+      }
+    const Rhythm other = run_of == Rhythm::AFIB ? Rhythm::N : Rhythm::AFIB;
+    for (const auto& [s, e] : runs) std::fill(out.begin() + static_cast<std::ptrdiff_t>(s), out.begin() + static_cast<std::ptrdiff_t>(e), other);
+  }
+}
+
+// The long-cycle P-wave consistency of each beat of the AF run [first, end) (af_detect.hpp):
+// among the run's beats within kLongCycleEachSide of it, not left out, the fifth (at least 2)
+// with the longest RR before (ties: the earlier), in time order, the median correlation of each
+// one's P part with the previous one's; NaN with fewer than 2 such beats. Only the run's own
+// beats: a short paroxysm beside slower sinus rhythm (MIT-BIH 201 at 8 min) would otherwise take
+// its longest cycles, and their P waves, from the sinus side.
+constexpr std::size_t kLongCycleEachSide = 32;
+constexpr std::size_t kLongCycleShare = 5;
+std::vector<double> long_cycle_consistency(const std::vector<std::int64_t>& r_peaks, const std::vector<char>& left_out,
+                                           const AtrialActivity& a, std::size_t first, std::size_t end) {
+  std::vector<double> out(end - first, kNaN);
+  std::vector<std::size_t> order;
+  std::vector<double> pairs;
+  const auto pre = [&](std::size_t i) { return i == 0 ? 0 : r_peaks[i] - r_peaks[i - 1]; };
+  const auto longer = [&](std::size_t x, std::size_t y) { return pre(x) != pre(y) ? pre(x) > pre(y) : x < y; };
+  for (std::size_t i = first; i < end; ++i) {
+    order.clear();
+    for (std::size_t j = std::max(first, i > kLongCycleEachSide ? i - kLongCycleEachSide : 0);
+         j < std::min(end, i + kLongCycleEachSide + 1); ++j)
+      if (left_out.empty() || !left_out[j]) order.push_back(j);
+    if (order.size() < 2) continue;
+    const std::size_t k = std::max<std::size_t>(2, order.size() / kLongCycleShare);
+    std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(k), order.end(), longer);
+    std::sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(k));
+    pairs.clear();
+    for (std::size_t j = 1; j < k; ++j) {
+      const float* x = a.p_parts.data() + order[j - 1] * a.p_length;
+      const float* y = a.p_parts.data() + order[j] * a.p_length;
+      double dot = 0.0;
+      for (std::size_t t = 0; t < a.p_length; ++t) dot += static_cast<double>(x[t]) * static_cast<double>(y[t]);
+      pairs.push_back(dot);
+    }
+    const auto mid = pairs.begin() + static_cast<std::ptrdiff_t>(pairs.size() / 2);
+    std::nth_element(pairs.begin(), mid, pairs.end());
+    double median = *mid;
+    if (pairs.size() % 2 == 0) median = (median + *std::max_element(pairs.begin(), mid)) / 2.0;
+    out[i - first] = median;
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<float> rr_irregularity(const std::vector<std::int64_t>& r_peaks, const AfOptions& o,
@@ -122,7 +184,8 @@ std::vector<float> rr_irregularity(const std::vector<std::int64_t>& r_peaks, con
 std::vector<Rhythm> af_rhythm(const std::vector<std::int64_t>& r_peaks, const AfOptions& o,
                               const std::vector<char>& ventricular, const AtrialActivity* atrial,
                               const std::vector<bool>* artefact) {
-  if (atrial != nullptr && (atrial->p_consistency.size() != r_peaks.size() || atrial->p_context.size() != r_peaks.size()))
+  if (atrial != nullptr && (atrial->p_consistency.size() != r_peaks.size() || atrial->p_context.size() != r_peaks.size() ||
+                            atrial->p_parts.size() != r_peaks.size() * atrial->p_length))
     throw InternalError("af_rhythm: P-wave measures for every beat");
   if (artefact != nullptr && artefact->size() != r_peaks.size()) throw InternalError("af_rhythm: one artefact flag per beat");
   if (!ventricular.empty() && ventricular.size() != r_peaks.size())
@@ -137,20 +200,23 @@ std::vector<Rhythm> af_rhythm(const std::vector<std::int64_t>& r_peaks, const Af
   std::vector<Rhythm> out(irr.size(), Rhythm::N);
   for (std::size_t i = 0; i < irr.size(); ++i)
     if (irr[i] > o.threshold && !(artefact != nullptr && (*artefact)[i]) &&
-        (atrial == nullptr || !(atrial->p_consistency[i] >= o.p_wave_consistent || atrial->p_context[i] >= o.p_wave_typical)))
+        (atrial == nullptr || !organised(*atrial, i, o)))
       out[i] = Rhythm::AFIB;
-  // Short runs inside others: first of AF, then of the rest; a run at either end of the record
-  // stays (it may be the part of an episode that the record cut).
-  for (const Rhythm run_of : {Rhythm::AFIB, Rhythm::N}) {
-    std::vector<std::pair<std::size_t, std::size_t>> runs;
-    for (std::size_t s = 0, i = 1; i <= out.size(); ++i)
-      if (i == out.size() || out[i] != out[s]) {
-        if (out[s] == run_of && s > 0 && i < out.size() && i - s < static_cast<std::size_t>(o.min_run)) runs.push_back({s, i});
-        s = i;
+  absorb_short_runs(out, static_cast<std::size_t>(o.min_run));
+  if (atrial == nullptr || atrial->p_length == 0) return out;
+  // The beats that end each run's longest cycles: where their P waves repeat, the atria are
+  // organised (APCs in most cycles between sinus beats); then the runs again.
+  bool vetoed = false;
+  for (std::size_t s = 0, i = 1; i <= out.size(); ++i)
+    if (i == out.size() || out[i] != out[s]) {
+      if (out[s] == Rhythm::AFIB) {
+        const std::vector<double> c = long_cycle_consistency(r_peaks, left_out, *atrial, s, i);
+        for (std::size_t j = s; j < i; ++j)
+          if (c[j - s] >= o.p_wave_long_cycle) out[j] = Rhythm::N, vetoed = true;
       }
-    const Rhythm other = run_of == Rhythm::AFIB ? Rhythm::N : Rhythm::AFIB;
-    for (const auto& [s, e] : runs) std::fill(out.begin() + static_cast<std::ptrdiff_t>(s), out.begin() + static_cast<std::ptrdiff_t>(e), other);
-  }
+      s = i;
+    }
+  if (vetoed) absorb_short_runs(out, static_cast<std::size_t>(o.min_run));
   return out;
 }
 

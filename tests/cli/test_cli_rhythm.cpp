@@ -349,6 +349,30 @@ ScenarioEpisodes synth_and_analyze(const fs::path& dir, const std::string& name,
   return e;
 }
 
+// How `analyze` into dir/NAME labelled synth's truth beats (dir/NAME_beats.csv): each truth beat
+// against the detection within 150 ms (37 samples at 250 Hz), APCs (A) apart from the rest.
+struct SCalls {
+  std::size_t a_beats = 0, a_as_s = 0, other_beats = 0, other_as_s = 0;
+};
+void add_s_calls(const fs::path& dir, const std::string& name, SCalls& calls) {
+  std::map<std::int64_t, std::string> cls;
+  const auto beats = testutil::csv_rows(read_text(dir / name / "beats.csv"));
+  for (std::size_t k = 1; k < beats.size(); ++k) cls[std::stoll(beats[k][2])] = beats[k][16];
+  const auto truth_beats = testutil::csv_rows(read_text(dir / (name + "_beats.csv")));
+  for (std::size_t k = 1; k < truth_beats.size(); ++k) {
+    const std::int64_t at = std::stoll(truth_beats[k][0]);
+    const auto it = cls.lower_bound(at - 37);
+    const bool s = it != cls.end() && it->first <= at + 37 && it->second == "S";
+    if (truth_beats[k][1] == "A") {
+      ++calls.a_beats;
+      calls.a_as_s += s;
+    } else {
+      ++calls.other_beats;
+      calls.other_as_s += s;
+    }
+  }
+}
+
 // Runs of supraventricular tachycardia (synth svta-runs, 600 s, seeds 1-3: 27 runs of 3-15 APCs at
 // 150-200 bpm each): each run is an SVTA episode of rhythm.csv and each SVTA episode lies on a run
 // (any overlap, as EC57 counts episodes), at least 98 % of the runs' beats are S (measured:
@@ -356,7 +380,7 @@ ScenarioEpisodes synth_and_analyze(const fs::path& dir, const std::string& name,
 // model of 2026-11-27, none with the DS1 model before it).
 TEST(RhythmCli, SvtaRunsAreEpisodesAndTheirBeatsAreS) {
   const auto dir = testutil::fresh_dir();
-  std::size_t a_beats = 0, a_as_s = 0, n_beats = 0, n_as_s = 0;
+  SCalls calls;
   for (const int seed : {1, 2, 3}) {
     const std::string name = "svta" + std::to_string(seed);
     const auto [truth, found] =
@@ -368,27 +392,37 @@ TEST(RhythmCli, SvtaRunsAreEpisodesAndTheirBeatsAreS) {
     for (const auto& f : found)
       EXPECT_TRUE(std::any_of(truth.begin(), truth.end(), [&](const auto& t) { return overlaps(t, f); }))
           << name << ": episode at " << f.first;
-    // Classes: each truth beat against the detection within 150 ms (37 samples at 250 Hz).
-    std::map<std::int64_t, std::string> cls;
-    const auto beats = testutil::csv_rows(read_text(dir / name / "beats.csv"));
-    for (std::size_t k = 1; k < beats.size(); ++k) cls[std::stoll(beats[k][2])] = beats[k][16];
-    const auto truth_beats = testutil::csv_rows(read_text(dir / (name + "_beats.csv")));
-    for (std::size_t k = 1; k < truth_beats.size(); ++k) {
-      const std::int64_t at = std::stoll(truth_beats[k][0]);
-      const auto it = cls.lower_bound(at - 37);
-      const bool s = it != cls.end() && it->first <= at + 37 && it->second == "S";
-      if (truth_beats[k][1] == "A") {
-        ++a_beats;
-        a_as_s += s;
-      } else {
-        ++n_beats;
-        n_as_s += s;
-      }
-    }
+    add_s_calls(dir, name, calls);
   }
-  EXPECT_GE(static_cast<double>(a_as_s), 0.98 * static_cast<double>(a_beats)) << a_as_s << " of " << a_beats;
-  EXPECT_GT(n_beats, 1500u);
-  EXPECT_LE(n_as_s * 200, n_beats) << n_as_s << " of " << n_beats;
+  EXPECT_GE(static_cast<double>(calls.a_as_s), 0.98 * static_cast<double>(calls.a_beats)) << calls.a_as_s << " of " << calls.a_beats;
+  EXPECT_GT(calls.other_beats, 1500u);
+  EXPECT_LE(calls.other_as_s * 200, calls.other_beats) << calls.other_as_s << " of " << calls.other_beats;
+}
+
+// APCs in most cycles of a sinus bradycardia with long pauses (synth apc-bradycardia, 600 s, seeds
+// 1-3): the intervals are as irregular as AF's, and P-wave consistency beat to beat is ~0 (sinus
+// and ectopic P waves alternate, half the APCs' P hidden), but the beats that end the longest
+// cycles carry the same sinus P wave: no AF anywhere, so the APCs keep their class as `analyze`
+// writes it (issue 24's second failure pattern; before, the whole recording was AF and its APCs
+// N). The bound on the APCs is the classifier's own (test_classify.cpp: >= 75 %).
+TEST(RhythmCli, ApcDominatedBradycardiaIsNotAf) {
+  const auto dir = testutil::fresh_dir();
+  SCalls calls;
+  for (const int seed : {1, 2, 3}) {
+    const std::string name = "apc" + std::to_string(seed);
+    auto r = run_ecgpipe("-q synth " + q(dir / (name + ".csv")) + " --scenario apc-bradycardia --duration 600 --seed " +
+                             std::to_string(seed),
+                         dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+    r = run_ecgpipe("-q analyze " + q(dir / (name + ".csv")) + " --fs 250 --out " + q(dir / name), dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+    const std::string rhythm = read_text(dir / name / "rhythm.csv");
+    EXPECT_EQ(rhythm.find(",AFIB,"), std::string::npos) << name << ":\n" << rhythm;
+    add_s_calls(dir, name, calls);
+  }
+  EXPECT_GT(calls.a_beats, 600u);
+  EXPECT_GE(calls.a_as_s * 100, calls.a_beats * 75) << calls.a_as_s << " of " << calls.a_beats;
+  EXPECT_LE(calls.other_as_s * 100, calls.other_beats) << calls.other_as_s << " of " << calls.other_beats;
 }
 
 // AF with aberrantly conducted beats (synth af-aberrant, 1200 s, seeds 1-3: 19 AF episodes, 180

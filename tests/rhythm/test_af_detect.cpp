@@ -348,14 +348,67 @@ TEST(AfDetect, OrganisedPWavesVetoAf) {
   ecgpipe::AtrialActivity atrial;
   atrial.p_consistency.assign(beats.size(), 0.05f);
   atrial.p_context.assign(beats.size(), 0.5f);
+  atrial.p_length = 16;
+  // Fibrillatory waves: each beat's P part a random unit row (pairs ~N(0, 1/16)).
+  std::normal_distribution<float> gauss;
+  for (std::size_t i = 0; i < beats.size(); ++i) {
+    std::vector<float> row(atrial.p_length);
+    float norm = 0.0f;
+    for (float& v : row) v = gauss(rng), norm += v * v;
+    for (float& v : row) atrial.p_parts.push_back(v / std::sqrt(norm));
+  }
   EXPECT_GE(count(ecgpipe::af_rhythm(beats, {}, {}, &atrial), Rhythm::AFIB), 290) << "no P waves: AF";
   atrial.p_consistency.assign(beats.size(), 0.8f);
   EXPECT_EQ(count(ecgpipe::af_rhythm(beats, {}, {}, &atrial), Rhythm::AFIB), 0) << "repeated P waves: not AF";
   atrial.p_consistency.assign(beats.size(), 0.05f);
   atrial.p_context.assign(beats.size(), 0.95f);
   EXPECT_EQ(count(ecgpipe::af_rhythm(beats, {}, {}, &atrial), Rhythm::AFIB), 0) << "the recording's own P wave: not AF";
+  atrial.p_context.assign(beats.size(), 0.5f);
+  const std::vector<float> random_parts = atrial.p_parts;
+  for (std::size_t i = 0; i < atrial.p_parts.size(); ++i) atrial.p_parts[i] = i % 2 == 0 ? 0.25f : -0.25f;
+  EXPECT_EQ(count(ecgpipe::af_rhythm(beats, {}, {}, &atrial), Rhythm::AFIB), 0) << "the same P wave after the longest cycles: not AF";
+  atrial.p_parts.pop_back();
+  EXPECT_THROW(ecgpipe::af_rhythm(beats, {}, {}, &atrial), ecgpipe::InternalError);
+  atrial.p_parts = random_parts;
   atrial.p_context.pop_back();
   EXPECT_THROW(ecgpipe::af_rhythm(beats, {}, {}, &atrial), ecgpipe::InternalError);
+}
+
+// A paroxysm of 60 AF beats between slow sinus stretches (48 bpm, as MIT-BIH 201's 37-s episode
+// at 8 min): the longest cycles within 32 beats of the paroxysm's beats are the sinus ones, with
+// their repeated P wave (the median of 12 pairs, near either end of the paroxysm most of them
+// sinus: it would shrink under min_run and go), so the long-cycle measure looks only inside the
+// candidate run; there the longest cycles end in fibrillatory waves.
+TEST(AfDetect, ShortParoxysmBesideSlowSinusStaysAf) {
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<double> response(0.35, 0.85);
+  std::vector<double> rr;
+  for (int i = 0; i < 200; ++i) rr.push_back(1.25 * (1.0 + 0.02 * std::sin(i * 0.3)));
+  for (int i = 0; i < 60; ++i) rr.push_back(response(rng));
+  for (int i = 0; i < 200; ++i) rr.push_back(1.25 * (1.0 + 0.02 * std::sin(i * 0.3)));
+  const auto beats = beats_of(rr);
+  ecgpipe::AtrialActivity atrial;
+  atrial.p_length = 16;
+  std::normal_distribution<float> gauss;
+  for (std::size_t i = 0; i < beats.size(); ++i) {
+    const bool in_af = i > 200 && i <= 260;
+    atrial.p_consistency.push_back(in_af ? 0.05f : 0.2f);  // below the bound: only the long cycles tell sinus
+    atrial.p_context.push_back(0.5f);
+    std::vector<float> row(atrial.p_length);
+    float norm = 0.0f;
+    for (std::size_t k = 0; k < row.size(); ++k) row[k] = in_af ? gauss(rng) : (k % 2 == 0 ? 1.0f : -1.0f), norm += row[k] * row[k];
+    for (float& v : row) atrial.p_parts.push_back(v / std::sqrt(norm));
+  }
+  const auto rhythm = ecgpipe::af_rhythm(beats, {}, {}, &atrial);
+  std::size_t af_inside = 0;
+  for (std::size_t i = 0; i < rhythm.size(); ++i) {
+    const bool in_af = i > 200 && i <= 260;
+    if (rhythm[i] == Rhythm::AFIB) {
+      EXPECT_TRUE(i > 190 && i <= 270) << "AF at beat " << i;
+    }
+    af_inside += in_af && rhythm[i] == Rhythm::AFIB;
+  }
+  EXPECT_GE(af_inside, 50u);
 }
 
 // The P-wave consistency of beat_features on synth's paroxysmal AF (truth beats): fibrillatory
@@ -391,6 +444,59 @@ TEST(AfDetect, PWaveConsistencyTellsFibrillatoryWavesFromPWaves) {
   ASSERT_GT(sinus_values.size(), 50u);
   EXPECT_LT(*std::max_element(af_values.begin(), af_values.end()), 0.25f);
   EXPECT_GT(*std::min_element(sinus_values.begin(), sinus_values.end()), 0.4f);
+}
+
+// APCs in most cycles (synth apc-bradycardia, truth beats): beat-to-beat P-wave consistency is as
+// low as AF's (sinus and ectopic P waves alternate, half the APCs' hidden) and the median beat's P
+// wave is not the sinus one, but the beats after the pauses repeat the sinus P wave: no AF. Without
+// the P parts (an AtrialActivity of the two measures alone) the whole recording was AF.
+TEST(AfDetect, LongCyclePWavesTellApcDominatedRhythmFromAf) {
+  for (const std::uint64_t seed : {1, 2, 3}) {
+    ecgpipe::SynthOptions o;
+    o.scenario = ecgpipe::SynthScenario::apc_bradycardia;
+    o.heart_rate = ecgpipe::kApcBradycardiaHeartRate;
+    o.samples = 250 * 600;
+    o.seed = seed;
+    const auto rec = ecgpipe::synthesize(o);
+    const std::vector<float> signal(rec.signal.begin(), rec.signal.end());
+    std::vector<std::int64_t> r;
+    for (const auto& b : rec.beats) r.push_back(b.sample);
+    ecgpipe::AtrialActivity atrial;
+    ecgpipe::beat_features(signal, r, o.fs, 2, &atrial);
+    EXPECT_LT(*std::max_element(atrial.p_consistency.begin(), atrial.p_consistency.end()), 0.2f) << "seed " << seed;
+    EXPECT_EQ(count(ecgpipe::af_rhythm(r, {}, {}, &atrial), Rhythm::AFIB), 0) << "seed " << seed;
+    ecgpipe::AtrialActivity two_measures = atrial;
+    two_measures.p_parts.clear();
+    two_measures.p_length = 0;
+    EXPECT_GT(count(ecgpipe::af_rhythm(r, {}, {}, &two_measures), Rhythm::AFIB), static_cast<int>(r.size() / 2)) << "seed " << seed;
+    ecgpipe::AtrialActivity one_thread;
+    ecgpipe::beat_features(signal, r, o.fs, 1, &one_thread);
+    EXPECT_EQ(one_thread.p_parts, atrial.p_parts) << "any thread count, the same values";
+  }
+}
+
+// The P parts: R - 0.25 s .. R - 0.08 s (43 samples at 250 Hz: 63 - 20, halves rounded up), each
+// of unit norm and zero mean, a flat one all zero; none for no beat; af_rhythm takes 0 to 3 beats
+// with them.
+TEST(AfDetect, PPartsAreUnitRowsAtAnyBeatCount) {
+  std::vector<float> x(2000, 1.0f);
+  for (std::size_t k = 0; k < 1000; ++k) x[k] = static_cast<float>(std::sin(0.05 * static_cast<double>(k % 250)));
+  for (const std::size_t beats : {0, 1, 2, 3}) {
+    std::vector<std::int64_t> r;
+    for (std::size_t i = 0; i < beats; ++i) r.push_back(300 + 500 * static_cast<std::int64_t>(i));
+    ecgpipe::AtrialActivity atrial;
+    ecgpipe::beat_features(x, r, 250.0, 1, &atrial);
+    EXPECT_EQ(atrial.p_length, beats == 0 ? 0u : 43u);
+    ASSERT_EQ(atrial.p_parts.size(), beats * 43);
+    for (std::size_t i = 0; i < beats; ++i) {
+      double sum = 0.0, norm = 0.0;
+      for (std::size_t k = 0; k < 43; ++k) sum += atrial.p_parts[i * 43 + k], norm += atrial.p_parts[i * 43 + k] * atrial.p_parts[i * 43 + k];
+      EXPECT_NEAR(sum, 0.0, 1e-5) << "beat " << i;
+      EXPECT_NEAR(norm, i < 2 ? 1.0 : 0.0, 1e-5) << "beat " << i << " (beat 2 at 1300: flat signal)";
+    }
+    const auto rhythm = ecgpipe::af_rhythm(r, {}, {}, &atrial);
+    EXPECT_EQ(count(rhythm, Rhythm::N), static_cast<int>(beats));
+  }
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 // definitions); the two must change together.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -84,6 +85,12 @@ struct AtrialActivity {
   // fills most of a recording the median beat has no P wave and this says little; where sinus
   // dominates it tells sinus stretches between other rhythms (MIT-BIH 201: 0.95).
   std::vector<float> p_context;
+  // Each beat's P-wave part itself, minus its mean and over its norm (all zero where flat), so
+  // that the correlation of two beats' is the dot product of their rows: row-major beats x
+  // p_length. Rhythm analysis compares the P waves of the beats that end the longest cycles of a
+  // candidate AF run (af_detect.hpp), which no per-beat value fixed before the runs can give.
+  std::vector<float> p_parts;
+  std::size_t p_length = 0;
 };
 
 // The samples beat i's morphology features read: signal[R_i - before .. R_i - before + length)
