@@ -328,17 +328,23 @@ TEST(RhythmCli, ThirtySecondsOfAfOrSinus) {
 using Span = std::pair<std::int64_t, std::int64_t>;
 bool overlaps(const Span& a, const Span& b) { return a.first < b.second && b.first < a.second; }
 
-// synth with `args` (at its default 250 Hz) into dir/NAME.csv, then `analyze` into dir/NAME: the
-// truth's episodes of `rhythm` (from NAME_rhythm.csv) and rhythm.csv's.
+// synth with `args` into dir/NAME.csv, then `analyze` at `fs` (synth's default 250 Hz unless args
+// say otherwise) into dir/NAME.
+void synth_then_analyze(const fs::path& dir, const std::string& name, const std::string& args, int fs = 250) {
+  auto r = run_ecgpipe("-q synth " + q(dir / (name + ".csv")) + " " + args, dir);
+  EXPECT_EQ(r.code, 0) << r.err;
+  r = run_ecgpipe("-q analyze " + q(dir / (name + ".csv")) + " --fs " + std::to_string(fs) + " --out " + q(dir / name), dir);
+  EXPECT_EQ(r.code, 0) << r.err;
+}
+
+// synth_then_analyze, then the truth's episodes of `rhythm` (from NAME_rhythm.csv) and
+// rhythm.csv's.
 struct ScenarioEpisodes {
   std::vector<Span> truth, found;
 };
 ScenarioEpisodes synth_and_analyze(const fs::path& dir, const std::string& name, const std::string& args,
                                    const std::string& rhythm) {
-  auto r = run_ecgpipe("-q synth " + q(dir / (name + ".csv")) + " " + args, dir);
-  EXPECT_EQ(r.code, 0) << r.err;
-  r = run_ecgpipe("-q analyze " + q(dir / (name + ".csv")) + " --fs 250 --out " + q(dir / name), dir);
-  EXPECT_EQ(r.code, 0) << r.err;
+  synth_then_analyze(dir, name, args);
   ScenarioEpisodes e;
   const auto changes = testutil::csv_rows(read_text(dir / (name + "_rhythm.csv")));
   for (std::size_t k = 1; k < changes.size(); ++k)
@@ -410,12 +416,7 @@ TEST(RhythmCli, ApcDominatedBradycardiaIsNotAf) {
   SCalls calls;
   for (const int seed : {1, 2, 3}) {
     const std::string name = "apc" + std::to_string(seed);
-    auto r = run_ecgpipe("-q synth " + q(dir / (name + ".csv")) + " --scenario apc-bradycardia --duration 600 --seed " +
-                             std::to_string(seed),
-                         dir);
-    ASSERT_EQ(r.code, 0) << r.err;
-    r = run_ecgpipe("-q analyze " + q(dir / (name + ".csv")) + " --fs 250 --out " + q(dir / name), dir);
-    ASSERT_EQ(r.code, 0) << r.err;
+    synth_then_analyze(dir, name, "--scenario apc-bradycardia --duration 600 --seed " + std::to_string(seed));
     const std::string rhythm = read_text(dir / name / "rhythm.csv");
     EXPECT_EQ(rhythm.find(",AFIB,"), std::string::npos) << name << ":\n" << rhythm;
     add_s_calls(dir, name, calls);
@@ -443,12 +444,9 @@ TEST(RhythmCli, AfWithAberrantBeatsKeepsItsEpisodes) {
   }
 }
 
-// synth with `args` into dir/NAME.csv, `analyze` at `fs` into dir/NAME: report.json's AF burden.
+// synth_then_analyze: report.json's AF burden.
 double synth_af_percent(const fs::path& dir, const std::string& name, const std::string& args, int fs) {
-  auto r = run_ecgpipe("-q synth " + q(dir / (name + ".csv")) + " " + args, dir);
-  EXPECT_EQ(r.code, 0) << r.err;
-  r = run_ecgpipe("-q analyze " + q(dir / (name + ".csv")) + " --fs " + std::to_string(fs) + " --out " + q(dir / name), dir);
-  EXPECT_EQ(r.code, 0) << r.err;
+  synth_then_analyze(dir, name, args, fs);
   return nlohmann::json::parse(read_text(dir / name / "report.json"))["holter"]["af"]["afib_percent"].get<double>();
 }
 
