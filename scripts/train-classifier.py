@@ -251,7 +251,7 @@ def cross_validate(data):
             pr = np.zeros((keep.sum(), 4)); pr[:, m.classes_] = m.predict_proba(X[keep])
             p = pr.argmax(1) if bias == 0 else decide(m, X[keep], bias)
             Y.append(y[keep]); PR.append(pr); P.append(p); PA.append(as_run_labels(p, af[keep]))
-            per[r] = ec57(y[keep], p)
+            per[r] = (y[keep], p, PA[-1])
     if any(biases): print(f'S bias of each fold (--s-bias {CFG.s_bias}): {biases}')
     Y, P, PR = np.concatenate(Y), np.concatenate(P), np.concatenate(PR)
     C, vse, vpp, sse, spp = ec57(Y, P)
@@ -267,10 +267,14 @@ def cross_validate(data):
               f'of 1 - p(N): {roc_auc_score(Y[m] == c, 1 - PR[m][:, 0]):.3f}')
     m = Y < 4
     print(f'AUROC abnormal vs N of 1 - p(N): {roc_auc_score(Y[m] > 0, 1 - PR[m][:, 0]):.3f}')
-    for r in RECS:
-        C, vse, vpp, sse, spp = per[r]
-        print(f'{r}: S {C[1].sum():4d} Se {100*sse:5.1f} +P {100*spp:5.1f} | V {C[2].sum():4d} Se {100*vse:5.1f} +P {100*vpp:5.1f}'
-              f' | N labelled S {C[0,1]}')
+    for r in RECS: print_record(r, *per[r])
+
+
+def print_record(r, y, p, p_as_run):
+    """One record's EC57 figures, as predicted, and its N labelled S as predicted -> as run labels them."""
+    C, vse, vpp, sse, spp = ec57(y, p)
+    print(f'{r}: S {C[1].sum():4d} Se {100*sse:5.1f} +P {100*spp:5.1f} | V {C[2].sum():4d} Se {100*vse:5.1f} +P {100*vpp:5.1f}'
+          f' | N labelled S {C[0,1]} -> {ec57(y, p_as_run)[0][0, 1]}')
 
 
 def cross_database(data, ds1, svdb):
@@ -291,7 +295,7 @@ def cross_database(data, ds1, svdb):
     report('DS1 model on the 40 SVDB records (never trained on)', Y, P, A)
     folds = [ds1[i::11] + svdb[i::11] for i in range(11)]
     by_db = {'DS1': ([], [], []), 'SVDB': ([], [], [])}
-    biases = []
+    biases, per = [], {}
     for fold in folds:
         train = [r for r in ds1 + svdb if r not in fold]
         m = fit(data, train); bias = choose_s_bias(data, train); biases.append(bias)
@@ -299,9 +303,12 @@ def cross_database(data, ds1, svdb):
             X, y, af = data[r]; keep = y >= 0
             Yd, Pd, Ad = by_db['SVDB' if r in svdb else 'DS1']
             Yd.append(y[keep]); Pd.append(decide(m, X[keep], bias)); Ad.append(af[keep])
+            per[r] = (Yd[-1], Pd[-1], as_run_labels(Pd[-1], Ad[-1]))
     if any(biases): print(f'S bias of each DS1 + SVDB fold (--s-bias {CFG.s_bias}): {biases}')
     for name, (Yd, Pd, Ad) in by_db.items(): report(f'DS1 + SVDB model, record-wise CV, on {name}', Yd, Pd, Ad)
     report('DS1 + SVDB model, record-wise CV, pooled', *(by_db['DS1'][k] + by_db['SVDB'][k] for k in range(3)))
+    print('DS1 + SVDB model, record-wise CV, per record:')
+    for r in ds1 + svdb: print_record(r, *per[r])
 
 
 def export(model, bias=0.0, trained_on='MIT-BIH Arrhythmia Database DS1 (de Chazal 2004), ODC-By 1.0'):
