@@ -6,6 +6,7 @@
 #include <limits>
 #include <utility>
 
+#include "classify/column_median.hpp"
 #include "ecgpipe/common/error.hpp"
 #include "rhythm/rolling_median.hpp"
 
@@ -97,19 +98,26 @@ bool organised(const AtrialActivity& a, std::size_t i, const AfOptions& o) {
   return a.p_consistency[i] >= o.p_wave_consistent || a.p_context[i] >= o.p_wave_typical;
 }
 
+// The runs of equal rhythm, [first, end) each, in order.
+std::vector<std::pair<std::size_t, std::size_t>> runs_of(const std::vector<Rhythm>& rhythm) {
+  std::vector<std::pair<std::size_t, std::size_t>> runs;
+  for (std::size_t s = 0, i = 1; i <= rhythm.size(); ++i)
+    if (i == rhythm.size() || rhythm[i] != rhythm[s]) {
+      runs.push_back({s, i});
+      s = i;
+    }
+  return runs;
+}
+
 // Runs of AF shorter than options.min_run inside other rhythm become it, then runs of other
 // rhythm shorter than that inside AF become AF; a run at either end of the record stays (it may
 // be the part of an episode that the record cut).
 void absorb_short_runs(std::vector<Rhythm>& out, std::size_t min_run) {
   for (const Rhythm run_of : {Rhythm::AFIB, Rhythm::N}) {
-    std::vector<std::pair<std::size_t, std::size_t>> runs;
-    for (std::size_t s = 0, i = 1; i <= out.size(); ++i)
-      if (i == out.size() || out[i] != out[s]) {
-        if (out[s] == run_of && s > 0 && i < out.size() && i - s < min_run) runs.push_back({s, i});
-        s = i;
-      }
     const Rhythm other = run_of == Rhythm::AFIB ? Rhythm::N : Rhythm::AFIB;
-    for (const auto& [s, e] : runs) std::fill(out.begin() + static_cast<std::ptrdiff_t>(s), out.begin() + static_cast<std::ptrdiff_t>(e), other);
+    for (const auto& [s, e] : runs_of(out))
+      if (out[s] == run_of && s > 0 && e < out.size() && e - s < min_run)
+        std::fill(out.begin() + static_cast<std::ptrdiff_t>(s), out.begin() + static_cast<std::ptrdiff_t>(e), other);
   }
 }
 
@@ -145,11 +153,7 @@ std::vector<double> long_cycle_consistency(const std::vector<std::int64_t>& r_pe
       for (std::size_t t = 0; t < a.p_length; ++t) dot += static_cast<double>(x[t]) * static_cast<double>(y[t]);
       pairs.push_back(dot);
     }
-    const auto mid = pairs.begin() + static_cast<std::ptrdiff_t>(pairs.size() / 2);
-    std::nth_element(pairs.begin(), mid, pairs.end());
-    double median = *mid;
-    if (pairs.size() % 2 == 0) median = (median + *std::max_element(pairs.begin(), mid)) / 2.0;
-    out[i - first] = median;
+    out[i - first] = detail::median_in_place(pairs);
   }
   return out;
 }
@@ -207,15 +211,12 @@ std::vector<Rhythm> af_rhythm(const std::vector<std::int64_t>& r_peaks, const Af
   // The beats that end each run's longest cycles: where their P waves repeat, the atria are
   // organised (APCs in most cycles between sinus beats); then the runs again.
   bool vetoed = false;
-  for (std::size_t s = 0, i = 1; i <= out.size(); ++i)
-    if (i == out.size() || out[i] != out[s]) {
-      if (out[s] == Rhythm::AFIB) {
-        const std::vector<double> c = long_cycle_consistency(r_peaks, left_out, *atrial, s, i);
-        for (std::size_t j = s; j < i; ++j)
-          if (c[j - s] >= o.p_wave_long_cycle) out[j] = Rhythm::N, vetoed = true;
-      }
-      s = i;
-    }
+  for (const auto& [s, e] : runs_of(out)) {
+    if (out[s] != Rhythm::AFIB) continue;
+    const std::vector<double> c = long_cycle_consistency(r_peaks, left_out, *atrial, s, e);
+    for (std::size_t j = s; j < e; ++j)
+      if (c[j - s] >= o.p_wave_long_cycle) out[j] = Rhythm::N, vetoed = true;
+  }
   if (vetoed) absorb_short_runs(out, static_cast<std::size_t>(o.min_run));
   return out;
 }
