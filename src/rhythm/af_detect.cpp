@@ -9,6 +9,7 @@
 #include "classify/column_median.hpp"
 #include "ecgpipe/common/error.hpp"
 #include "rhythm/rolling_median.hpp"
+#include "rhythm/rhythm_runs.hpp"
 
 namespace ecgpipe {
 namespace {
@@ -98,24 +99,13 @@ bool organised(const AtrialActivity& a, std::size_t i, const AfOptions& o) {
   return a.p_consistency[i] >= o.p_wave_consistent || a.p_context[i] >= o.p_wave_typical;
 }
 
-// The runs of equal rhythm, [first, end) each, in order.
-std::vector<std::pair<std::size_t, std::size_t>> runs_of(const std::vector<Rhythm>& rhythm) {
-  std::vector<std::pair<std::size_t, std::size_t>> runs;
-  for (std::size_t s = 0, i = 1; i <= rhythm.size(); ++i)
-    if (i == rhythm.size() || rhythm[i] != rhythm[s]) {
-      runs.push_back({s, i});
-      s = i;
-    }
-  return runs;
-}
-
 // Runs of AF shorter than options.min_run inside other rhythm become it, then runs of other
 // rhythm shorter than that inside AF become AF; a run at either end of the record stays (it may
 // be the part of an episode that the record cut).
 void absorb_short_runs(std::vector<Rhythm>& out, std::size_t min_run) {
   for (const Rhythm run_of : {Rhythm::AFIB, Rhythm::N}) {
     const Rhythm other = run_of == Rhythm::AFIB ? Rhythm::N : Rhythm::AFIB;
-    for (const auto& [s, e] : runs_of(out))
+    for (const auto& [s, e] : detail::runs_of(out))
       if (out[s] == run_of && s > 0 && e < out.size() && e - s < min_run)
         std::fill(out.begin() + static_cast<std::ptrdiff_t>(s), out.begin() + static_cast<std::ptrdiff_t>(e), other);
   }
@@ -211,7 +201,7 @@ std::vector<Rhythm> af_rhythm(const std::vector<std::int64_t>& r_peaks, const Af
   // The beats that end each run's longest cycles: where their P waves repeat, the atria are
   // organised (APCs in most cycles between sinus beats); then the runs again.
   bool vetoed = false;
-  for (const auto& [s, e] : runs_of(out)) {
+  for (const auto& [s, e] : detail::runs_of(out)) {
     if (out[s] != Rhythm::AFIB) continue;
     const std::vector<double> c = long_cycle_consistency(r_peaks, left_out, *atrial, s, e);
     for (std::size_t j = s; j < e; ++j)

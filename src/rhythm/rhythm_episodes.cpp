@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "ecgpipe/common/error.hpp"
+#include "rhythm/rhythm_runs.hpp"
 
 namespace ecgpipe {
 
@@ -16,20 +17,17 @@ std::vector<RhythmEpisode> rhythm_episodes(const std::vector<std::int64_t>& r_pe
   std::vector<RhythmEpisode> out;
   if (r_peaks.empty()) return out;
   end_sample = std::max(end_sample, r_peaks.back() + 1);
-  std::size_t first = 0;
-  for (std::size_t i = 1; i <= r_peaks.size(); ++i) {
-    if (i < r_peaks.size() && rhythm[i] == rhythm[first]) continue;
+  for (const auto& [first, end] : detail::runs_of(rhythm)) {
     RhythmEpisode e;
     e.start_sample = r_peaks[first];
-    e.end_sample = i < r_peaks.size() ? r_peaks[i] : end_sample;
+    e.end_sample = end < r_peaks.size() ? r_peaks[end] : end_sample;
     e.rhythm = rhythm[first];
-    e.beats = static_cast<std::int64_t>(i - first);
+    e.beats = static_cast<std::int64_t>(end - first);
     // The intervals between the episode's beats (the last beat's own interval belongs to the
     // next episode's first beat).
-    e.mean_hr = i - first >= 2 ? 60.0 * fs * static_cast<double>(i - first - 1) / static_cast<double>(r_peaks[i - 1] - r_peaks[first])
-                               : std::numeric_limits<double>::quiet_NaN();
+    e.mean_hr = end - first >= 2 ? 60.0 * fs * static_cast<double>(end - first - 1) / static_cast<double>(r_peaks[end - 1] - r_peaks[first])
+                                 : std::numeric_limits<double>::quiet_NaN();
     out.push_back(e);
-    first = i;
   }
   return out;
 }

@@ -341,6 +341,21 @@ TEST(AfStats, ReferenceRhythmFromAnnotationsAndCsv) {
 
 namespace {
 
+// Appends `row` scaled to unit norm, as beat_features gives each beat's P part.
+void push_unit_row(std::vector<float>& parts, std::vector<float> row) {
+  float norm = 0.0f;
+  for (const float v : row) norm += v * v;
+  for (const float v : row) parts.push_back(v / std::sqrt(norm));
+}
+
+// A fibrillatory wave's P part: independent normal values (unit rows' pairs then ~N(0, 1/n)).
+std::vector<float> random_row(std::size_t n, std::mt19937& rng) {
+  std::normal_distribution<float> gauss;
+  std::vector<float> row(n);
+  for (float& v : row) v = gauss(rng);
+  return row;
+}
+
 // The signal's P waves: beats whose atria are organised are not AF, whatever their intervals.
 TEST(AfDetect, OrganisedPWavesVetoAf) {
   std::mt19937 rng(5);
@@ -350,13 +365,7 @@ TEST(AfDetect, OrganisedPWavesVetoAf) {
   atrial.p_context.assign(beats.size(), 0.5f);
   atrial.p_length = 16;
   // Fibrillatory waves: each beat's P part a random unit row (pairs ~N(0, 1/16)).
-  std::normal_distribution<float> gauss;
-  for (std::size_t i = 0; i < beats.size(); ++i) {
-    std::vector<float> row(atrial.p_length);
-    float norm = 0.0f;
-    for (float& v : row) v = gauss(rng), norm += v * v;
-    for (float& v : row) atrial.p_parts.push_back(v / std::sqrt(norm));
-  }
+  for (std::size_t i = 0; i < beats.size(); ++i) push_unit_row(atrial.p_parts, random_row(atrial.p_length, rng));
   EXPECT_GE(count(ecgpipe::af_rhythm(beats, {}, {}, &atrial), Rhythm::AFIB), 290) << "no P waves: AF";
   atrial.p_consistency.assign(beats.size(), 0.8f);
   EXPECT_EQ(count(ecgpipe::af_rhythm(beats, {}, {}, &atrial), Rhythm::AFIB), 0) << "repeated P waves: not AF";
@@ -389,15 +398,13 @@ TEST(AfDetect, ShortParoxysmBesideSlowSinusStaysAf) {
   const auto beats = beats_of(rr);
   ecgpipe::AtrialActivity atrial;
   atrial.p_length = 16;
-  std::normal_distribution<float> gauss;
+  std::vector<float> sinus_p(atrial.p_length);
+  for (std::size_t k = 0; k < sinus_p.size(); ++k) sinus_p[k] = k % 2 == 0 ? 1.0f : -1.0f;
   for (std::size_t i = 0; i < beats.size(); ++i) {
     const bool in_af = i > 200 && i <= 260;
     atrial.p_consistency.push_back(in_af ? 0.05f : 0.2f);  // below the bound: only the long cycles tell sinus
     atrial.p_context.push_back(0.5f);
-    std::vector<float> row(atrial.p_length);
-    float norm = 0.0f;
-    for (std::size_t k = 0; k < row.size(); ++k) row[k] = in_af ? gauss(rng) : (k % 2 == 0 ? 1.0f : -1.0f), norm += row[k] * row[k];
-    for (float& v : row) atrial.p_parts.push_back(v / std::sqrt(norm));
+    push_unit_row(atrial.p_parts, in_af ? random_row(atrial.p_length, rng) : sinus_p);
   }
   const auto rhythm = ecgpipe::af_rhythm(beats, {}, {}, &atrial);
   std::size_t af_inside = 0;
