@@ -6,12 +6,12 @@
 #include <utility>
 #include <vector>
 
-#include "ecgpipe/rhythm/af_detect.hpp"
-
 namespace ecgpipe::detail {
 
-// The runs of equal rhythm, [first, end) each, in order; none for no beats.
-inline std::vector<std::pair<std::size_t, std::size_t>> runs_of(const std::vector<Rhythm>& rhythm) {
+// The runs of equal values (each beat's Rhythm), [first, end) each, in order; none for no beats.
+// A template so that this header needs no rhythm header (af_detect.cpp includes it).
+template <class T>
+std::vector<std::pair<std::size_t, std::size_t>> runs_of(const std::vector<T>& rhythm) {
   std::vector<std::pair<std::size_t, std::size_t>> runs;
   for (std::size_t s = 0, i = 1; i <= rhythm.size(); ++i)
     if (i == rhythm.size() || rhythm[i] != rhythm[s]) {
