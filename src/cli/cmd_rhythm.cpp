@@ -54,7 +54,7 @@ struct Beats {
 
 // The beats of `path`: a CSV's r_peak / sample / first column (and its class column, when there
 // is one), or a WFDB annotation file's beat annotations (any annotator: .atr, .qrs, ...) with
-// their AAMI class, sorted, each sample once. V beats (AF leaves their intervals out) from either:
+// their AAMI class, sorted, each sample once (either said when it changed anything). V beats (AF leaves their intervals out) from either:
 // a CSV's class column is as much a labelling as a WFDB file's symbols.
 Beats read_beats(const std::string& path) {
   struct Beat {
@@ -84,6 +84,11 @@ Beats read_beats(const std::string& path) {
       }
     has_classes = labelled;
   }
+  // Another detector's CSV may list its beats out of order or twice (a merge of two passes):
+  // they are sorted and each sample kept once, and that is said (the counts change the RR).
+  std::size_t earlier = 0;
+  for (std::size_t i = 1; i < found.size(); ++i) earlier += found[i].sample < found[i - 1].sample;
+  if (earlier > 0) spdlog::warn("{}: {} beats are earlier than the beat listed before them: sorted by time", path, earlier);
   std::stable_sort(found.begin(), found.end());
   Beats out;
   out.has_classes = has_classes;
@@ -96,6 +101,8 @@ Beats read_beats(const std::string& path) {
     out.classes.push_back(b.cls);
     if (has_quality) out.usable.push_back(!b.artefact);
   }
+  if (found.size() > out.samples.size())
+    spdlog::warn("{}: {} beats at a sample another beat has: left out", path, found.size() - out.samples.size());
   if (!labelled) out.ventricular.clear();
   return out;
 }

@@ -117,6 +117,36 @@ TEST(RhythmCli, ItSaysWhichColumnTheBeatsCameFrom) {
   }
 }
 
+// Beats out of time order are sorted and a beat at a sample already taken is dropped, as before,
+// but said (no silent change of the input): before, "5,5,5" was one beat without a word.
+TEST(RhythmCli, UnorderedAndRepeatedBeatsAreSaid) {
+  const auto dir = testutil::fresh_dir();
+  std::vector<std::int64_t> beats;
+  for (int i = 0; i < 50; ++i) beats.push_back(100 + 200 * i);
+  std::string clean = "sample\n", messy = "sample\n";
+  for (const auto b : beats) clean += std::to_string(b) + "\n";
+  auto shuffled = beats;
+  std::swap(shuffled[10], shuffled[11]);
+  std::swap(shuffled[30], shuffled[40]);
+  shuffled.push_back(beats[20]);
+  shuffled.push_back(beats[20]);
+  shuffled.push_back(beats[49]);
+  for (const auto b : shuffled) messy += std::to_string(b) + "\n";
+  write_text(dir / "clean.csv", clean);
+  write_text(dir / "messy.csv", messy);
+  const auto c = run_ecgpipe("rhythm " + q(dir / "clean.csv") + " --fs 250 --out " + q(dir / "c"), dir);
+  ASSERT_EQ(c.code, 0) << c.err;
+  EXPECT_EQ(c.err.find("warning"), std::string::npos) << c.err;
+  const auto m = run_ecgpipe("rhythm " + q(dir / "messy.csv") + " --fs 250 --out " + q(dir / "m"), dir);
+  ASSERT_EQ(m.code, 0) << m.err;
+  EXPECT_EQ(read_text(dir / "m" / "rhythm.csv"), read_text(dir / "c" / "rhythm.csv"));
+  // Earlier than the beat listed before: beats 10 and 11 swapped (1), 30 and 40 (2: beat 31 after
+  // 40, beat 30 after 39), the appended beat 20 after beat 49 (1).
+  EXPECT_NE(m.err.find("messy.csv: 4 beats are earlier than the beat listed before them: sorted by time"), std::string::npos) << m.err;
+  EXPECT_NE(m.err.find("messy.csv: 3 beats at a sample another beat has: left out"), std::string::npos) << m.err;
+  EXPECT_NE(m.err.find("50 beats (column 'sample')"), std::string::npos) << m.err;
+}
+
 TEST(RhythmCli, ErrorsHaveTheirExitCodes) {
   const auto dir = testutil::fresh_dir();
   write_text(dir / "beats.csv", "sample\n100\n300\n");
