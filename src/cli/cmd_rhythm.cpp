@@ -54,8 +54,9 @@ struct Beats {
 
 // The beats of `path`: a CSV's r_peak / sample / first column (and its class column, when there
 // is one), or a WFDB annotation file's beat annotations (any annotator: .atr, .qrs, ...) with
-// their AAMI class, sorted, each sample once (either said when it changed anything). V beats (AF leaves their intervals out) from either:
-// a CSV's class column is as much a labelling as a WFDB file's symbols.
+// their AAMI class, sorted, each sample once (a warning says when either changed anything). V
+// beats (AF leaves their intervals out) from either: a CSV's class column is as much a labelling
+// as a WFDB file's symbols.
 Beats read_beats(const std::string& path) {
   struct Beat {
     std::int64_t sample;
@@ -85,7 +86,7 @@ Beats read_beats(const std::string& path) {
     has_classes = labelled;
   }
   // Another detector's CSV may list its beats out of order or twice (a merge of two passes):
-  // they are sorted and each sample kept once, and that is said (the counts change the RR).
+  // they are sorted and each sample kept once, and that is said (either changes the intervals).
   std::size_t earlier = 0;
   for (std::size_t i = 1; i < found.size(); ++i) earlier += found[i].sample < found[i - 1].sample;
   if (earlier > 0) spdlog::warn("{}: {} beats are earlier than the beat listed before them: sorted by time", path, earlier);
