@@ -159,7 +159,16 @@ void add_rhythm_command(CLI::App& app) {
     const std::vector<std::int64_t>& beats = read.samples;
     if (beats.empty()) throw InputError(a->beats + ": no beats");
     std::vector<RhythmChange> reference;
-    if (!a->reference.empty()) reference = read_rhythm_reference(a->reference);
+    if (!a->reference.empty()) {
+      reference = read_rhythm_reference(a->reference);
+      if (reference.empty()) spdlog::warn("{}: no rhythm changes: no reference episode to compare with", a->reference);
+      if (const auto unknown = unknown_rhythm_names(reference); !unknown.empty()) {
+        std::string names;
+        for (const auto& n : unknown) names += (names.empty() ? "" : ", ") + n;
+        spdlog::warn("{}: rhythm names ecgpipe does not know, counted as neither AF nor flutter: {}", a->reference,
+                     text::shorten(names));
+      }
+    }
     // The record ends after the last beat, or at the reference's last change if that is later
     // (said when it is more than a minute later: the burden's time is the record's).
     std::int64_t end = beats.back() + 1;

@@ -2,6 +2,7 @@
 #include "ecgpipe/eval/rhythm_eval.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <limits>
 
 namespace ecgpipe {
@@ -31,6 +32,19 @@ std::vector<RhythmChange> rhythm_changes(const std::vector<Annotation>& annotati
     if (name.front() == '(') name.erase(0, 1);
     while (!name.empty() && (name.back() == ' ' || name.back() == '\0')) name.pop_back();
     out.push_back({a.sample, name});
+  }
+  return out;
+}
+
+std::vector<std::string> unknown_rhythm_names(const std::vector<RhythmChange>& changes) {
+  // MIT-BIH's rhythm names (its .atr aux strings without the parenthesis), the AF databases' J
+  // (junctional), other databases' VF; ecgpipe's own rhythm.csv names are among them.
+  static const char* const kKnown[] = {"AB", "AFIB", "AFL", "B", "BII", "IVR", "J", "N", "NOD",
+                                       "P", "PREX", "SBR", "SVTA", "T", "VF", "VFL", "VT"};
+  std::vector<std::string> out;
+  for (const auto& c : changes) {
+    const bool known = std::any_of(std::begin(kKnown), std::end(kKnown), [&](const char* k) { return c.rhythm == k; });
+    if (!known && std::find(out.begin(), out.end(), c.rhythm) == out.end()) out.push_back(c.rhythm);
   }
   return out;
 }

@@ -147,6 +147,28 @@ TEST(RhythmCli, UnorderedAndRepeatedBeatsAreSaid) {
   EXPECT_NE(m.err.find("50 beats (column 'sample')"), std::string::npos) << m.err;
 }
 
+// A rhythm reference without a rhythm change, or with names ecgpipe does not know, is said: the
+// statistics would otherwise read "Se nan" or count a misspelt AF as no AF, without a word.
+TEST(RhythmCli, EmptyOrUnknownReferenceRhythmsAreSaid) {
+  const auto dir = testutil::fresh_dir();
+  std::string csv = "sample\n";
+  for (const auto s : paroxysmal_af()) csv += std::to_string(s) + "\n";
+  write_text(dir / "beats.csv", csv);
+  write_text(dir / "none.csv", "sample,rhythm\n");
+  write_text(dir / "odd.csv", "sample,rhythm\n0,(N\n100,(AF\n200,(N\n300,(AF\n");
+  write_text(dir / "good.csv", "sample,rhythm\n0,(N\n100,(AFIB\n200,(N\n");
+  const auto none = run_ecgpipe("rhythm " + q(dir / "beats.csv") + " --fs 250 --out " + q(dir / "a") + " --reference " + q(dir / "none.csv"), dir);
+  ASSERT_EQ(none.code, 0) << none.err;
+  EXPECT_NE(none.err.find("none.csv: no rhythm changes: no reference episode to compare with"), std::string::npos) << none.err;
+  const auto odd = run_ecgpipe("rhythm " + q(dir / "beats.csv") + " --fs 250 --out " + q(dir / "b") + " --reference " + q(dir / "odd.csv"), dir);
+  ASSERT_EQ(odd.code, 0) << odd.err;
+  EXPECT_NE(odd.err.find("odd.csv: rhythm names ecgpipe does not know, counted as neither AF nor flutter: AF"), std::string::npos)
+      << odd.err;
+  const auto good = run_ecgpipe("rhythm " + q(dir / "beats.csv") + " --fs 250 --out " + q(dir / "c") + " --reference " + q(dir / "good.csv"), dir);
+  ASSERT_EQ(good.code, 0) << good.err;
+  EXPECT_EQ(good.err.find("warning"), std::string::npos) << good.err;
+}
+
 TEST(RhythmCli, ErrorsHaveTheirExitCodes) {
   const auto dir = testutil::fresh_dir();
   write_text(dir / "beats.csv", "sample\n100\n300\n");

@@ -337,6 +337,19 @@ TEST(AfStats, ReferenceRhythmFromAnnotationsAndCsv) {
   EXPECT_THROW(ecgpipe::parse_rhythm_csv("sample,rhythm\n-1,(N\n", "m.csv"), ecgpipe::InputError);
 }
 
+// Rhythm names outside MIT-BIH's and the AF databases' are listed once each, in order, so that a
+// typo or another convention is said rather than counted as neither AF nor flutter.
+TEST(AfStats, UnknownRhythmNamesAreListedOnce) {
+  using ecgpipe::RhythmChange;
+  const std::vector<RhythmChange> known{{0, "N"}, {5, "AFIB"}, {9, "AFL"}, {12, "SVTA"}, {20, "VT"}, {30, "VFL"}, {40, "B"},
+                                        {50, "T"}, {60, "SBR"}, {70, "J"}, {80, "NOD"}, {90, "BII"}, {95, "IVR"},
+                                        {97, "AB"}, {98, "P"}, {99, "PREX"}, {100, "VF"}};
+  EXPECT_TRUE(ecgpipe::unknown_rhythm_names(known).empty());
+  EXPECT_TRUE(ecgpipe::unknown_rhythm_names({}).empty());
+  const std::vector<RhythmChange> odd{{0, "N"}, {5, "AF"}, {9, "afib"}, {12, "AF"}, {20, "XYZ"}};
+  EXPECT_EQ(ecgpipe::unknown_rhythm_names(odd), (std::vector<std::string>{"AF", "afib", "XYZ"}));
+}
+
 }  // namespace
 
 namespace {

@@ -21,6 +21,11 @@ std::vector<RhythmChange> rhythm_changes(const std::vector<Annotation>& annotati
 std::vector<RhythmChange> parse_rhythm_csv(std::string_view text, const std::string& path);
 // By the name: a .csv file is parse_rhythm_csv, anything else a WFDB annotation file.
 std::vector<RhythmChange> read_rhythm_reference(const std::string& path);
+// The rhythm names of `changes` that are not MIT-BIH's, the AF databases' or ecgpipe's (AB, AFIB,
+// AFL, B, BII, IVR, J, N, NOD, P, PREX, SBR, SVTA, T, VF, VFL, VT), each once, in order of first
+// appearance: a misspelt AF or another database's convention counts as neither AF nor flutter,
+// which a caller should say.
+std::vector<std::string> unknown_rhythm_names(const std::vector<RhythmChange>& changes);
 
 // The episodes of `rhythm` in `changes` (sorted by sample), each until the next change to another
 // rhythm; one still open at the end runs to `end`.
