@@ -495,16 +495,26 @@ std::int64_t synth_samples_for_duration(double duration_s, double fs) {
   return static_cast<std::int64_t>(n);
 }
 
+namespace {
+
+// "[lo, hi]" with each bound as %g prints it (std::to_string would give 100.000000).
+std::string range_text(double lo, double hi) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "[%g, %g]", lo, hi);
+  return buf;
+}
+
+}  // namespace
+
 void validate(const SynthOptions& o) {
   if (!std::isfinite(o.fs) || o.fs < kSynthMinFs || o.fs > kSynthMaxFs)
-    throw UsageError("--fs must be within [" + std::to_string(kSynthMinFs) + ", " +
-                     std::to_string(kSynthMaxFs) + "] Hz");
+    throw UsageError("--fs must be within " + range_text(kSynthMinFs, kSynthMaxFs) + " Hz");
   if (o.samples < 1) throw UsageError("the record must have at least one sample (duration 0?)");
   if (o.samples > kSynthMaxSamples)
     throw UsageError("--samples must be at most " + std::to_string(kSynthMaxSamples));
   if (!std::isfinite(o.heart_rate) || o.heart_rate < kSynthMinHeartRate ||
       o.heart_rate > kSynthMaxHeartRate)
-    throw UsageError("--heart-rate must be within [20, 220] bpm");
+    throw UsageError("--heart-rate must be within " + range_text(kSynthMinHeartRate, kSynthMaxHeartRate) + " bpm");
   if (!std::isfinite(o.hrv) || o.hrv < 0.0 || o.hrv > kSynthMaxHrv)
     throw UsageError("--hrv must be within [0, 0.2]");
   if (!finite_nonneg(o.wander_mv)) throw UsageError("--wander-mv must be >= 0");

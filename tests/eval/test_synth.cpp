@@ -109,6 +109,27 @@ TEST_F(SynthFiles, UnwritablePathIsAnOutputErrorAndLeavesNothing) {
   EXPECT_THROW(ecgpipe::write_synth_files(r, sig, sig), ecgpipe::UsageError);
 }
 
+// The allowed ranges are printed as the numbers they are ("[100, 20000] Hz", not
+// "[100.000000, 20000.000000]"), from the same constants the check uses.
+TEST(Synth, RangeErrorsPrintTheirBounds) {
+  SynthOptions o;
+  o.fs = 50.0;
+  try {
+    ecgpipe::synthesize(o);
+    ADD_FAILURE() << "no error for --fs 50";
+  } catch (const ecgpipe::UsageError& e) {
+    EXPECT_STREQ(e.what(), "--fs must be within [100, 20000] Hz");
+  }
+  o = SynthOptions{};
+  o.heart_rate = 300.0;
+  try {
+    ecgpipe::synthesize(o);
+    ADD_FAILURE() << "no error for --heart-rate 300";
+  } catch (const ecgpipe::UsageError& e) {
+    EXPECT_STREQ(e.what(), "--heart-rate must be within [20, 220] bpm");
+  }
+}
+
 TEST(Synth, DefaultTruthPath) {
   EXPECT_EQ(ecgpipe::default_truth_path("dir/rec.csv"), "dir/rec_beats.csv");
   EXPECT_EQ(ecgpipe::default_truth_path("rec.csv"), "rec_beats.csv");
