@@ -112,22 +112,21 @@ TEST_F(SynthFiles, UnwritablePathIsAnOutputErrorAndLeavesNothing) {
 // The allowed ranges are printed as the numbers they are ("[100, 20000] Hz", not
 // "[100.000000, 20000.000000]"), from the same constants the check uses.
 TEST(Synth, RangeErrorsPrintTheirBounds) {
-  SynthOptions o;
-  o.fs = 50.0;
-  try {
-    ecgpipe::synthesize(o);
-    ADD_FAILURE() << "no error for --fs 50";
-  } catch (const ecgpipe::UsageError& e) {
-    EXPECT_STREQ(e.what(), "--fs must be within [100, 20000] Hz");
-  }
-  o = SynthOptions{};
-  o.heart_rate = 300.0;
-  try {
-    ecgpipe::synthesize(o);
-    ADD_FAILURE() << "no error for --heart-rate 300";
-  } catch (const ecgpipe::UsageError& e) {
-    EXPECT_STREQ(e.what(), "--heart-rate must be within [20, 220] bpm");
-  }
+  // The UsageError's message for `o`, or "" when synthesize accepts it.
+  const auto error_of = [](const SynthOptions& o) -> std::string {
+    try {
+      ecgpipe::synthesize(o);
+    } catch (const ecgpipe::UsageError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  SynthOptions fs;
+  fs.fs = 50.0;
+  EXPECT_EQ(error_of(fs), "--fs must be within [100, 20000] Hz");
+  SynthOptions rate;
+  rate.heart_rate = 300.0;
+  EXPECT_EQ(error_of(rate), "--heart-rate must be within [20, 220] bpm");
 }
 
 TEST(Synth, DefaultTruthPath) {
