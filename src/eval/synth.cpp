@@ -516,7 +516,7 @@ void validate(const SynthOptions& o) {
       o.heart_rate > kSynthMaxHeartRate)
     throw UsageError("--heart-rate must be within " + range_text(kSynthMinHeartRate, kSynthMaxHeartRate) + " bpm");
   if (!std::isfinite(o.hrv) || o.hrv < 0.0 || o.hrv > kSynthMaxHrv)
-    throw UsageError("--hrv must be within [0, 0.2]");
+    throw UsageError("--hrv must be within " + range_text(0.0, kSynthMaxHrv));
   if (!finite_nonneg(o.wander_mv)) throw UsageError("--wander-mv must be >= 0");
   if (!finite_nonneg(o.mains_mv)) throw UsageError("--mains-mv must be >= 0");
   if (!std::isfinite(o.mains_hz) || o.mains_hz <= 0.0 || (o.mains_mv > 0.0 && o.mains_hz >= o.fs / 2))
