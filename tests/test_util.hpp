@@ -215,8 +215,8 @@ struct Result {
 // bound is far above what any legitimate child needs and below ctest's
 // TIMEOUT, so a hang is reported by the test, with the command. The slowest children under ASan
 // (`ctest -L "cli|slow" -j2`, 2 cores at load ~7, 2026-11-26): a 30-epoch `run` 29 s, the
-// 60-epoch two-recording batch of BatchCli.ASecondWriterOfOneOutIsRefused 76 s; a usage error
-// about 1 s. ECGPIPE_TEST_CHILD_TIMEOUT (seconds) sets another bound, e.g. for valgrind.
+// 60-epoch two-recording batch BatchCli.ASecondWriterOfOneOutIsRefused ran then 76 s; a usage
+// error about 1 s. ECGPIPE_TEST_CHILD_TIMEOUT (seconds) sets another bound, e.g. for valgrind.
 inline int child_timeout_seconds() {
   constexpr int kDefaultSeconds = 240;
   const char* env = std::getenv("ECGPIPE_TEST_CHILD_TIMEOUT");
