@@ -62,27 +62,6 @@ void check_status(cufftResult status, const char* call, const char* file, int li
 namespace {
 
 
-// Wavelet taps folded onto an n-long kernel: kernel[i] = sum of w[j] over j < width, j = i mod n,
-// added in increasing j, i.e. exactly the CPU's `k[j % n] += w[j]` loop (so a wavelet longer than
-// the signal wraps around, deterministically and without atomics). Each tap uses ricker_wavelet's
-// arithmetic; the _rn intrinsics keep nvcc from contracting it into FMAs, which the host code
-// does not use, so the taps differ from the CPU's at most by the last bit of exp().
-// Mapping: one thread per kernel index i (grid-stride over [0, n)); thread i visits taps
-// j = i, i + n, i + 2n, ... (only j = i when width <= n).
-__global__ void ricker_kernel_taps(int width, double step, double scale, std::int64_t n, double* kernel) {
-  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
-  for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
-    double acc = 0.0;
-    for (std::int64_t j = i; j < width; j += n) {
-      // numpy.linspace: start + j * step, and the last point exactly `stop` (as ricker_wavelet).
-      const double t = j == width - 1 ? kRickerHalfRange : __dadd_rn(-kRickerHalfRange, __dmul_rn(step, static_cast<double>(j)));
-      const double e = exp(__dmul_rn(__dmul_rn(-0.5, t), t));
-      acc = __dadd_rn(acc, __dmul_rn(__dmul_rn(scale, e), __dsub_rn(1.0, __dmul_rn(t, t))));
-    }
-    kernel[i] = acc;
-  }
-}
-
 // Block inputs: slot b of the batch holds block first + b (zero for slots past `last`), its
 // sample j = x[(first + b) * hop + j] widened to double, zero at or past `end`.
 // Mapping: one thread per batch element (slot, j) (grid-stride over kBatch x L).
@@ -174,8 +153,10 @@ struct BandpassBlocksCuda::Impl {
   }
 };
 
-BandpassBlocksCuda::BandpassBlocksCuda(int width, cudaStream_t stream) : width_(width) {
-  if (width < 2) throw UsageError("--ricker-width must be at least 2 samples, got " + std::to_string(width));
+BandpassBlocksCuda::BandpassBlocksCuda(int width, RickerTaps taps, cudaStream_t stream) : width_(width) {
+  // The CPU's own taps (UsageError if width < 2), copied: the GPU's band-pass then differs from
+  // the CPU's by the FFTs' round-off alone.
+  const std::vector<double> wavelet = ricker_wavelet(width, taps);
   // BandpassBlocks' length (bandpass.hpp): 2^16, doubled while under 4 x (width - 1).
   length_ = std::int64_t{1} << 16;
   while (length_ < 4 * static_cast<std::int64_t>(width - 1)) length_ *= 2;
@@ -185,12 +166,10 @@ BandpassBlocksCuda::BandpassBlocksCuda(int width, cudaStream_t stream) : width_(
     impl->stream = stream;
     ECGPIPE_CUDA_CHECK(cudaEventCreateWithFlags(&impl->joined, cudaEventDisableTiming));
     const std::int64_t bins = length_ / 2 + 1;
-    // The same host arithmetic as ricker_wavelet for the two per-width constants.
-    const double step = 2.0 * kRickerHalfRange / (width - 1);
-    const double scale = 2.0 / std::sqrt(static_cast<double>(width));
-    impl->taps = DeviceBuffer<double>(static_cast<std::size_t>(width), stream);
-    ricker_kernel_taps<<<grid_for(width), kBlockSize, 0, stream>>>(width, step, scale, width, impl->taps.data());
-    ECGPIPE_CUDA_CHECK_LAUNCH("ricker_kernel_taps");
+    impl->taps = DeviceBuffer<double>(wavelet.size(), stream);
+    // From pageable memory: cudaMemcpyAsync returns once `wavelet` is staged, so it may go out of
+    // scope before the copy completes on the stream.
+    copy_to_device(impl->taps.span(), wavelet.data(), wavelet.size(), stream);
     impl->spectrum = DeviceBuffer<cufftDoubleComplex>(static_cast<std::size_t>(bins), stream);
     impl->blocks = DeviceBuffer<double>(static_cast<std::size_t>(kBatch * length_), stream);
     impl->product = DeviceBuffer<cufftDoubleComplex>(static_cast<std::size_t>(kBatch * bins), stream);
@@ -307,8 +286,8 @@ void BandpassBlocksCuda::wrapped(DeviceSpan<const float> head, DeviceSpan<const 
   rejoin(stream);
 }
 
-BandpassPlan::BandpassPlan(std::size_t n, int width, cudaStream_t stream)
-    : n_(static_cast<std::int64_t>(n)), blocks_(width, stream) {
+BandpassPlan::BandpassPlan(std::size_t n, int width, RickerTaps taps, cudaStream_t stream)
+    : n_(static_cast<std::int64_t>(n)), blocks_(width, taps, stream) {
   if (n > static_cast<std::size_t>(std::numeric_limits<std::int64_t>::max() / 2)) {
     throw InternalError("band-pass: signal of " + std::to_string(n) + " samples is too long");
   }

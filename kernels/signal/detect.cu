@@ -287,7 +287,7 @@ DeviceBuffer<T> regrow(const DeviceBuffer<T>& buffer, std::int64_t old_begin, st
 }  // namespace
 
 StreamingDetectorCuda::StreamingDetectorCuda(const DetectOptions& options, std::size_t excerpt, cudaStream_t stream)
-    : w_(detect_windows(options)), blocks_(options.ricker_width, stream), stream_(stream),
+    : w_(detect_windows(options)), blocks_(options.ricker_width, ricker_taps(Preset::robust), stream), stream_(stream),
       head_(static_cast<std::size_t>(options.ricker_width - 1), stream), bp_begin_(options.ricker_width - 1),
       excerpt_wanted_(excerpt) {}
 

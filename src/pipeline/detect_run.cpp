@@ -42,7 +42,7 @@ PeakDetection detect_cpu(const DetectFileOptions& o) {
   std::vector<float> read;
   const std::vector<float>& signal = signal_or_read(o.samples, o.input, o.csv, o.fs, read);
   d.samples = signal.size();
-  const std::vector<double> y = bandpass_cpu(signal, w.ricker_width);
+  const std::vector<double> y = bandpass_cpu(signal, w.ricker_width, ricker_taps(o.preset));
   if (o.preset == Preset::robust) {
     Detection det = detect_beats_cpu(signal, y, DetectOptions{o.fs, w.ricker_width});
     d.r_peaks = std::move(det.r_peaks);

@@ -30,7 +30,7 @@ Segmentation segment_cpu_whole(const RunOptions& o) {
   seg.signal_excerpt.assign(signal.begin(), signal.begin() + static_cast<std::ptrdiff_t>(report_excerpt_samples(o.fs, signal.size())));
 
   t0 = detail::Clock::now();
-  const std::vector<double> curvature = bandpass_cpu(signal, o.ricker_width);
+  const std::vector<double> curvature = bandpass_cpu(signal, o.ricker_width, ricker_taps(o.preset));
   seg.seconds.bandpass = detail::seconds_since(t0);
   seg.curvature_excerpt.assign(curvature.begin(), curvature.begin() + static_cast<std::ptrdiff_t>(report_excerpt_samples(o.fs, curvature.size())));
 

@@ -202,7 +202,7 @@ Segmentation segment_cuda(const RunOptions& o, CudaContext& ctx) {
 
   DeviceBuffer<double> curvature(signal.size(), stream);
   if (!signal.empty()) {
-    BandpassPlan plan(signal.size(), o.ricker_width, stream);
+    BandpassPlan plan(signal.size(), o.ricker_width, ricker_taps(o.preset), stream);
     plan.run(signal.cspan(), curvature.span(), stream);
   }
   ECGPIPE_CUDA_CHECK(cudaEventRecord(ev.e[kBandpass], stream));
@@ -308,7 +308,7 @@ PeakDetection detect_on_device(DeviceSpan<const float> signal, Preset preset, do
   out.input_address = signal.data;
   DeviceBuffer<double> curvature(signal.size, stream);
   if (signal.size > 0) {
-    BandpassPlan plan(signal.size, w.ricker_width, stream);
+    BandpassPlan plan(signal.size, w.ricker_width, ricker_taps(preset), stream);
     plan.run(signal, curvature.span(), stream);
   }
   if (preset == Preset::robust) {

@@ -12,7 +12,7 @@
 
 namespace ecgpipe {
 
-std::vector<double> ricker_wavelet(int width) {
+std::vector<double> ricker_wavelet(int width, RickerTaps taps) {
   if (width < 2) throw UsageError("--ricker-width must be at least 2 samples, got " + std::to_string(width));
   std::vector<double> w(static_cast<std::size_t>(width));
   // Same arithmetic as the seed: t = linspace(-3, 3, width); 2/sqrt(width) normalisation.
@@ -23,10 +23,16 @@ std::vector<double> ricker_wavelet(int width) {
     const double t = j == width - 1 ? kRickerHalfRange : -kRickerHalfRange + step * j;
     w[static_cast<std::size_t>(j)] = scale * std::exp(-0.5 * t * t) * (1.0 - t * t);
   }
+  if (taps == RickerTaps::zero_sum) {
+    double sum = 0.0;
+    for (const double v : w) sum += v;
+    const double mean = sum / width;
+    for (double& v : w) v -= mean;
+  }
   return w;
 }
 
-BandpassBlocks::BandpassBlocks(int width) : width_(width), wavelet_(ricker_wavelet(width)) {
+BandpassBlocks::BandpassBlocks(int width, RickerTaps taps) : width_(width), wavelet_(ricker_wavelet(width, taps)) {
   constexpr std::int64_t kBaseLength = std::int64_t{1} << 16;
   length_ = kBaseLength;
   while (length_ < 4 * static_cast<std::int64_t>(width - 1)) length_ *= 2;
@@ -55,8 +61,8 @@ double BandpassBlocks::wrapped_output(const float* head, const float* tail, std:
   return sum;
 }
 
-std::vector<double> bandpass_cpu(const std::vector<float>& signal, int width) {
-  const BandpassBlocks blocks(width);
+std::vector<double> bandpass_cpu(const std::vector<float>& signal, int width, RickerTaps taps) {
+  const BandpassBlocks blocks(width, taps);
   const auto n = static_cast<std::int64_t>(signal.size());
   std::vector<double> out(signal.size());
   const std::int64_t wrapped = std::min<std::int64_t>(n, width - 1);

@@ -23,7 +23,7 @@ void drop_front(std::vector<T>& v, std::int64_t count) {
 }  // namespace
 
 StreamingDetector::StreamingDetector(const DetectOptions& options, std::size_t excerpt)
-    : options_(options), w_(detect_windows(options)), blocks_(options.ricker_width), bp_begin_(options.ricker_width - 1),
+    : options_(options), w_(detect_windows(options)), blocks_(options.ricker_width, ricker_taps(Preset::robust)), bp_begin_(options.ricker_width - 1),
       excerpt_wanted_(excerpt) {}
 
 void StreamingDetector::push(const float* x, std::size_t count) {

@@ -165,7 +165,7 @@ TEST(Cli, RunWritesConsistentOutputs) {
 
   // What the stages compute in-process is what the files say: from the signal as the file holds
   // it (%.6f), since the seed's gates in the flat lead-in compare band-pass round-off.
-  const auto gates = ecgpipe::detect_gates_cpu(ecgpipe::bandpass_cpu(ecgpipe::read_csv_column((dir / "in.csv").string(), {}), 30), 180);
+  const auto gates = ecgpipe::detect_gates_cpu(ecgpipe::bandpass_cpu(ecgpipe::read_csv_column((dir / "in.csv").string(), {}), 30, ecgpipe::RickerTaps::seed), 180);
   const auto beats = ecgpipe::select_beats(gates, {});
   const auto report = nlohmann::json::parse(testutil::read_text(out / "report.json"));
   EXPECT_EQ(nlohmann::json::parse(r.out), report) << "--json prints the report";

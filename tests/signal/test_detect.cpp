@@ -33,7 +33,7 @@ constexpr double kToleranceMs = 150.0;  // AAMI EC57 match window
 
 std::vector<std::int64_t> detect(const std::vector<float>& x, double fs = kFs) {
   const int width = seed_windows(fs).ricker_width;
-  return detect_beats_cpu(x, bandpass_cpu(x, width), DetectOptions{fs, width}).r_peaks;
+  return detect_beats_cpu(x, bandpass_cpu(x, width, ecgpipe::RickerTaps::zero_sum), DetectOptions{fs, width}).r_peaks;
 }
 
 MatchResult score(const std::vector<std::int64_t>& truth, const std::vector<std::int64_t>& found, double fs = kFs) {
@@ -206,7 +206,7 @@ TEST(DetectCli, SeedPresetIsTheSeedsGates) {
                                        dir);
   ASSERT_EQ(r.code, 0) << r.err;
   // From the signal as the file holds it (%.6f): the gates in the flat lead-in compare band-pass round-off.
-  const auto beats = select_beats(detect_gates_cpu(bandpass_cpu(read_csv_column((dir / "in.csv").string(), {}), 30), 180), {});
+  const auto beats = select_beats(detect_gates_cpu(bandpass_cpu(read_csv_column((dir / "in.csv").string(), {}), 30, ecgpipe::RickerTaps::seed), 180), {});
   std::vector<std::int64_t> expect;
   for (auto s : beats.start) expect.push_back(s + seed_r_offset(180, 30));
   EXPECT_EQ(read_detections_csv((dir / "seed.csv").string()), expect);
@@ -302,7 +302,7 @@ void expect_same_candidates(const std::vector<double>& bp, const DetectOptions& 
 }
 
 // Band-pass of a float signal at the detector's width for `fs`.
-std::vector<double> bandpass_at(const std::vector<float>& x, double fs) { return bandpass_cpu(x, seed_windows(fs).ricker_width); }
+std::vector<double> bandpass_at(const std::vector<float>& x, double fs) { return bandpass_cpu(x, seed_windows(fs).ricker_width, ecgpipe::RickerTaps::zero_sum); }
 
 std::vector<float> noise(std::size_t n, unsigned seed) {
   std::mt19937 rng(seed);
@@ -405,7 +405,7 @@ TEST(DetectGpu, WholeDetectionEqualsTheCpus) {
       const auto x = synth_signal(fs, 300.0, snr, 11);
       const int width = seed_windows(fs).ricker_width;
       const DetectOptions o{fs, width};
-      const auto bp = bandpass_cpu(x, width);
+      const auto bp = bandpass_cpu(x, width, ecgpipe::RickerTaps::zero_sum);
       const Detection cpu = detect_beats_cpu(x, bp, o);
       ASSERT_GT(cpu.r_peaks.size(), 100u);
 
@@ -417,7 +417,7 @@ TEST(DetectGpu, WholeDetectionEqualsTheCpus) {
       EXPECT_EQ(same_input.r_peaks, cpu.r_peaks) << fs << " Hz, SNR " << snr;
 
       DeviceBuffer<double> d_gpu_bp(x.size(), stream);
-      BandpassPlan plan(x.size(), width, stream);
+      BandpassPlan plan(x.size(), width, ecgpipe::RickerTaps::zero_sum, stream);
       plan.run(d_x.cspan(), d_gpu_bp.span(), stream);
       const Detection gpu = detect_beats_cuda(d_x.cspan(), d_gpu_bp.cspan(), o, stream);
       EXPECT_EQ(gpu.candidates, cpu.candidates) << fs << " Hz, SNR " << snr << " (cuFFT band-pass)";

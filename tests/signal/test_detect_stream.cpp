@@ -13,10 +13,13 @@
 #include <algorithm>
 #include <chrono>
 #include <climits>
+#include <cstdint>
 #include <cstdlib>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <sstream>
 #include <thread>
 #include <string>
 #include <vector>
@@ -65,7 +68,7 @@ Streamed stream_in_pieces(const std::vector<float>& x, const DetectOptions& o, s
 
 void expect_same_as_whole(const std::vector<float>& x, double fs, const std::vector<std::size_t>& pieces) {
   const DetectOptions o{fs, seed_windows(fs).ricker_width};
-  const std::vector<double> bp = bandpass_cpu(x, o.ricker_width);
+  const std::vector<double> bp = bandpass_cpu(x, o.ricker_width, ecgpipe::RickerTaps::zero_sum);
   const Detection whole = detect_beats_cpu(x, bp, o);
   // At least 15 bpm over records of more than 10 s (half of one is flat): not between empty lists.
   if (static_cast<double>(x.size()) > 10 * fs) {
@@ -263,6 +266,83 @@ TEST(ChunkCli, RunAndDetectInChunksWriteWhatTheWholeSignalGives) {
   for (const char* key : {"counts", "classes", "holter", "loss"}) EXPECT_EQ(a[key], b[key]) << key;
 }
 
+// The column `name` of a CSV text, one string a row.
+std::vector<std::string> csv_column(const std::string& text, const std::string& name) {
+  std::istringstream in(text);
+  std::string line, cell;
+  std::getline(in, line);
+  std::size_t index = SIZE_MAX, k = 0;
+  for (std::istringstream h(line); std::getline(h, cell, ','); ++k)
+    if (cell == name) index = k;
+  if (index == SIZE_MAX) {
+    ADD_FAILURE() << "no column " << name << " in " << line;
+    return {};
+  }
+  std::vector<std::string> out;
+  while (std::getline(in, line)) {
+    std::istringstream row(line);
+    for (k = 0; std::getline(row, cell, ',') && k < index; ++k) {
+    }
+    out.push_back(cell);
+  }
+  return out;
+}
+
+// A constant offset in the input (raw ADC counts about 1 024, a lead-off stretch held at a level)
+// moved the robust detector's beats: the seed's band-pass taps sum to 0.088 (docs/accuracy.md, "A
+// constant offset"; 2026-11-27, 300 s of synthetic ECG: 11 false beats with 50 mV added, 53 beats
+// inside 30 s held at 2.5 mV). On every path that band-passes -- `detect` whole, `analyze` (the
+// segmentation `run` uses) whole and in chunks (the streaming detector, which `detect` in chunks
+// shares) and, with a GPU, `detect --device cuda` whole and streamed and `analyze` there -- the
+// beats of x + 1000 mV are those of x, and a stretch held at a level has none (checked on the
+// first path of each device: about a second a command, the band-pass's LibTorch loading).
+TEST(DetectCli, AnOffsetInTheInputDoesNotMoveTheBeats) {
+  const auto dir = testutil::fresh_dir();
+  const std::vector<float> x = testutil::synth_signal(250.0, 250 * 120, 4);
+  std::vector<float> offset = x, held = x;
+  for (float& v : offset) v += 1000.0f;
+  constexpr std::size_t kHeldFrom = 250 * 40, kHeldTo = 250 * 70;  // 30 s in the middle, at 2.5 mV
+  std::fill(held.begin() + kHeldFrom, held.begin() + kHeldTo, 2.5f);
+  testutil::write_signal_csv(dir / "x.csv", x);
+  testutil::write_signal_csv(dir / "offset.csv", offset);
+  testutil::write_signal_csv(dir / "held.csv", held);
+  // analyze writes a folder (beats.csv), detect a CSV of R peaks; both have the column r_peak.
+  std::vector<std::string> commands = {"detect --device cpu --chunk-seconds 0", "analyze --device cpu --chunk-seconds 0",
+                                       "analyze --device cpu --chunk-seconds 7"};
+#ifdef ECGPIPE_WITH_CUDA
+  if (ecgpipe::cuda_device_available()) {
+    commands.push_back("detect --device cuda --gpu-memory 1G");  // whole on the GPU
+    commands.push_back("detect --device cuda --gpu-memory 1K");  // streamed through it
+    commands.push_back("analyze --device cuda --gpu-memory 1G");
+  }
+#endif
+  for (std::size_t k = 0; k < commands.size(); ++k) {
+    const std::string& command = commands[k];
+    const bool folder = command.rfind("analyze", 0) == 0;
+    std::map<std::string, std::vector<std::string>> peaks;
+    const bool first_of_device = k == 0 || (command.find("cuda") != std::string::npos && commands[k - 1].find("cuda") == std::string::npos);
+    for (const char* name : {"x", "offset", "held"}) {
+      if (std::string(name) == "held" && !first_of_device) continue;
+      const fs::path out = dir / (std::to_string(k) + "-" + name + (folder ? "" : ".csv"));
+      const auto r = testutil::run_ecgpipe("-q " + command + " '" + (dir / (std::string(name) + ".csv")).string() + "' --out '" + out.string() + "'",
+                                           dir);
+      ASSERT_EQ(r.code, 0) << command << " " << name << ": " << r.err;
+      peaks[name] = csv_column(testutil::read_text(folder ? out / "beats.csv" : out), "r_peak");
+    }
+    const std::string& tag = command;
+    EXPECT_GT(peaks["x"].size(), 120u) << tag;
+    EXPECT_EQ(peaks["offset"], peaks["x"]) << tag;
+    if (!first_of_device) continue;
+    // The held stretch: no beat more than 0.5 s inside it (its two steps may each make one).
+    std::size_t inside = 0;
+    for (const std::string& p : peaks["held"]) {
+      const long long at = std::stoll(p);
+      inside += at > static_cast<long long>(kHeldFrom) + 125 && at < static_cast<long long>(kHeldTo) - 125;
+    }
+    EXPECT_EQ(inside, 0u) << tag;
+  }
+}
+
 #ifdef ECGPIPE_WITH_CUDA
 // --- Recordings larger than the GPU's memory (ecgpipe/pipeline/segment_cuda.hpp): a file whose
 // sample count (a CSV's lines) times kGpuBytesPerSample exceeds the budget goes through the
@@ -307,24 +387,6 @@ TEST(GpuChunking, RobustCsvAndEdfFilesOverTheBudgetAreStreamedThroughTheGpu) {
   EXPECT_EQ(gpu_chunk_samples_for(csv, "", Preset::robust, 600.0, need - 1), kMinGpuChunkSamples);  // a tiny budget
   ScopedEnv plenty(kBudgetEnv, "1");  // 1 MiB: 7281 samples, the file's size allows fewer
   EXPECT_EQ(gpu_chunk_samples_for(csv, "", Preset::robust, 600.0), 0);
-}
-
-// The column `name` of a CSV text, one string a row.
-std::vector<std::string> csv_column(const std::string& text, const std::string& name) {
-  std::istringstream in(text);
-  std::string line, cell;
-  std::getline(in, line);
-  std::size_t index = 0, k = 0;
-  for (std::istringstream h(line); std::getline(h, cell, ','); ++k)
-    if (cell == name) index = k;
-  std::vector<std::string> out;
-  while (std::getline(in, line)) {
-    std::istringstream row(line);
-    for (k = 0; std::getline(row, cell, ',') && k < index; ++k) {
-    }
-    out.push_back(cell);
-  }
-  return out;
 }
 
 // On the GPU, a recording over the budget gives the whole GPU path's R peaks, beats and classes

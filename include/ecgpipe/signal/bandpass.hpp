@@ -28,13 +28,22 @@ class CircularConvolution;  // src/signal/circular_convolution.hpp
 // The seed's wavelet window on t in [-kRickerHalfRange, +kRickerHalfRange].
 inline constexpr double kRickerHalfRange = 3.0;
 
-// The `width` wavelet taps (double). Throws UsageError if width < 2.
-std::vector<double> ricker_wavelet(int width);
+// Which taps. `seed`: the wavelet as the seed samples it. Its taps do not sum to zero (0.088 at
+// 30 taps, 0.117 at 43): it passes a constant at about a quarter of its largest tap, so an offset
+// in the input (raw ADC counts about 1 024, a lead-off stretch held at a level) moved the robust
+// detector's beats (docs/accuracy.md, "A constant offset"). `zero_sum`: the same taps less their
+// mean, so a constant gives zero to round-off and the beats do not depend on the offset. The seed
+// preset keeps `seed` (its gates are the seed notebook's); the robust preset uses `zero_sum`.
+enum class RickerTaps { seed, zero_sum };
+
+// The `width` wavelet taps (double). Throws UsageError if width < 2. zero_sum: the mean (the
+// taps summed in index order, divided by width) subtracted from each.
+std::vector<double> ricker_wavelet(int width, RickerTaps taps);
 
 // The overlap-save blocks of the CPU band-pass (see the top of this file).
 class BandpassBlocks {
  public:
-  explicit BandpassBlocks(int width);  // UsageError if width < 2
+  BandpassBlocks(int width, RickerTaps taps);  // UsageError if width < 2
   ~BandpassBlocks();
   BandpassBlocks(const BandpassBlocks&) = delete;
   BandpassBlocks& operator=(const BandpassBlocks&) = delete;
@@ -63,6 +72,6 @@ class BandpassBlocks {
 
 // CPU reference: the whole signal through BandpassBlocks (LibTorch's FFT, double).
 // Returns n values (empty for n == 0).
-std::vector<double> bandpass_cpu(const std::vector<float>& signal, int width);
+std::vector<double> bandpass_cpu(const std::vector<float>& signal, int width, RickerTaps taps);
 
 }  // namespace ecgpipe

@@ -23,7 +23,7 @@ class BandpassBlocksCuda {
   // another algorithm for another batch count, which would change a block's bits.
   static constexpr std::int64_t kBatch = 32;
 
-  BandpassBlocksCuda(int width, cudaStream_t stream);  // UsageError if width < 2
+  BandpassBlocksCuda(int width, RickerTaps taps, cudaStream_t stream);  // UsageError if width < 2
   ~BandpassBlocksCuda();
   BandpassBlocksCuda(const BandpassBlocksCuda&) = delete;
   BandpassBlocksCuda& operator=(const BandpassBlocksCuda&) = delete;
@@ -65,7 +65,7 @@ class BandpassBlocksCuda {
 // hold signal.size elements; run() must get the n of construction.
 class BandpassPlan {
  public:
-  BandpassPlan(std::size_t n, int width, cudaStream_t stream);
+  BandpassPlan(std::size_t n, int width, RickerTaps taps, cudaStream_t stream);
   ~BandpassPlan();
   BandpassPlan(const BandpassPlan&) = delete;
   BandpassPlan& operator=(const BandpassPlan&) = delete;

@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "ecgpipe/signal/bandpass.hpp"
 #include "ecgpipe/signal/beats.hpp"
 #include "ecgpipe/config.hpp"
 #include "ecgpipe/common/enum_names.hpp"
@@ -41,6 +42,12 @@ enum class Preset { seed, robust };
 // "preset" record read it.
 const EnumNames<Preset>& preset_names();
 const char* preset_name(Preset preset);
+
+// The band-pass taps of a preset (bandpass.hpp): the seed's own for its gates; zero-sum for the
+// robust detector, so that an offset in the input does not move its beats.
+constexpr RickerTaps ricker_taps(Preset preset) {
+  return preset == Preset::robust ? RickerTaps::zero_sum : RickerTaps::seed;
+}
 
 // --- Sampling-rate scaling. The seed's windows are sample counts tuned on 250 Hz data; as
 // durations they carry over to any rate. Each default below times 250 Hz gives the seed's count.
