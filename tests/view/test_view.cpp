@@ -568,7 +568,10 @@ TEST(View, SlowClientsAndBigBodiesHoldNobodyUp) {
   EXPECT_EQ(status_of(c, "/api/meta"), 200);
   EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(2));
   RawClient big(s->port);
-  big.send("POST /api/meta HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 300000000\r\n\r\n" + std::string(4096, 'x'));
+  // The headers only: with body bytes sent and left unread, the server's close makes the kernel
+  // answer with a reset, which can discard the 413 before this client reads it (the test failed
+  // so once on the GPU host, at -j12, 2026-11-27). The server does not wait for the body either way.
+  big.send("POST /api/meta HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 300000000\r\n\r\n");
   EXPECT_EQ(big.status(5), 413);
   // A client that keeps sending one header byte at a time: stop() does not wait for it.
   const Trickler trickler(s->port);
