@@ -329,9 +329,8 @@ TEST(DetectCli, AnOffsetInTheInputDoesNotMoveTheBeats) {
       ASSERT_EQ(r.code, 0) << command << " " << name << ": " << r.err;
       peaks[name] = csv_column(testutil::read_text(folder ? out / "beats.csv" : out), "r_peak");
     }
-    const std::string& tag = command;
-    EXPECT_GT(peaks["x"].size(), 120u) << tag;
-    EXPECT_EQ(peaks["offset"], peaks["x"]) << tag;
+    EXPECT_GT(peaks["x"].size(), 120u) << command;
+    EXPECT_EQ(peaks["offset"], peaks["x"]) << command;
     if (!first_of_device) continue;
     // The held stretch: no beat more than 0.5 s inside it (its two steps may each make one).
     std::size_t inside = 0;
@@ -339,7 +338,7 @@ TEST(DetectCli, AnOffsetInTheInputDoesNotMoveTheBeats) {
       const long long at = std::stoll(p);
       inside += at > static_cast<long long>(kHeldFrom) + 125 && at < static_cast<long long>(kHeldTo) - 125;
     }
-    EXPECT_EQ(inside, 0u) << tag;
+    EXPECT_EQ(inside, 0u) << command;
   }
 }
 
