@@ -10,11 +10,11 @@
 // sums. Nothing in here synchronizes the host.
 #include <cufft.h>
 
-#include <cmath>
 #include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "ecgpipe/signal/bandpass_cuda.hpp"
 #include "ecgpipe/common/cuda.hpp"
