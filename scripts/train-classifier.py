@@ -18,6 +18,11 @@ AUROC of each class's probability, and per-record S/V results. The SVEB/VEB figu
 twice: as the model gives them, and as `run` writes them, where a predicted S inside the atrial
 fibrillation that `ecgpipe analyze` detects is N (in_detected_af()).
 
+Two models are written to the one file: one of the primary lead (MLII; the SVDB's ECG1) for every
+recording, and its `lead2` model, the same features and the second lead's QRS correlation (l2cq:
+lead2_qrs_correlation() below, src/classify/beat_features.cpp), for recordings with another ECG lead
+(DS1's V1/V2/V4/V5 from wfdb/REC, the SVDB's ECG2). --cv prints the figures of both.
+
 The options after --out change the model (their defaults give today's): the class weights, sample
 weights that make each database (DS1, SVDB) or each record weigh the same, the rounds and leaf size,
 and an S bias: a constant added to the S class's summed score before the argmax (exported in the
@@ -39,7 +44,8 @@ AAMI = {**{c: 0 for c in 'NLRej'}, **{c: 1 for c in 'AaJS'}, **{c: 2 for c in 'V
 CLASSES = ['N', 'S', 'V', 'F']
 NAMES = ('lpre lpost lprepost lpreloc lprerec lloc lprep80 lpostloc width dwidth awid dawid eqn ampn '
          'cq cw cp ct cq2 cw2 dq lirr dprem pctx ltrend cplong dcplong').split()
-MODEL_VERSION = 2
+MODEL_VERSION = 3  # 3: the lead2 model (the second lead's QRS correlation appended: l2cq)
+LEAD2_NAME = 'l2cq'
 DENSITY_CONTEXT, PREMATURE_LOG_RATIO = 64, -0.1  # the premature-beat density (dprem): see src/classify/beat_features.cpp
 P_CONTEXT, P_PERCENTILE = 32, 80  # the P-wave context (pctx): see src/classify/beat_features.cpp
 LONG_CYCLE_PERCENTILE = 80  # cplong's template: the beats whose RR before is at least this percentile
@@ -108,18 +114,48 @@ def features(x, R, fs):
     return F
 
 
+def lead2_qrs_correlation(x2, R, fs):
+    """The second lead's feature (src/classify/beat_features.cpp, lead2_qrs_correlation): cq of the other lead,
+    each beat's QRS (R +- 0.08 s) against that lead's median beat, the windows as features() cuts them."""
+    b = samples_in(0.25, fs); a = samples_in(0.45, fs); q = samples_in(0.08, fs)
+    W = np.zeros((len(R), b + a))
+    for i, r in enumerate(R):
+        lo = r - b; hi = r + a
+        s = x2[max(0, lo):min(len(x2), hi)]
+        W[i, max(0, -lo):max(0, -lo) + len(s)] = s
+    W -= np.median(W, axis=1, keepdims=True)
+    T = np.median(W, axis=0)
+    A = W[:, b - q:b + q + 1]; t = T[b - q:b + q + 1]
+    A = A - A.mean(1, keepdims=True); t = t - t.mean()
+    return (A @ t) / (np.linalg.norm(A, axis=1) * np.linalg.norm(t) + 1e-9)
+
+
+def other_lead(path, primary):
+    """A WFDB record's signal other than `primary` (a name or an index), the first such, and the record's rate."""
+    import wfdb
+    rec = wfdb.rdrecord(path)
+    names = list(rec.sig_name)
+    p = names.index(primary) if isinstance(primary, str) else primary
+    other = [k for k in range(len(names)) if k != p][0]
+    return rec.p_signal[:, other].astype(np.float64), float(rec.fs)
+
+
 def load(data, rec, ecgpipe, tmp):
+    """A DS1 record: its CSV (MLII), ecgpipe's detections, the reference labels, whether each beat lies in detected AF
+    and the second lead's feature (the other signal of wfdb/REC: V1, V2, V4 or V5)."""
     x = np.loadtxt(f'{data}/{rec}.csv', skiprows=1, dtype=np.float32)
     det_path = os.path.join(tmp, f'{rec}.csv')
     subprocess.run([ecgpipe, '-q', 'detect', f'{data}/{rec}.csv', '--fs', '360', '--out', det_path], check=True)
     R = np.loadtxt(det_path, delimiter=',', skiprows=1, dtype=np.int64, ndmin=2)[:, 1]
     ref = np.genfromtxt(f'{data}/{rec}_beats.csv', delimiter=',', skip_header=1, dtype=None, encoding=None)
     rs = np.array([int(s) for s, _ in ref]); rc = np.array([AAMI.get(str(c), -1) for _, c in ref])
-    return (*label(x, R, rs, rc, 360.0), in_detected_af(ecgpipe, [f'{data}/{rec}.csv', '--fs', '360'], R, tmp, rec))
+    x2, _ = other_lead(f'{data}/wfdb/{rec}', 'MLII')
+    return (*label(x, R, rs, rc, 360.0), in_detected_af(ecgpipe, [f'{data}/{rec}.csv', '--fs', '360'], R, tmp, rec),
+            lead2_qrs_correlation(x2, R, 360.0))
 
 
 def load_wfdb(path, ecgpipe, tmp):
-    """A WFDB record (the SVDB's: 128 Hz, lead ECG1 = signal 0, the lead ecgpipe reads by default):
+    """A WFDB record (the SVDB's: 128 Hz, lead ECG1 = signal 0, the lead ecgpipe reads by default, ECG2 the second):
     its samples, ecgpipe's detections and the reference labels, as load() does for DS1's CSVs."""
     import wfdb
     rec = wfdb.rdrecord(path, channels=[0])
@@ -129,7 +165,9 @@ def load_wfdb(path, ecgpipe, tmp):
     R = np.loadtxt(det_path, delimiter=',', skiprows=1, dtype=np.int64, ndmin=2)[:, 1]
     ann = wfdb.rdann(path, 'atr')
     rs = np.asarray(ann.sample, dtype=np.int64); rc = np.array([AAMI.get(str(c), -1) for c in ann.symbol])
-    return (*label(x, R, rs, rc, fs), in_detected_af(ecgpipe, [path + '.hea'], R, tmp, os.path.basename(path)))
+    x2, _ = other_lead(path, 0)
+    return (*label(x, R, rs, rc, fs), in_detected_af(ecgpipe, [path + '.hea'], R, tmp, os.path.basename(path)),
+            lead2_qrs_correlation(x2, R, fs))
 
 
 def in_detected_af(ecgpipe, args, R, tmp, name):
@@ -311,7 +349,8 @@ def cross_database(data, ds1, svdb):
     for r in ds1 + svdb: print_record(r, *per[r])
 
 
-def export(model, bias=0.0, trained_on='MIT-BIH Arrhythmia Database DS1 (de Chazal 2004), ODC-By 1.0'):
+def export_model(model, bias, names):
+    """One model as ecgpipe reads it (src/classify/classify.cpp): its features, classes, baseline and trees."""
     trees = []
     for iteration in model._predictors:
         for target, pred in enumerate(iteration):
@@ -323,12 +362,32 @@ def export(model, bias=0.0, trained_on='MIT-BIH Arrhythmia Database DS1 (de Chaz
                           'left': [int(v) if not l else -1 for v, l in zip(nd['left'], leaf)],
                           'right': [int(v) if not l else -1 for v, l in zip(nd['right'], leaf)],
                           'value': [float(v) if l else 0.0 for v, l in zip(nd['value'], leaf)]})
-    return {'format': 'ecgpipe-beat-classifier', 'version': MODEL_VERSION,
-            'trained_on': trained_on,
-            'features': NAMES, 'classes': [CLASSES[c] for c in model.classes_],
+    return {'features': names, 'classes': [CLASSES[c] for c in model.classes_],
             'baseline': [float(v) + (bias if c == 1 else 0.0)
                          for v, c in zip(np.ravel(model._baseline_prediction), model.classes_)],
             'trees': trees}
+
+
+def check_export(j, model, bias, X):
+    """The export must reproduce scikit-learn's decisions (a C++-style walk over the JSON)."""
+    raw = np.tile(np.array(j['baseline']), (len(X), 1))
+    for t in j['trees']:
+        for i, x in enumerate(X):
+            k = 0
+            while t['left'][k] >= 0: k = t['left'][k] if x[t['feature'][k]] <= t['threshold'][k] else t['right'][k]
+            raw[i, t['target']] += t['value'][k]
+    assert (np.asarray(j['classes'])[raw.argmax(1)] == np.asarray(CLASSES)[decide(model, X, bias)]).all(), \
+        'exported trees disagree with scikit-learn'
+
+
+def one_lead(data):
+    """The records' features without the second lead's (load() appends it as a fourth field)."""
+    return {r: d[:3] for r, d in data.items()}
+
+
+def two_leads(data):
+    """The records' features with the second lead's appended (the lead2 model's columns)."""
+    return {r: (np.column_stack([d[0], d[3]]), d[1], d[2]) for r, d in data.items()}
 
 
 def main():
@@ -369,26 +428,26 @@ def main():
         if a.svdb:
             svdb = sorted(os.path.splitext(f)[0] for f in os.listdir(a.svdb) if f.endswith('.hea'))
             data.update({r: load_wfdb(os.path.join(a.svdb, r), a.ecgpipe, tmp) for r in svdb})
-    if a.cv: cross_validate(data)
-    if a.cv and svdb: cross_database(data, RECS, svdb)
     recs = RECS + svdb if a.train_svdb else RECS
-    model = fit(data, recs); bias = choose_s_bias(data, recs)
-    if bias: print(f'S bias {bias:+.2f} (--s-bias {a.s_bias})', file=sys.stderr)
+    # Two models: one from the primary lead (MLII, ECG1) for every recording, and the lead2 model for
+    # recordings with a second lead (V1/V2/V4/V5, ECG2), each cross-validated alike.
+    models = {}
+    for name, d in (('one lead', one_lead(data)), ('two leads', two_leads(data))):
+        if a.cv:
+            print(f'== {name} ==')
+            cross_validate(d)
+            if svdb: cross_database(d, RECS, svdb)
+        model = fit(d, recs); bias = choose_s_bias(d, recs)
+        if bias: print(f'{name}: S bias {bias:+.2f} (--s-bias {a.s_bias})', file=sys.stderr)
+        j = export_model(model, bias, NAMES if name == 'one lead' else NAMES + [LEAD2_NAME])
+        check_export(j, model, bias, training_set(d, recs)[0][:2000])
+        models[name] = j
     trained_on = 'MIT-BIH Arrhythmia Database DS1 (de Chazal 2004), ODC-By 1.0'
     if a.train_svdb: trained_on += f'; MIT-BIH Supraventricular Arrhythmia Database ({len(svdb)} records), ODC-By 1.0'
-    j = export(model, bias, trained_on)
-    # The export must reproduce scikit-learn's decisions (a C++-style walk over the JSON).
-    X, _ = training_set(data, recs)
-    raw = np.tile(np.array(j['baseline']), (len(X), 1))
-    for t in j['trees']:
-        for i, x in enumerate(X[:2000]):
-            k = 0
-            while t['left'][k] >= 0: k = t['left'][k] if x[t['feature'][k]] <= t['threshold'][k] else t['right'][k]
-            raw[i, t['target']] += t['value'][k]
-    assert (np.asarray(j['classes'])[raw[:2000].argmax(1)] == np.asarray(CLASSES)[decide(model, X[:2000], bias)]).all(), \
-        'exported trees disagree with scikit-learn'
+    j = {'format': 'ecgpipe-beat-classifier', 'version': MODEL_VERSION, 'trained_on': trained_on,
+         **models['one lead'], 'lead2': models['two leads']}
     with open(a.out, 'w') as f: json.dump(j, f, separators=(',', ':'))
-    print(f'wrote {a.out}: {len(j["trees"])} trees, {os.path.getsize(a.out)} bytes', file=sys.stderr)
+    print(f'wrote {a.out}: {len(j["trees"])} + {len(j["lead2"]["trees"])} trees, {os.path.getsize(a.out)} bytes', file=sys.stderr)
 
 
 if __name__ == '__main__':

@@ -123,6 +123,38 @@ std::vector<float> beat_features(const std::vector<float>& signal, const std::ve
                                     atrial);
 }
 
+namespace {
+// Each row's median (the windows are compared less their medians: a baseline offset is no shape).
+std::vector<double> row_medians(const float* windows, std::size_t stride, std::size_t n, int length, int threads) {
+  std::vector<double> medians(n);
+  detail::parallel_chunks(n, threads, kMinBeatsPerThread, [&](std::size_t begin, std::size_t end) {
+    std::vector<double> row;
+    for (std::size_t i = begin; i < end; ++i) {
+      const float* wi = windows + i * stride;
+      row.assign(wi, wi + length);
+      medians[i] = median_of(row);
+    }
+  });
+  return medians;
+}
+}  // namespace
+
+std::vector<float> lead2_qrs_correlation(const float* windows, std::size_t stride, std::size_t n, double fs, int threads) {
+  if (!(fs > 0.0)) throw InternalError("lead2_qrs_correlation: fs must be positive");
+  const FeatureWindow fw = feature_window(fs);
+  if (stride < static_cast<std::size_t>(fw.length)) throw InternalError("lead2_qrs_correlation: rows shorter than the window");
+  std::vector<float> out(n, 0.0f);
+  if (n == 0) return out;
+  const std::vector<double> medians = row_medians(windows, stride, n, fw.length, threads);
+  const std::vector<double> templ = detail::column_median(windows, stride, medians, n, fw.length, std::vector<char>(n, 1), threads);
+  const int q = samples_in(0.08, fs);
+  detail::parallel_chunks(n, threads, kMinBeatsPerThread, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i)
+      out[i] = static_cast<float>(correlation(CenteredRow{windows + i * stride, medians[i]}, templ, fw.before - q, fw.before + q + 1));
+  });
+  return out;
+}
+
 std::vector<float> beat_features_from_windows(const float* windows, std::size_t stride, const std::vector<std::int64_t>& r_peaks,
                                               double fs, int threads, AtrialActivity* atrial) {
   if (!(fs > 0.0)) throw InternalError("beat_features: fs must be positive");
@@ -196,17 +228,9 @@ std::vector<float> beat_features_from_windows(const float* windows, std::size_t 
   const int before = fw.before, L = fw.length;
   if (stride < static_cast<std::size_t>(L)) throw InternalError("beat_features: window rows shorter than the window");
   const int q = samples_in(0.08, fs), h = samples_in(0.1, fs);
-  std::vector<double> medians(n);
-  detail::parallel_chunks(n, threads, kMinBeatsPerThread, [&](std::size_t begin, std::size_t end) {
-    std::vector<double> row;
-    for (std::size_t i = begin; i < end; ++i) {
-      const float* wi = windows + i * stride;
-      row.assign(wi, wi + L);
-      medians[i] = median_of(row);
-    }
-  });
+  const std::vector<double> medians = row_medians(windows, stride, n, L, threads);
   const std::vector<char> all(n, 1);
-  const std::vector<double> templ = detail::column_median(windows, stride, medians, n, L, all, threads);
+  const std::vector<double> templ = detail::column_median(windows, stride, medians, n, L, all, threads);  // the median beat
   const std::vector<double> templ_long = detail::column_median(windows, stride, medians, n, L, long_cycle, threads);
   const int q_lo = before - q, q_hi = before + q + 1;
   std::vector<double> qrs_corr(n), p_corr(n), energy(n), width(n), area_width(n), abs_amp(n);

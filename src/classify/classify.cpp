@@ -17,7 +17,7 @@ namespace ecgpipe {
 extern const char* const kBuiltinBeatClassifierJson;
 
 namespace {
-constexpr int kModelVersion = 2;  // 2: the premature-beat density (dprem) and the P-wave context (pctx) added
+constexpr int kModelVersion = 3;  // 2: the premature-beat density (dprem) and the P-wave context (pctx); 3: the lead2 model
 
 int model_int(const nlohmann::json& v, const std::string& where) {
   if (!is_json_int(v)) throw InputError(where + ": " + v.dump().substr(0, 40) + " is not an integer");
@@ -86,50 +86,65 @@ BeatClass BeatClassifier::predict(const float* x) const {
   return classes[best];
 }
 
-BeatClassifier parse_beat_classifier(const std::string& text, const std::string& where) {
+namespace {
+// One model object: its features must be `expected`, in order.
+BeatClassifier parse_model(const nlohmann::json& j, const std::vector<std::string>& expected, const std::string& where) {
   BeatClassifier m;
+  m.version = kModelVersion;
+  m.features = j.at("features").get<std::vector<std::string>>();
+  if (m.features.size() != expected.size())
+    throw InputError(where + ": the model has " + std::to_string(m.features.size()) + " features, ecgpipe computes " +
+                     std::to_string(expected.size()));
+  for (std::size_t f = 0; f < expected.size(); ++f)
+    if (m.features[f] != expected[f])
+      throw InputError(where + ": feature " + std::to_string(f) + " is " + m.features[f] + ", ecgpipe computes " + expected[f]);
+  for (const auto& c : j.at("classes")) m.classes.push_back(class_from_name(c.get<std::string>(), where));
+  m.baseline = j.at("baseline").get<std::vector<double>>();
+  if (m.classes.empty() || m.baseline.size() != m.classes.size())
+    throw InputError(where + ": classes and baseline differ in length");
+  const int feature_count = static_cast<int>(expected.size());
+  for (const auto& jt : j.at("trees")) {
+    BeatClassifier::Tree t;
+    const std::string at = where + ": tree " + std::to_string(m.trees.size());
+    t.target = model_int(jt.at("target"), at + " target");
+    t.feature = model_ints(jt.at("feature"), at + " feature");
+    t.left = model_ints(jt.at("left"), at + " left");
+    t.right = model_ints(jt.at("right"), at + " right");
+    t.threshold = jt.at("threshold").get<std::vector<float>>();
+    t.value = jt.at("value").get<std::vector<float>>();
+    const std::size_t nodes = t.feature.size();
+    bool ok = nodes > 0 && t.left.size() == nodes && t.right.size() == nodes && t.threshold.size() == nodes &&
+              t.value.size() == nodes && t.target >= 0 && static_cast<std::size_t>(t.target) < m.classes.size();
+    // Children point forward (a tree, no cycles) and inner nodes test an existing feature.
+    for (std::size_t k = 0; ok && k < nodes; ++k)
+      if (t.left[k] >= 0)
+        ok = t.left[k] > static_cast<int>(k) && t.right[k] > static_cast<int>(k) &&
+             static_cast<std::size_t>(t.left[k]) < nodes && static_cast<std::size_t>(t.right[k]) < nodes &&
+             t.feature[k] >= 0 && t.feature[k] < feature_count;
+    if (!ok) throw InputError(where + ": malformed tree " + std::to_string(m.trees.size()));
+    m.trees.push_back(std::move(t));
+  }
+  return m;
+}
+}  // namespace
+
+BeatClassifier parse_beat_classifier(const std::string& text, const std::string& where) {
   try {
     const nlohmann::json j = parse_json_bounded(text, where);
     if (!j.is_object() || j.at("format") != "ecgpipe-beat-classifier" || j.at("version") != kModelVersion)
       throw InputError(where + ": not an ecgpipe beat classifier of version " + std::to_string(kModelVersion));
-    m.version = kModelVersion;
-    m.features = j.at("features").get<std::vector<std::string>>();
-    if (m.features.size() != static_cast<std::size_t>(kBeatFeatureCount))
-      throw InputError(where + ": the model has " + std::to_string(m.features.size()) + " features, ecgpipe computes " +
-                       std::to_string(kBeatFeatureCount));
-    for (int f = 0; f < kBeatFeatureCount; ++f)
-      if (m.features[static_cast<std::size_t>(f)] != beat_feature_name(f))
-        throw InputError(where + ": feature " + std::to_string(f) + " is " + m.features[static_cast<std::size_t>(f)] +
-                         ", ecgpipe computes " + beat_feature_name(f));
-    for (const auto& c : j.at("classes")) m.classes.push_back(class_from_name(c.get<std::string>(), where));
-    m.baseline = j.at("baseline").get<std::vector<double>>();
-    if (m.classes.empty() || m.baseline.size() != m.classes.size())
-      throw InputError(where + ": classes and baseline differ in length");
-    for (const auto& jt : j.at("trees")) {
-      BeatClassifier::Tree t;
-      const std::string at = where + ": tree " + std::to_string(m.trees.size());
-      t.target = model_int(jt.at("target"), at + " target");
-      t.feature = model_ints(jt.at("feature"), at + " feature");
-      t.left = model_ints(jt.at("left"), at + " left");
-      t.right = model_ints(jt.at("right"), at + " right");
-      t.threshold = jt.at("threshold").get<std::vector<float>>();
-      t.value = jt.at("value").get<std::vector<float>>();
-      const std::size_t nodes = t.feature.size();
-      bool ok = nodes > 0 && t.left.size() == nodes && t.right.size() == nodes && t.threshold.size() == nodes &&
-                t.value.size() == nodes && t.target >= 0 && static_cast<std::size_t>(t.target) < m.classes.size();
-      // Children point forward (a tree, no cycles) and inner nodes test an existing feature.
-      for (std::size_t k = 0; ok && k < nodes; ++k)
-        if (t.left[k] >= 0)
-          ok = t.left[k] > static_cast<int>(k) && t.right[k] > static_cast<int>(k) &&
-               static_cast<std::size_t>(t.left[k]) < nodes && static_cast<std::size_t>(t.right[k]) < nodes &&
-               t.feature[k] >= 0 && t.feature[k] < kBeatFeatureCount;
-      if (!ok) throw InputError(where + ": malformed tree " + std::to_string(m.trees.size()));
-      m.trees.push_back(std::move(t));
+    std::vector<std::string> names;
+    for (int f = 0; f < kBeatFeatureCount; ++f) names.emplace_back(beat_feature_name(f));
+    BeatClassifier m = parse_model(j, names, where);
+    if (j.contains("lead2")) {
+      if (!j.at("lead2").is_object()) throw InputError(where + ": lead2 is not a model");
+      names.emplace_back(kLead2FeatureName);
+      m.lead2 = std::make_shared<const BeatClassifier>(parse_model(j.at("lead2"), names, where + ": lead2"));
     }
+    return m;
   } catch (const nlohmann::json::exception& e) {
     throw InputError(where + ": " + e.what());
   }
-  return m;
 }
 
 const BeatClassifier& builtin_beat_classifier() {
@@ -139,12 +154,28 @@ const BeatClassifier& builtin_beat_classifier() {
 
 namespace {
 
-std::vector<BeatClass> predict_classes(const std::vector<float>& x, std::size_t beats, int threads) {
-  const BeatClassifier& model = builtin_beat_classifier();
+// Per beat the built-in model's class: from the features x (beats x kBeatFeatureCount) alone, or
+// with the second lead's feature appended when `lead2` is given and the model has a lead2 model.
+std::vector<BeatClass> predict_classes(const std::vector<float>& x, std::size_t beats, int threads,
+                                       const std::vector<float>* lead2) {
+  const BeatClassifier& one_lead = builtin_beat_classifier();
+  if (lead2 && lead2->size() != beats) throw InternalError("classify: the second lead's feature is not one per beat");
+  const bool two = lead2 && one_lead.lead2;
+  const BeatClassifier& model = two ? *one_lead.lead2 : one_lead;
+  constexpr auto F = static_cast<std::size_t>(kBeatFeatureCount);
   std::vector<BeatClass> out(beats);
   constexpr std::size_t kMinBeatsPerThread = 2048;  // ~1 ms of tree walks: less is not worth a thread
   detail::parallel_chunks(out.size(), threads, kMinBeatsPerThread, [&](std::size_t begin, std::size_t end) {
-    for (std::size_t i = begin; i < end; ++i) out[i] = model.predict(&x[i * static_cast<std::size_t>(kBeatFeatureCount)]);
+    std::array<float, F + 1> row{};
+    for (std::size_t i = begin; i < end; ++i) {
+      if (!two) {
+        out[i] = model.predict(&x[i * F]);
+        continue;
+      }
+      std::copy(&x[i * F], &x[i * F] + F, row.begin());
+      row[F] = (*lead2)[i];
+      out[i] = model.predict(row.data());
+    }
   });
   return out;
 }
@@ -152,14 +183,15 @@ std::vector<BeatClass> predict_classes(const std::vector<float>& x, std::size_t 
 }  // namespace
 
 std::vector<BeatClass> classify_beats(const std::vector<float>& signal, const std::vector<std::int64_t>& r_peaks, double fs,
-                                      int threads, AtrialActivity* atrial) {
-  return predict_classes(beat_features(signal, r_peaks, fs, threads, atrial), r_peaks.size(), threads);
+                                      int threads, AtrialActivity* atrial, const std::vector<float>* lead2) {
+  return predict_classes(beat_features(signal, r_peaks, fs, threads, atrial), r_peaks.size(), threads, lead2);
 }
 
 std::vector<BeatClass> classify_beats_from_windows(const float* windows, std::size_t stride,
                                                    const std::vector<std::int64_t>& r_peaks, double fs, int threads,
-                                                   AtrialActivity* atrial) {
-  return predict_classes(beat_features_from_windows(windows, stride, r_peaks, fs, threads, atrial), r_peaks.size(), threads);
+                                                   AtrialActivity* atrial, const std::vector<float>* lead2) {
+  return predict_classes(beat_features_from_windows(windows, stride, r_peaks, fs, threads, atrial), r_peaks.size(), threads,
+                         lead2);
 }
 
 std::array<std::int64_t, kBeatClassCount> class_counts(const std::vector<BeatClass>& classes) {

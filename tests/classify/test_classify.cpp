@@ -243,7 +243,7 @@ TEST(Classify, LongCyclePTemplateIsTheMedianPOfTheBeatsAfterTheLongestCycles) {
 
 std::string tree_model(const std::string& features_json) {
   // Two classes N, V; one tree on feature 8 (QRS width): > 0.1 s adds 2 to V.
-  return R"({"format":"ecgpipe-beat-classifier","version":2,"features":)" + features_json +
+  return R"({"format":"ecgpipe-beat-classifier","version":3,"features":)" + features_json +
          R"(,"classes":["N","V"],"baseline":[0.5,0.0],"trees":[{"target":1,"feature":[8,0,0],"threshold":[0.1,0,0],)"
          R"("left":[1,-1,-1],"right":[2,-1,-1],"value":[0,0,2]}]})";
 }
@@ -268,9 +268,11 @@ TEST(Classify, HandMadeTreeDecides) {
 TEST(Classify, RefusesModelsItCannotUse) {
   EXPECT_THROW(parse_beat_classifier("not json", "m"), InputError);
   EXPECT_THROW(parse_beat_classifier(R"({"format":"x","version":2})", "m"), InputError);
-  std::string version1 = tree_model(feature_names_json());  // before the premature-beat density
-  version1.replace(version1.find("\"version\":2"), 11, "\"version\":1");
-  EXPECT_THROW(parse_beat_classifier(version1, "m"), InputError);
+  for (const char* old : {"\"version\":1", "\"version\":2"}) {  // before the premature-beat density; before lead2
+    std::string earlier = tree_model(feature_names_json());
+    earlier.replace(earlier.find("\"version\":3"), 11, old);
+    EXPECT_THROW(parse_beat_classifier(earlier, "m"), InputError) << old;
+  }
   EXPECT_THROW(parse_beat_classifier(tree_model(R"(["lpre"])"), "m"), InputError);  // other features
   std::string swapped = feature_names_json();
   swapped.replace(swapped.find("lpre"), 4, "lpXe");
@@ -295,12 +297,87 @@ TEST(Classify, RefusesModelsItCannotUse) {
   EXPECT_THROW(parse_beat_classifier("[1]", "m"), InputError);
 }
 
+// A model file with a lead2 model (issue 24): the one-lead model as tree_model's, the lead2 model
+// one tree on the second lead's feature (index kF): a QRS unlike the lead's median beat (< 0.5)
+// adds 2 to V.
+std::string model_with_lead2(const std::string& lead2_features_json) {
+  std::string m = tree_model(feature_names_json());
+  m.pop_back();  // the closing brace
+  return m + R"(,"lead2":{"features":)" + lead2_features_json +
+         R"(,"classes":["N","V"],"baseline":[0.5,0.0],"trees":[{"target":1,"feature":[)" + std::to_string(kF) +
+         R"(,0,0],"threshold":[0.5,0,0],"left":[1,-1,-1],"right":[2,-1,-1],"value":[0,2,0]}]}})";
+}
+
+std::string lead2_names_json() {
+  std::string s = feature_names_json();
+  s.pop_back();
+  return s + ",\"" + kLead2FeatureName + "\"]";
+}
+
+TEST(Classify, Lead2ModelReadsTheSecondLeadsFeature) {
+  const BeatClassifier m = parse_beat_classifier(model_with_lead2(lead2_names_json()), "t");
+  ASSERT_TRUE(m.lead2);
+  ASSERT_EQ(m.lead2->features.size(), kF + 1);
+  EXPECT_EQ(m.lead2->features.back(), "l2cq");
+  std::vector<float> x(kF + 1, 0.0f);
+  x[kQrsWidth] = 0.08f;  // narrow in the primary lead: N for the one-lead model
+  x[kF] = 0.2f;          // unlike the second lead's median beat
+  EXPECT_EQ(m.predict(x.data()), BeatClass::N);
+  EXPECT_EQ(m.lead2->predict(x.data()), BeatClass::V);
+  x[kF] = 0.9f;
+  EXPECT_EQ(m.lead2->predict(x.data()), BeatClass::N);
+  // Without a lead2 member: none (a model of the primary lead only).
+  EXPECT_FALSE(parse_beat_classifier(tree_model(feature_names_json()), "t").lead2);
+  // A lead2 model must have the primary's features and the second lead's, and test only those.
+  EXPECT_NE(testutil::input_error_of([&] { parse_beat_classifier(model_with_lead2(feature_names_json()), "m.json"); })
+                .find("m.json: lead2"),
+            std::string::npos);
+  std::string past = model_with_lead2(lead2_names_json());
+  past.replace(past.find("\"feature\":[" + std::to_string(kF)), 11 + std::to_string(kF).size(),
+               "\"feature\":[" + std::to_string(kF + 1));
+  EXPECT_THROW(parse_beat_classifier(past, "m"), InputError);
+  std::string not_object = tree_model(feature_names_json());
+  not_object.pop_back();
+  EXPECT_THROW(parse_beat_classifier(not_object + R"(,"lead2":[1]})", "m"), InputError);
+}
+
 TEST(Classify, BuiltInModelMatchesTheFeatures) {
   const BeatClassifier& m = builtin_beat_classifier();
-  EXPECT_EQ(m.version, 2);
+  EXPECT_EQ(m.version, 3);
   ASSERT_EQ(m.features.size(), kF);
   EXPECT_EQ(m.classes.size(), 4u);  // N S V F: Q is never predicted
   EXPECT_FALSE(m.trees.empty());
+  ASSERT_TRUE(m.lead2);  // what ships has the lead2 model (scripts/train-classifier.py)
+  EXPECT_EQ(m.lead2->features.size(), kF + 1);
+  EXPECT_EQ(m.lead2->classes.size(), 4u);
+  EXPECT_FALSE(m.lead2->trees.empty());
+}
+
+// The second lead's feature: the primary lead's QRS correlation on the other lead's windows
+// (Pearson, exact up to float rounding: 1e-6).
+TEST(Classify, Lead2FeatureIsTheQrsCorrelationOfTheOtherLead) {
+  constexpr double fs = 360.0;
+  const FeatureWindow fw = feature_window(fs);
+  const auto L = static_cast<std::size_t>(fw.length);
+  // Five beats: four alike, one with its QRS upside down; rows padded to a wider stride.
+  constexpr std::size_t n = 5, stride = 300;
+  ASSERT_GE(stride, L);
+  std::vector<float> w(n * stride, 7.0f);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t k = 0; k < L; ++k) {
+      const double t = (static_cast<double>(k) - fw.before) / fs;
+      const double qrs = std::exp(-t * t / (2 * 0.012 * 0.012)) - 0.3 * std::exp(-(t - 0.03) * (t - 0.03) / (2 * 0.01 * 0.01));
+      w[i * stride + k] = static_cast<float>(0.5 + (i == 3 ? -qrs : qrs));
+    }
+  const std::vector<float> c = lead2_qrs_correlation(w.data(), stride, n, fs);
+  ASSERT_EQ(c.size(), n);
+  for (std::size_t i = 0; i < n; ++i) EXPECT_NEAR(c[i], i == 3 ? -1.0 : 1.0, 1e-6) << "beat " << i;
+  // The same as the primary lead's kQrsCorr on those windows (one definition).
+  const std::vector<std::int64_t> r{1000, 1300, 1600, 1900, 2200};
+  const std::vector<float> f = beat_features_from_windows(w.data(), stride, r, fs);
+  for (std::size_t i = 0; i < n; ++i) EXPECT_EQ(c[i], f[i * kF + kQrsCorr]) << "beat " << i;
+  EXPECT_TRUE(lead2_qrs_correlation(w.data(), stride, 0, fs).empty());
+  EXPECT_THROW(lead2_qrs_correlation(w.data(), L - 1, n, fs), InternalError);
 }
 
 // Matches each reference beat to the R peak list exactly (the sample's truth positions are the

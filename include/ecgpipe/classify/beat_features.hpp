@@ -109,4 +109,13 @@ std::vector<float> feature_windows(const std::vector<float>& signal, const std::
 std::vector<float> beat_features_from_windows(const float* windows, std::size_t stride, const std::vector<std::int64_t>& r_peaks,
                                               double fs, int threads = 1, AtrialActivity* atrial = nullptr);
 
+// The second lead's feature (issue 24): kQrsCorr's definition on the other lead, the correlation of
+// each beat's QRS (R ± 0.08 s) with the recording's median beat in that lead. A ventricular beat's
+// QRS differs from the sinus beats' in almost every lead, but a lead where it looks alike (MLII for
+// some left-ventricular foci, SVDB's ECG1) hides it; V1 or ECG2 then tells it. `windows`: that
+// lead's feature_window rows (R - 0.25 s .. R + 0.45 s at the same R peaks), row i at i * stride;
+// n beats. The model with this feature appended is the classifier's `lead2` model (classify.hpp).
+inline constexpr const char* kLead2FeatureName = "l2cq";
+std::vector<float> lead2_qrs_correlation(const float* windows, std::size_t stride, std::size_t n, double fs, int threads = 1);
+
 }  // namespace ecgpipe

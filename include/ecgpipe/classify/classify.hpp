@@ -11,6 +11,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -35,18 +36,24 @@ struct BeatClassifier {
     std::vector<float> threshold, value;    // x[feature] <= threshold goes left; value at a leaf
   };
   int version = 0;
-  std::vector<std::string> features;  // must equal beat_feature_name(0..kBeatFeatureCount-1)
+  // beat_feature_name(0..kBeatFeatureCount-1); the lead2 model's: those and kLead2FeatureName.
+  std::vector<std::string> features;
   std::vector<BeatClass> classes;     // class of each output
   std::vector<double> baseline;       // per output
   std::vector<Tree> trees;
+  // The model for recordings with a second lead (beat_features.hpp, lead2_qrs_correlation): the same
+  // kind of trees over one more feature, trained on the same records with their other lead. Null:
+  // the file has none, and every recording is classified from its primary lead.
+  std::shared_ptr<const BeatClassifier> lead2;
 
-  // Scores per output for one beat's features (kBeatFeatureCount floats).
+  // Scores per output for one beat's features (features.size() floats).
   std::vector<double> decision(const float* x) const;
   BeatClass predict(const float* x) const;
 };
 
 // Parses a model file's JSON; InputError naming `where` when it is not a model of this version
-// with exactly beat_features' columns.
+// with exactly beat_features' columns (and its optional `lead2` model, those and the second
+// lead's).
 BeatClassifier parse_beat_classifier(const std::string& json, const std::string& where);
 
 // The model compiled into this binary (data/beat-classifier.json at build time), parsed once.
@@ -54,15 +61,17 @@ const BeatClassifier& builtin_beat_classifier();
 
 // One class per R peak (beat_features + the built-in model), on `threads` CPU threads (the same
 // classes for every count). `atrial`, when given, receives the P-wave measures that rhythm
-// analysis reads (beat_features.hpp, af_detect.hpp).
+// analysis reads (beat_features.hpp, af_detect.hpp). `lead2`, when given (one value per R peak:
+// lead2_qrs_correlation of the recording's second lead), selects the built-in model's lead2 model.
 std::vector<BeatClass> classify_beats(const std::vector<float>& signal, const std::vector<std::int64_t>& r_peaks, double fs,
-                                      int threads = 1, AtrialActivity* atrial = nullptr);
+                                      int threads = 1, AtrialActivity* atrial = nullptr,
+                                      const std::vector<float>* lead2 = nullptr);
 
 // The same from the beats' feature windows (beat_features.hpp: feature_window), as a recording
 // read in pieces gathers them.
 std::vector<BeatClass> classify_beats_from_windows(const float* windows, std::size_t stride,
                                                    const std::vector<std::int64_t>& r_peaks, double fs, int threads = 1,
-                                                   AtrialActivity* atrial = nullptr);
+                                                   AtrialActivity* atrial = nullptr, const std::vector<float>* lead2 = nullptr);
 
 // Beats of each class, indexed by BeatClass.
 std::array<std::int64_t, kBeatClassCount> class_counts(const std::vector<BeatClass>& classes);
