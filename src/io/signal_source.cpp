@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <string_view>
@@ -178,6 +179,19 @@ void resolve_csv_source(std::string_view text, const std::string& path, const Cs
                        std::to_string(p.columns[chosen].size()) +
                        " rows: a time or index column, not an ECG; choose the signal with --column");
     }
+    // The second lead: another column, no time or index column, named as a lead under auto.
+    std::vector<std::string> names(ncols);
+    std::vector<char> usable(ncols, 1);
+    for (std::size_t i = 0; i < ncols; ++i) {
+      if (csv.has_header && i < p.names.size()) names[i] = p.names[i];
+      const bool time_named = csv.has_header && i < p.names.size() && is_time_column_name(p.names[i]);
+      usable[i] = !time_named && !(i < p.columns.size() && monotonic(p.columns[i]));
+    }
+    if (const auto lead2 = pick_second_lead(csv.lead2, names, chosen, usable, "a time or index column", path)) {
+      s.lead2_column = std::to_string(*lead2);
+      s.lead2_name = names[*lead2].empty() ? "column " + s.lead2_column
+                                           : "column " + quoted(names[*lead2]) + " (" + s.lead2_column + ")";
+    }
   } else {
     s.signal_name = "column " + quoted(csv.column);
   }
@@ -242,7 +256,51 @@ std::optional<double> rate_from_time_column(const std::vector<double>& values, c
 std::string SignalSource::description() const {
   std::string d = format + ", " + fmt_hz(fs) + " (" + fs_source + ")";
   if (!signal_name.empty()) d += ", " + signal_name;
+  if (!lead2_name.empty()) d += ", second lead " + lead2_name;
   return d;
+}
+
+bool is_ecg_lead_name(const std::string& name) {
+  std::string n;
+  for (const char c : text::lower(name))
+    if (!std::isspace(static_cast<unsigned char>(c))) n += c;
+  if (n.rfind("lead", 0) == 0) n.erase(0, 4);
+  if (n.rfind("ecg", 0) == 0 || n.rfind("ekg", 0) == 0) return true;
+  static const char* const kLeads[] = {"i", "ii", "iii", "avr", "avl", "avf", "mli", "mlii", "mliii", "cc5"};
+  if (std::any_of(std::begin(kLeads), std::end(kLeads), [&](const char* k) { return n == k; })) return true;
+  // A prefix and one digit: V1..V6, MV1..MV6, CM1..CM6, ML1..ML5, D1..D3.
+  const auto numbered = [&n](const char* prefix, char last) {
+    const std::size_t k = std::char_traits<char>::length(prefix);
+    return n.size() == k + 1 && n.compare(0, k, prefix) == 0 && n[k] >= '1' && n[k] <= last;
+  };
+  return numbered("v", '6') || numbered("mv", '6') || numbered("cm", '6') || numbered("ml", '5') || numbered("d", '3');
+}
+
+std::optional<std::size_t> pick_second_lead(const std::string& option, const std::vector<std::string>& names,
+                                            std::size_t primary, const std::vector<char>& usable,
+                                            const std::string& why_unusable, const std::string& where) {
+  const std::string folded = text::lower(option);
+  if (folded == "none") return std::nullopt;
+  if (folded == "auto" || option.empty()) {
+    for (std::size_t i = 0; i < names.size(); ++i)
+      if (i != primary && i < usable.size() && usable[i] && is_ecg_lead_name(names[i])) return i;
+    return std::nullopt;
+  }
+  std::size_t k = names.size();
+  for (std::size_t i = 0; i < names.size() && k == names.size(); ++i)
+    if (names[i] == option) k = i;
+  if (k == names.size()) {
+    std::size_t index = 0;
+    const auto [end, ec] = std::from_chars(option.data(), option.data() + option.size(), index);
+    if (ec == std::errc() && end == option.data() + option.size() && index < names.size()) k = index;
+  }
+  if (k == names.size())
+    throw UsageError("--lead2 " + quoted(option) + ": " + where + " has no such signal (" + std::to_string(names.size()) +
+                     " signals: a name or a 0-based index; auto or none)");
+  if (k == primary) throw UsageError("--lead2 " + quoted(option) + " is the primary lead of " + where + " (--column)");
+  if (k >= usable.size() || !usable[k])
+    throw UsageError("--lead2 " + quoted(option) + " of " + where + " cannot be a second lead: " + why_unusable);
+  return k;
 }
 
 SignalSource resolve_signal_source(const std::string& path, const CsvOptions& csv, std::optional<double> fs_option,
@@ -266,6 +324,13 @@ SignalSource resolve_signal_source(const std::string& path, const CsvOptions& cs
     if (ch < h.signals.size()) {
       s.signal_name = "signal " + quoted(h.signals[ch].description) + " (" + std::to_string(ch) + ")";
       s.units = h.signals[ch].units;
+      // Every signal of a record has its frame rate (the reader refuses other layouts).
+      std::vector<std::string> names;
+      for (const auto& sig : h.signals) names.push_back(sig.description);
+      if (const auto lead2 = pick_second_lead(csv.lead2, names, ch, std::vector<char>(names.size(), 1), "", wfdb_header_path(path))) {
+        s.lead2_column = std::to_string(*lead2);
+        s.lead2_name = "signal " + quoted(names[*lead2]) + " (" + s.lead2_column + ")";
+      }
     }
     s.start_time = h.base_time;
     if (!h.base_date.empty()) s.start_time = h.base_date + " " + h.base_time;
@@ -284,6 +349,16 @@ SignalSource resolve_signal_source(const std::string& path, const CsvOptions& cs
     s.signal_name = "signal " + quoted(info.label) + " (" + std::to_string(info.index) + ")";
     s.units = info.units;
     s.start_time = h.start;
+    std::vector<std::string> names;
+    std::vector<char> same_rate;
+    for (const auto& sig : h.signals) {
+      names.push_back(sig.label);
+      same_rate.push_back(sig.fs == info.fs);
+    }
+    if (const auto lead2 = pick_second_lead(csv.lead2, names, info.index, same_rate, "its rate is not the primary's", path)) {
+      s.lead2_column = std::to_string(*lead2);
+      s.lead2_name = "signal " + quoted(names[*lead2]) + " (" + s.lead2_column + ")";
+    }
     if (!(info.fs >= kMinFs && info.fs <= kMaxFs)) {
       char buf[160];
       std::snprintf(buf, sizeof buf, "sampling rate %g Hz is outside %g..%g Hz", info.fs, kMinFs, kMaxFs);

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -183,6 +184,94 @@ TEST(SignalSource, WfdbRecordNameWithoutExtension) {
   // A file by the record's name is read as what it is.
   testutil::write_text(dir / "rec", "heartbeats\n1\n");
   EXPECT_EQ(resolve_signal_source(name, {}, std::nullopt, 250.0).format, "CSV");
+}
+
+// The second lead (issue 24): what --lead2 auto may take, and the choice among a record's signals.
+TEST(SecondLead, EcgLeadNames) {
+  for (const char* n : {"MLII", "V1", "v5", "ECG1", "ECG2", "ecg", "EKG II", "ECG V1", "Lead II", "II", "aVF", "I", "III",
+                        "MV1", "CM5", "ML2", "D3", "CC5", " V2 "})
+    EXPECT_TRUE(is_ecg_lead_name(n)) << n;
+  for (const char* n : {"", "Resp", "time", "EEG Fpz-Cz", "V7", "V0", "V12", "index", "heartbeats2", "SpO2", "IV", "ABP",
+                        "pleth", "D4", "lead"})
+    EXPECT_FALSE(is_ecg_lead_name(n)) << n;
+}
+
+TEST(SecondLead, PickedByAutoNameIndexOrNone) {
+  const std::vector<std::string> names{"Resp", "MLII", "V1", "V5"};
+  const std::vector<char> usable{1, 1, 1, 0};
+  const auto pick = [&](const std::string& o) { return pick_second_lead(o, names, 1, usable, "another rate", "r.hea"); };
+  EXPECT_EQ(pick("auto"), std::optional<std::size_t>(2));  // the first other ECG-named, usable signal
+  EXPECT_EQ(pick("AUTO"), std::optional<std::size_t>(2));
+  EXPECT_EQ(pick_second_lead("auto", names, 2, usable, "", "r"), std::optional<std::size_t>(1));
+  EXPECT_EQ(pick_second_lead("auto", {"ECG", "Resp"}, 0, {1, 1}, "", "r"), std::nullopt);  // Resp is no lead
+  EXPECT_EQ(pick_second_lead("auto", {"ECG"}, 0, {1}, "", "r"), std::nullopt);             // one signal
+  EXPECT_EQ(pick("none"), std::nullopt);
+  EXPECT_EQ(pick("V1"), std::optional<std::size_t>(2));
+  EXPECT_EQ(pick("0"), std::optional<std::size_t>(0));  // asked for by index: taken whatever its name
+  EXPECT_EQ(pick("Resp"), std::optional<std::size_t>(0));
+  // Refused with a UsageError that names the option and the file: no such signal, the primary,
+  // an unusable one.
+  for (const char* bad : {"V9", "4", "99999999999999999999999", "-1", "MLII", "1", "V5", "3"}) {
+    try {
+      pick(bad);
+      ADD_FAILURE() << bad;
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find("--lead2"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("r.hea"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(SecondLead, ResolvedForCsvWfdbAndSaid) {
+  const auto dir = testutil::fresh_dir("signal-source-lead2");
+  std::string csv = "time,MLII,V1,Resp\n";
+  for (int i = 0; i < 400; ++i) csv += std::to_string(i / 360.0) + ",0." + std::to_string(i % 7) + ",-0." + std::to_string(i % 5) + ",1\n";
+  testutil::write_text(dir / "a.csv", csv);
+  const std::string a = (dir / "a.csv").string();
+  SignalSource s = resolve_signal_source(a, {}, std::nullopt, 250.0);
+  EXPECT_EQ(s.column, "1");
+  EXPECT_EQ(s.lead2_column, "2");
+  EXPECT_EQ(s.lead2_name, "column 'V1' (2)");
+  EXPECT_NE(s.description().find("column 'MLII' (1), second lead column 'V1' (2)"), std::string::npos) << s.description();
+  CsvOptions o;
+  o.lead2 = "none";
+  s = resolve_signal_source(a, o, std::nullopt, 250.0);
+  EXPECT_EQ(s.lead2_column, "");
+  EXPECT_EQ(s.description().find("second lead"), std::string::npos);
+  o.lead2 = "Resp";  // asked for: taken (its name is the user's business)
+  EXPECT_EQ(resolve_signal_source(a, o, std::nullopt, 250.0).lead2_column, "3");
+  o.lead2 = "time";  // a time column is never a lead
+  EXPECT_THROW(resolve_signal_source(a, o, std::nullopt, 250.0), UsageError);
+  o.lead2 = "auto";
+  o.column = "V1";  // the other way round
+  EXPECT_EQ(resolve_signal_source(a, o, std::nullopt, 250.0).lead2_column, "1");
+  // The seed's one-column file, and a file without a header (no names): none.
+  testutil::write_text(dir / "h.csv", "heartbeats\n1\n2\n");
+  EXPECT_EQ(resolve_signal_source((dir / "h.csv").string(), {}, std::nullopt, 250.0).lead2_column, "");
+  testutil::write_text(dir / "n.csv", "1,2\n2,1\n1.5,1\n");
+  CsvOptions no_header;
+  no_header.has_header = false;
+  EXPECT_EQ(resolve_signal_source((dir / "n.csv").string(), no_header, std::nullopt, 250.0).lead2_column, "");
+  no_header.lead2 = "1";
+  EXPECT_EQ(resolve_signal_source((dir / "n.csv").string(), no_header, std::nullopt, 250.0).lead2_column, "1");
+
+  // A WFDB record: MIT-BIH's 114 has V5 first and MLII second.
+  testutil::write_text(dir / "rec.hea", "rec 2 360 4\nrec.dat 16 200 12 0 0 0 0 V5\nrec.dat 16 200 12 0 0 0 0 MLII\n");
+  testutil::write_text(dir / "rec.dat", std::string(16, '\0'));
+  const std::string rec = (dir / "rec").string();
+  s = resolve_signal_source(rec, {}, std::nullopt, 250.0);
+  EXPECT_EQ(s.signal_name, "signal 'V5' (0)");
+  EXPECT_EQ(s.lead2_column, "1");
+  EXPECT_EQ(s.lead2_name, "signal 'MLII' (1)");
+  CsvOptions mlii;
+  mlii.column = "MLII";
+  s = resolve_signal_source(rec, mlii, std::nullopt, 250.0);
+  EXPECT_EQ(s.signal_name, "signal 'MLII' (1)");
+  EXPECT_EQ(s.lead2_name, "signal 'V5' (0)");
+  mlii.lead2 = "V5";
+  EXPECT_EQ(resolve_signal_source(rec, mlii, std::nullopt, 250.0).lead2_column, "0");
+  mlii.lead2 = "MLII";
+  EXPECT_THROW(resolve_signal_source(rec, mlii, std::nullopt, 250.0), UsageError);
 }
 
 }  // namespace

@@ -26,6 +26,10 @@ struct CsvOptions {
   // header has one (the seed's file), else column 0.
   std::string column;
   bool has_header = true;
+  // The second lead (--lead2; resolve_signal_source, signal_source.hpp): "auto", "none", or a
+  // name or 0-based index as for `column`. The readers ignore it: a second lead is read as a
+  // column of its own.
+  std::string lead2 = "auto";
 };
 
 // The column chosen, and where the data starts.

@@ -10,6 +10,10 @@
 // else the first column that is neither named as a time nor only rising or falling over its first
 // rows (an index). A column given by --column whose first rows only rise or only fall (a time or
 // index column, not an ECG) is an InputError naming it.
+// The second lead (issue 24: the beat classifier's lead2 model): --lead2 when given (a name or
+// index; "none": none); else (auto) the first other signal of the recording whose name is an ECG
+// lead's (is_ecg_lead_name) and which has the primary's rate (EDF) and is no time or index column
+// (CSV). A CSV without a header has no names, so no automatic second lead.
 #pragma once
 
 #include <optional>
@@ -30,11 +34,16 @@ struct SignalSource {
   // its 0-based index), and how to name it ("column 'ECG' (1)", "signal 'MLII' (0)").
   std::string column;
   std::string signal_name;
+  // The second lead, as `column` (the reader's column for it: its 0-based index; empty: none) and
+  // its name ("signal 'V1' (1)").
+  std::string lead2_column;
+  std::string lead2_name;
   std::string start_time;  // "YYYY-MM-DD hh:mm:ss" or "hh:mm:ss" from a header; empty: unknown
   std::string units;       // the signal's physical units ("mV", "uV"); empty: unknown (CSV)
   std::vector<std::string> warnings;  // said loudly: stderr, report.json, the report's banner
 
-  // "360 Hz (WFDB header), signal 'MLII' (0)": the summary line and the report say it.
+  // "WFDB, 360 Hz (WFDB header), signal 'MLII' (0), second lead signal 'V1' (1)": the summary line
+  // and the report say it.
   std::string description() const;
 };
 
@@ -61,5 +70,20 @@ std::optional<double> rate_from_time_column(const std::vector<double>& values, c
 
 // True for a header name that names a time column (see above).
 bool is_time_column_name(const std::string& name);
+
+// True for a signal name that names an ECG lead, in any case, blanks and a "lead" prefix ignored:
+// one starting with ECG or EKG (SVDB's ECG1/ECG2, EDF's "ECG II"), or a lead's own name: I, II,
+// III, aVR, aVL, aVF, V1..V6, the modified limb leads MLI..MLIII (MIT-BIH's MLII), ML1..ML5,
+// MV1..MV6, D1..D3, CM1..CM6, CC5. What --lead2 auto may take: a respiration, EEG or time column is
+// none of these.
+bool is_ecg_lead_name(const std::string& name);
+
+// --lead2 `option` among signals `names` (the primary: `primary`; usable[i]: may be a lead, e.g.
+// the same rate): "none" or, under "auto", no other usable ECG-named signal: nullopt; "auto": the
+// first such; else the signal of that name, else of that 0-based index. UsageError naming `where`
+// for a name or index that is no signal, the primary itself, or an unusable one (`why_unusable`).
+std::optional<std::size_t> pick_second_lead(const std::string& option, const std::vector<std::string>& names,
+                                            std::size_t primary, const std::vector<char>& usable,
+                                            const std::string& why_unusable, const std::string& where);
 
 }  // namespace ecgpipe
