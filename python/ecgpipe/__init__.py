@@ -58,13 +58,15 @@ _CATEGORIES = {"split": "category", "class": "category", "rhythm": "category", "
 
 @dataclass(frozen=True)
 class Recording:
-    """A recording read from a file: ``signal`` (float32 samples), ``fs`` (Hz), and ``info``
-    (format, which column or signal was read and where the rate came from). Unpacks as
-    ``signal, fs = ecgpipe.read(path)``."""
+    """A recording read from a file: ``signal`` (float32 samples), ``fs`` (Hz), ``info``
+    (format, which column or signal was read and where the rate came from) and ``lead2``, the
+    second ECG lead the beat classes read (float32, as many samples; None when the file has none
+    or ``read(..., lead2="none")``). Unpacks as ``signal, fs = ecgpipe.read(path)``."""
 
     signal: np.ndarray
     fs: float
     info: Dict[str, Any] = field(default_factory=dict)
+    lead2: Optional[np.ndarray] = None
 
     def __iter__(self) -> Iterator[Any]:
         return iter((self.signal, self.fs))
@@ -149,13 +151,13 @@ class Model:
         return model
 
     def score(self, signal: Any, fs: Optional[float] = None, *, device: str = "auto", name: Optional[str] = None,
-              out: Optional[PathLike] = None) -> Analysis:
+              out: Optional[PathLike] = None, lead2: Any = None) -> Analysis:
         """Scores every beat of ``signal`` (sampled at ``fs``, the model's rate; a Recording brings
         its own) with this model: ``ecgpipe score``. With ``out``, also writes the command line's
-        output folder there."""
+        output folder there. ``lead2`` as for ``analyze``."""
         x, rate, name, info = _signal_args(signal, fs, name)
         with _model_file(self._data) as path:
-            beats_csv, report, _ = _native.score(x, rate, path, name, device, _out(out), info)
+            beats_csv, report, _ = _native.score(x, rate, path, name, device, _out(out), info, _lead2(signal, lead2))
         return _analysis(Analysis, beats_csv, report)
 
     def __repr__(self) -> str:
@@ -179,20 +181,23 @@ class _model_file:
         self._dir.cleanup()
 
 
-def read(path: PathLike, column: Optional[Union[str, int]] = None, fs: Optional[float] = None) -> Recording:
+def read(path: PathLike, column: Optional[Union[str, int]] = None, fs: Optional[float] = None,
+         lead2: Union[str, int] = "auto") -> Recording:
     """Reads a recording as the command line does: a CSV column, a WFDB record (the .hea, or the
     record's path without extension) or an EDF/BDF signal. ``column``: a CSV header name or 0-based
     index, a WFDB/EDF signal name or index (default: ``heartbeats``, else the first that is not a
     time or an index column). The rate: ``fs`` if given (it must agree with a header's), else the
-    header's, else a CSV time column's, else 250 Hz with an EcgpipeWarning."""
+    header's, else a CSV time column's, else 250 Hz with an EcgpipeWarning. ``lead2``: the second
+    lead, as the command line's ``--lead2`` (auto: another signal named as an ECG lead; none; a
+    name or index), in the Recording's ``lead2``."""
     path = _path("path", path)
     if not os.path.splitext(path)[1] and os.path.exists(path + ".hea"):
         path += ".hea"  # a WFDB record named as wfdb-python names it
-    signal, rate, info = _native.read(path, None if column is None else str(column),
-                                      None if fs is None else float(fs))
+    signal, rate, info, second = _native.read(path, None if column is None else str(column),
+                                              None if fs is None else float(fs), str(lead2))
     for w in info["warnings"]:
         warnings.warn(w, EcgpipeWarning, stacklevel=2)
-    return Recording(signal, rate, info)
+    return Recording(signal, rate, info, second)
 
 
 def detect(signal: Any, fs: Optional[float] = None, *, device: str = "auto", preset: str = "robust",
@@ -211,23 +216,25 @@ def detect(signal: Any, fs: Optional[float] = None, *, device: str = "auto", pre
 
 
 def analyze(signal: Any, fs: Optional[float] = None, *, device: str = "auto", name: Optional[str] = None,
-            out: Optional[PathLike] = None) -> Analysis:
+            out: Optional[PathLike] = None, lead2: Any = None) -> Analysis:
     """Everything but the VAE, as ``ecgpipe analyze``: the beats (R peaks, classes, rhythm,
     quality) and the Holter summary. ``signal`` may be a Recording (``ecgpipe.read``): then its
     rate, path and what the reader said of it (format, column, rate source, units, warnings) come
     with it. ``name`` names the recording in the report and
     its output files (default: the Recording's path, else "signal"); with ``out``, the command
-    line's output folder is also written there (report.html, beats.csv, ...)."""
+    line's output folder is also written there (report.html, beats.csv, ...). ``lead2``: a second
+    lead for the beat classes (an array as long as ``signal``); default: a Recording's own
+    ``lead2``, as the command line reads that file; False: the primary lead alone."""
     x, rate, name, info = _signal_args(signal, fs, name)
-    beats_csv, report, _ = _native.analyze(x, rate, name, device, _out(out), info)
+    beats_csv, report, _ = _native.analyze(x, rate, name, device, _out(out), info, _lead2(signal, lead2))
     return _analysis(Analysis, beats_csv, report)
 
 
 def run(signal: Any, fs: Optional[float] = None, *, epochs: int = 30, seed: int = 42, model: str = "rr",
         device: str = "auto", name: Optional[str] = None, out: Optional[PathLike] = None,
-        progress: Progress = None) -> Run:
+        progress: Progress = None, lead2: Any = None) -> Run:
     """The whole ``ecgpipe run``: the beats with the VAE's scores and outlier flags, the trained
-    ``model``, the report (``signal``, ``name``, ``out`` as for ``analyze``). ``epochs``: 1 to
+    ``model``, the report (``signal``, ``name``, ``out``, ``lead2`` as for ``analyze``). ``epochs``: 1 to
     100000; ``seed``: 0 to 2**64-1. ``progress``: True for a line per epoch on stderr (a tqdm bar
     when tqdm is installed), or a callable ``f(epoch, epochs, loss)``. Ctrl-C stops the training
     after the current epoch (KeyboardInterrupt), with or without ``progress``."""
@@ -236,7 +243,7 @@ def run(signal: Any, fs: Optional[float] = None, *, epochs: int = 30, seed: int 
     x, rate, name, info = _signal_args(signal, fs, name)
     callback = _progress_callback(progress, epochs)
     try:
-        beats_csv, report, model_bytes = _native.run(x, rate, name, device, _out(out), info,
+        beats_csv, report, model_bytes = _native.run(x, rate, name, device, _out(out), info, _lead2(signal, lead2),
                                                      epochs, seed, model, callback)
     finally:
         if callback is not None and hasattr(callback, "close"):
@@ -313,6 +320,16 @@ def _signal_args(signal: Any, fs: Optional[float], name: Optional[str]) -> Tuple
     if "\0" in name:
         raise UsageError(f"name: a NUL character in {name!r}")
     return _host_signal(signal), _rate(fs), name, info
+
+
+def _lead2(signal: Any, lead2: Any) -> Optional[np.ndarray]:
+    """The second lead for the native calls: ``lead2`` when an array is given, none for False,
+    else (None) a Recording's own."""
+    if lead2 is False:
+        return None
+    if lead2 is None:
+        return signal.lead2 if isinstance(signal, Recording) else None
+    return _host_signal(lead2)
 
 
 def _path(what: str, path: PathLike) -> str:

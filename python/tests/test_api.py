@@ -77,7 +77,9 @@ def test_detect_and_analyze_equal_cli_on_ds1(hea, cli, tmp_path):
     cli("detect", hea, "--device", "cpu", "--out", tmp_path / "b.csv")
     np.testing.assert_array_equal(ecgpipe.detect(rec.signal, rec.fs, device="cpu"), cli_peaks(tmp_path / "b.csv"))
     cli("analyze", hea, "--device", "cpu", "--out", tmp_path / "a")
-    a = ecgpipe.analyze(rec.signal, rec.fs, device="cpu", name=hea.stem)
+    # The record's other lead (V1, V2, V4 or V5) is read as the command line reads it, and handed over.
+    assert rec.lead2 is not None and rec.lead2.shape == rec.signal.shape and rec.info["lead2_name"].endswith("(1)")
+    a = ecgpipe.analyze(rec.signal, rec.fs, device="cpu", name=hea.stem, lead2=rec.lead2)
     assert a.beats_csv == (tmp_path / "a" / "beats.csv").read_bytes()
     report = read_json(tmp_path / "a" / "report.json")
     assert a.holter == report["holter"]
@@ -181,6 +183,23 @@ def test_a_wfdb_recording_keeps_its_units(hea, tmp_path):
     # Another rate than the recording's: the report says it was given.
     b = ecgpipe.analyze(rec, fs=rec.fs * 2, device="cpu")
     assert b.report["input"]["fs_source"] == "given" and b.report["input"]["fs"] == rec.fs * 2
+
+
+@pytest.mark.parametrize("hea", ds1_records(1), ids=lambda p: getattr(p, "stem", "none"))
+def test_a_recordings_second_lead_is_read_as_the_command_line_reads_it(hea, cli, tmp_path):
+    rec = ecgpipe.read(hea)
+    cli("analyze", hea, "--device", "cpu", "--out", tmp_path / "auto")
+    cli("analyze", hea, "--device", "cpu", "--lead2", "none", "--out", tmp_path / "none")
+    a = ecgpipe.analyze(rec, device="cpu")
+    assert a.beats_csv == (tmp_path / "auto" / "beats.csv").read_bytes()
+    assert a.report["input"]["lead2"] == rec.info["lead2_name"]
+    one = ecgpipe.analyze(rec, device="cpu", lead2=False)  # the primary lead alone
+    assert one.beats_csv == (tmp_path / "none" / "beats.csv").read_bytes() and one.report["input"]["lead2"] is None
+    assert ecgpipe.read(hea, lead2="none").lead2 is None
+    with pytest.raises(ecgpipe.UsageError, match="lead2: 10 samples"):
+        ecgpipe.analyze(rec, device="cpu", lead2=np.zeros(10, dtype=np.float32))
+    with pytest.raises(ecgpipe.UsageError, match="--lead2"):
+        ecgpipe.read(hea, lead2="no-such-lead")
 
 
 def test_a_recording_without_rate_keeps_the_readers_warning():

@@ -203,6 +203,7 @@ RunResult run_pipeline(const RunOptions& o) {
   BeatAnalysis analysis = pending_analysis.get();
   steps.done("waiting for the beats' classes, rhythm and quality");
   r.beat_class = std::move(analysis.beat_class);
+  if (!seg.lead2_warning.empty()) r.warnings.push_back(seg.lead2_warning);  // said with the others, below
   r.rhythm = std::move(analysis.rhythm);
   const SignalQuality& q = analysis.quality;
   r.artefact = q.beat_artefact;

@@ -3,6 +3,7 @@
 // stage timed. The chunked path is segment_stream.cpp.
 #include "common/clock.hpp"
 #include "ecgpipe/model/torch_runtime.hpp"
+#include "ecgpipe/pipeline/second_lead.hpp"
 #include "ecgpipe/pipeline/segment.hpp"
 #include "ecgpipe/signal/bandpass.hpp"
 #include "ecgpipe/signal/detect.hpp"
@@ -53,7 +54,10 @@ Segmentation segment_cpu_whole(const RunOptions& o) {
   seg.matrix = BeatMatrix(pad_beats_cpu(signal, seg.beats, row_length(o.rows())), static_cast<std::int64_t>(seg.beats.size()), row_length(o.rows()));
   seg.seconds.beats = detail::seconds_since(t0);
   t0 = detail::Clock::now();
-  seg.beat_class = classify_beats(signal, kept_r_peaks(o, seg.beats), o.fs, cpu_threads(), &seg.atrial);
+  const std::vector<std::int64_t> peaks = kept_r_peaks(o, seg.beats);
+  const SecondLeadFeature lead2 = second_lead_feature(second_lead_of(o), peaks, cpu_threads());
+  seg.lead2_warning = lead2.warning;
+  seg.beat_class = classify_beats(signal, peaks, o.fs, cpu_threads(), &seg.atrial, lead2.for_classes());
   seg.seconds.classify = detail::seconds_since(t0);
   seg.host_signal = std::move(signal);  // for signal quality and the report's strips
   return seg;

@@ -81,11 +81,14 @@ std::future<Segmentation::Classes> classes_beside_training(
 }
 
 std::future<Segmentation::Classes> classes_from_device_windows(DeviceBuffer<float> windows, std::vector<std::int64_t> peaks,
-                                                              int length, double fs) {
-  return classes_beside_training(std::move(windows), [peaks = std::move(peaks), length, fs,
+                                                              int length, double fs, std::optional<SecondLead> lead2) {
+  return classes_beside_training(std::move(windows), [peaks = std::move(peaks), length, fs, lead2 = std::move(lead2),
                                                       threads = std::max(1, cpu_threads() - 1)](std::vector<float> host) {
     Segmentation::Classes c;
-    c.classes = classify_beats_from_windows(host.data(), static_cast<std::size_t>(length), peaks, fs, threads, &c.atrial);
+    const SecondLeadFeature lead2_feature = second_lead_feature(lead2, peaks, threads);
+    c.lead2_warning = lead2_feature.warning;
+    c.classes = classify_beats_from_windows(host.data(), static_cast<std::size_t>(length), peaks, fs, threads, &c.atrial,
+                                            lead2_feature.for_classes());
     return c;
   });
 }
@@ -278,16 +281,19 @@ Segmentation segment_cuda(const RunOptions& o, CudaContext& ctx) {
       gather.push(signal.cspan(), 0, stream);  // the whole signal: one piece
       ECGPIPE_CUDA_CHECK(cudaStreamSynchronize(stream));  // the windows are whole; the starts are freed here
     }
-    seg.pending_classes = classes_from_device_windows(std::move(windows), std::move(peaks), fw.length, o.fs);
+    seg.pending_classes = classes_from_device_windows(std::move(windows), std::move(peaks), fw.length, o.fs, second_lead_of(o));
   } else {
     seg.pending_classes = classes_beside_training(
-        std::move(signal), [peaks = std::move(peaks), fs = o.fs, threads = std::max(1, cpu_threads() - 1)](std::vector<float> host) {
+        std::move(signal), [peaks = std::move(peaks), fs = o.fs, lead2 = second_lead_of(o),
+                            threads = std::max(1, cpu_threads() - 1)](std::vector<float> host) {
           Segmentation::Classes c;
           // Kept for signal quality and the report's strips (run_pipeline would read the file
           // again); the quality is assessed beside the classes.
           std::future<SignalQuality> quality = std::async(
               std::launch::async, [&host, &peaks, fs] { return assess_signal_quality(host.data(), host.size(), peaks, fs); });
-          c.classes = classify_beats(host, peaks, fs, threads, &c.atrial);
+          const SecondLeadFeature lead2_feature = second_lead_feature(lead2, peaks, threads);
+          c.lead2_warning = lead2_feature.warning;
+          c.classes = classify_beats(host, peaks, fs, threads, &c.atrial, lead2_feature.for_classes());
           c.quality = quality.get();
           c.signal = std::move(host);
           return c;

@@ -163,7 +163,7 @@ Segmentation segment_cuda_chunked(const RunOptions& o, CudaContext& ctx, std::in
   // The classes on CPU threads while the GPU trains (segment_cuda's whole path does the same).
   // That thread also copies the windows down (0.8 GB for 14 days: ~0.4 s into pageable memory,
   // which had kept training waiting), on a stream of its own, and frees them there.
-  seg.pending_classes = classes_from_device_windows(std::move(windows), std::move(peaks), fw.length, o.fs);
+  seg.pending_classes = classes_from_device_windows(std::move(windows), std::move(peaks), fw.length, o.fs, second_lead_of(o));
   seg.matrix = device_beat_matrix(std::move(matrix), static_cast<std::int64_t>(rows), width, stream);
   return seg;
 }

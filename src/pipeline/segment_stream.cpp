@@ -11,6 +11,7 @@
 
 #include "common/clock.hpp"
 #include "ecgpipe/model/torch_runtime.hpp"
+#include "ecgpipe/pipeline/second_lead.hpp"
 #include "ecgpipe/pipeline/segment.hpp"
 #include "ecgpipe/classify/beat_features.hpp"
 #include "ecgpipe/signal/detect_stream.hpp"
@@ -155,11 +156,13 @@ Segmentation segment_cpu_chunked(const RunOptions& o, const ChunkOptions& chunks
   seg.seconds.csv += read_seconds;
   seg.seconds.beats = detail::seconds_since(t0) - read_seconds;
   t0 = detail::Clock::now();
+  const SecondLeadFeature lead2 = second_lead_feature(second_lead_of(o), peaks, cpu_threads());
+  seg.lead2_warning = lead2.warning;
   seg.beat_class = rows_hold_windows
                        ? classify_beats_from_windows(rows.data(), static_cast<std::size_t>(width), peaks, o.fs, cpu_threads(),
-                                                     &seg.atrial)
+                                                     &seg.atrial, lead2.for_classes())
                        : classify_beats_from_windows(windows.data(), static_cast<std::size_t>(fw.length), peaks, o.fs,
-                                                     cpu_threads(), &seg.atrial);
+                                                     cpu_threads(), &seg.atrial, lead2.for_classes());
   seg.seconds.classify = detail::seconds_since(t0);
   seg.matrix = BeatMatrix(std::move(rows), static_cast<std::int64_t>(seg.beats.size()), width);
   return seg;

@@ -103,6 +103,7 @@ void apply_recording_info(const nb::dict& info, SignalSource& s) {
   s.signal_name = text("signal_name");
   s.units = text("units");
   s.start_time = text("start_time");
+  s.lead2_name = text("lead2_name");
   s.fs_is_default = info.contains("fs_is_default") && nb::cast<bool>(info["fs_is_default"]);
   if (info.contains("warnings"))
     for (nb::handle w : nb::cast<nb::list>(info["warnings"])) s.warnings.push_back(nb::cast<std::string>(w));
@@ -111,10 +112,15 @@ void apply_recording_info(const nb::dict& info, SignalSource& s) {
 // The options of `run` / `analyze` / `score` for an in-memory signal, the windows scaled to fs
 // as the command line scales them.
 RunOptions run_options(const Signal& signal, double fs, const std::string& name, const std::string& device,
-                       const std::string& out, const nb::dict& info) {
+                       const std::string& out, const nb::dict& info, const std::optional<Signal>& lead2) {
   RunOptions o;
   o.source = given_source(fs);
   apply_recording_info(info, o.source);
+  if (!lead2) o.source.lead2_name.clear();  // not handed over: not read
+  if (lead2 && lead2->shape(0) != signal.shape(0))
+    throw UsageError("lead2: " + std::to_string(lead2->shape(0)) + " samples, the signal has " + std::to_string(signal.shape(0)) +
+                     " (two leads of one recording)");
+  if (lead2 && o.source.lead2_name.empty()) o.source.lead2_name = "given";
   o.fs = fs;
   const SampleWindows w = seed_windows(fs);
   o.ricker_width = w.ricker_width;
@@ -126,6 +132,7 @@ RunOptions run_options(const Signal& signal, double fs, const std::string& name,
   o.input = name;
   o.out_dir = out;
   o.samples = host_samples(signal);
+  if (lead2) o.lead2_samples = host_samples(*lead2);
   return o;
 }
 
@@ -143,16 +150,22 @@ nb::tuple run_outputs(const RunOptions& o) {
                         nb::bytes(r.model.model_file.data(), r.model.model_file.size()));
 }
 
-nb::tuple read(const std::string& path, std::optional<std::string> column, std::optional<double> fs) {
+nb::tuple read(const std::string& path, std::optional<std::string> column, std::optional<double> fs, const std::string& lead2) {
   CsvOptions csv;
   if (column) csv.column = *column;
+  csv.lead2 = lead2;
   SignalSource source;
-  std::vector<float> samples;
+  std::vector<float> samples, lead2_samples;
   {
     nb::gil_scoped_release release;
     source = resolve_signal_source(path, csv, fs, kSeedFs);
     csv.column = source.column;
     samples = read_signal(path, csv, source.fs);
+    if (!source.lead2_column.empty()) {  // the second lead, as the command line would read it (second_lead.hpp)
+      CsvOptions other = csv;
+      other.column = source.lead2_column;
+      lead2_samples = read_signal(path, other, source.fs);
+    }
   }
   nb::dict info;
   info["path"] = path;
@@ -163,11 +176,14 @@ nb::tuple read(const std::string& path, std::optional<std::string> column, std::
   info["signal_name"] = source.signal_name;
   info["start_time"] = source.start_time;
   info["units"] = source.units;
+  info["lead2_name"] = source.lead2_name;
   info["description"] = source.description();
   nb::list warnings;
   for (const auto& w : source.warnings) warnings.append(w);
   info["warnings"] = warnings;
-  return nb::make_tuple(to_numpy(std::move(samples)), source.fs, info);
+  nb::object second = nb::none();
+  if (!source.lead2_column.empty()) second = nb::cast(to_numpy(std::move(lead2_samples)));
+  return nb::make_tuple(to_numpy(std::move(samples)), source.fs, info, second);
 }
 
 nb::tuple detect(const Signal& signal, double fs, const std::string& device, const std::string& preset) {
@@ -211,17 +227,17 @@ nb::tuple detect(const Signal& signal, double fs, const std::string& device, con
 }
 
 nb::tuple analyze(const Signal& signal, double fs, const std::string& name, const std::string& device,
-                  const std::string& out, const nb::dict& info) {
-  RunOptions o = run_options(signal, fs, name, device, out, info);
+                  const std::string& out, const nb::dict& info, const std::optional<Signal>& lead2) {
+  RunOptions o = run_options(signal, fs, name, device, out, info, lead2);
   o.analyze_only = true;
   validate(o);
   return run_outputs(o);
 }
 
 nb::tuple run(const Signal& signal, double fs, const std::string& name, const std::string& device,
-              const std::string& out, const nb::dict& info, int epochs,
+              const std::string& out, const nb::dict& info, const std::optional<Signal>& lead2, int epochs,
               std::uint64_t seed, const std::string& model, std::optional<nb::callable> progress) {
-  RunOptions o = run_options(signal, fs, name, device, out, info);
+  RunOptions o = run_options(signal, fs, name, device, out, info, lead2);
   o.train.epochs = epochs;
   o.train.seed = seed;
   o.model = named(model_names(), model, "model");
@@ -243,8 +259,8 @@ nb::tuple run(const Signal& signal, double fs, const std::string& name, const st
 }
 
 nb::tuple score(const Signal& signal, double fs, const std::string& model_path, const std::string& name,
-                const std::string& device, const std::string& out, const nb::dict& info) {
-  RunOptions o = run_options(signal, fs, name, device, out, info);
+                const std::string& device, const std::string& out, const nb::dict& info, const std::optional<Signal>& lead2) {
+  RunOptions o = run_options(signal, fs, name, device, out, info, lead2);
   std::string meta;
   {
     nb::gil_scoped_release release;
@@ -338,15 +354,16 @@ NB_MODULE(_ecgpipe, m) {
 #else
   m.attr("cuda_built") = false;
 #endif
-  m.def("read", &ecgpipe::python::read, nb::arg("path"), nb::arg("column").none() = nb::none(), nb::arg("fs").none() = nb::none());
+  m.def("read", &ecgpipe::python::read, nb::arg("path"), nb::arg("column").none() = nb::none(), nb::arg("fs").none() = nb::none(),
+        nb::arg("lead2") = "auto");
   m.def("detect", &ecgpipe::python::detect, nb::arg("signal"), nb::arg("fs"), nb::arg("device"), nb::arg("preset"));
   m.def("analyze", &ecgpipe::python::analyze, nb::arg("signal"), nb::arg("fs"), nb::arg("name"), nb::arg("device"),
-        nb::arg("out"), nb::arg("info"));
+        nb::arg("out"), nb::arg("info"), nb::arg("lead2").none());
   m.def("run", &ecgpipe::python::run, nb::arg("signal"), nb::arg("fs"), nb::arg("name"), nb::arg("device"), nb::arg("out"),
-        nb::arg("info"), nb::arg("epochs"), nb::arg("seed"), nb::arg("model"),
+        nb::arg("info"), nb::arg("lead2").none(), nb::arg("epochs"), nb::arg("seed"), nb::arg("model"),
         nb::arg("progress").none());
   m.def("score", &ecgpipe::python::score, nb::arg("signal"), nb::arg("fs"), nb::arg("model_path"), nb::arg("name"),
-        nb::arg("device"), nb::arg("out"), nb::arg("info"));
+        nb::arg("device"), nb::arg("out"), nb::arg("info"), nb::arg("lead2").none());
   m.def("evaluate", &ecgpipe::python::evaluate, nb::arg("reference_path"), nb::arg("samples"), nb::arg("symbols"), nb::arg("detections"),
         nb::arg("classes"), nb::arg("fs"), nb::arg("tolerance_ms"));
   m.def("model_meta", [](const std::string& path) {

@@ -49,6 +49,9 @@ struct RunOptions {
   // `input`, whole (the chunked reading is for files; its results equal the whole path's).
   // `source` then says where its rate came from.
   std::shared_ptr<const std::vector<float>> samples;
+  // With `samples`: the second lead's samples, as many (the Python API; second_lead.hpp), or null.
+  // A file's second lead is read from `input` (source.lead2_column).
+  std::shared_ptr<const std::vector<float>> lead2_samples;
   CsvOptions csv;
   // The robust detector (default, detect.hpp) or the seed's gates; every stage runs on the GPU
   // with either.

@@ -31,11 +31,13 @@ struct Segmentation {
   StageSeconds seconds;  // csv, bandpass, peaks, beats, classify filled
   std::vector<BeatClass> beat_class;  // per kept beat (classify.hpp), from the signal on the host
   AtrialActivity atrial;  // per kept beat: the P-wave measures (beat_features.hpp), for rhythm analysis
+  std::string lead2_warning;  // a second lead that was not used, and why (second_lead.hpp); empty otherwise
   // The GPU path classifies on CPU threads while the GPU trains: the classes (and their time)
   // arrive here; finish_classification() moves them into beat_class and seconds.classify.
   struct Classes {
     std::vector<BeatClass> classes;
     AtrialActivity atrial;
+    std::string lead2_warning;
     double seconds = 0.0;
     std::vector<float> signal;  // the host copy the classes were read from, kept up to kMaxHostSignal
     // Signal quality from that copy, computed beside the classes when the copy is kept (it needs
@@ -70,6 +72,7 @@ inline void finish_classification(Segmentation& seg) {
   Segmentation::Classes c = seg.pending_classes.get();
   seg.beat_class = std::move(c.classes);
   seg.atrial = std::move(c.atrial);
+  seg.lead2_warning = std::move(c.lead2_warning);
   seg.seconds.classify = c.seconds;
   if (!c.signal.empty()) seg.host_signal = std::move(c.signal);
   seg.quality = std::move(c.quality);

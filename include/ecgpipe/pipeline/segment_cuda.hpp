@@ -11,6 +11,7 @@
 
 #include "ecgpipe/common/cuda.hpp"
 #include "ecgpipe/pipeline/gpu_budget.hpp"
+#include "ecgpipe/pipeline/second_lead.hpp"
 #include "ecgpipe/pipeline/segment.hpp"
 
 namespace ecgpipe {
@@ -29,9 +30,10 @@ std::future<Segmentation::Classes> classes_beside_training(
     DeviceBuffer<float> device, std::function<Segmentation::Classes(std::vector<float> host)> classify);
 // classes_beside_training from the beats' feature windows (classify/beat_features.hpp:
 // feature_window(fs), `length` floats a row, one row per kept R peak) cut on the device: what the
-// host then holds is the windows, never the whole signal.
+// host then holds is the windows, never the whole signal. `lead2`: the run's second lead, read on
+// that thread (second_lead.hpp).
 std::future<Segmentation::Classes> classes_from_device_windows(DeviceBuffer<float> windows, std::vector<std::int64_t> peaks,
-                                                              int length, double fs);
+                                                              int length, double fs, std::optional<SecondLead> lead2);
 // High-water mark of the device's default stream-ordered memory pool (bytes), then reset.
 std::size_t device_pool_peak_bytes();
 

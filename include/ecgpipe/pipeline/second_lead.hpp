@@ -1,0 +1,53 @@
+// Internal: the second lead of a run (issue 24), read for the beat classifier's lead2 model
+// (classify.hpp). Only its feature windows at the detected R peaks are kept (R - 0.25 s .. R +
+// 0.45 s: 1 KB a beat at 360 Hz), whichever path detected them: the CPU's whole or chunked reads
+// and the GPU's detect on the primary lead alone, and every path reads the second lead the same
+// way, so their classes stay equal.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ecgpipe/io/csv.hpp"
+#include "ecgpipe/io/signal_input.hpp"
+#include "ecgpipe/pipeline/run_types.hpp"
+
+namespace ecgpipe {
+
+struct SecondLead {
+  std::string input;  // the recording
+  CsvOptions csv;     // csv.column: the second lead's (SignalSource::lead2_column)
+  double fs = 0.0;
+  std::string name;   // SignalSource::lead2_name, for messages
+  // Given in memory (RunOptions::lead2_samples): read from here instead of `input`.
+  std::shared_ptr<const std::vector<float>> samples;
+};
+
+// The run's second lead: a file's as the source resolved it (none: none); for a signal given in
+// memory, the second lead given with it, if any.
+std::optional<SecondLead> second_lead_of(const RunOptions& o);
+
+// The feature windows (beat_features.hpp: feature_window) at `r_peaks` (ascending) of the signal
+// `stream` hands out, zero outside it: row-major beats x window length.
+std::vector<float> gather_feature_windows(SignalStream& stream, const std::vector<std::int64_t>& r_peaks, double fs);
+
+// The second lead's feature at the R peaks, and whether the classes may read it. A lead whose beats
+// show no consistent QRS (the median correlation with its median beat below
+// kMinLead2MedianCorrelation: a disconnected electrode, a flat line, noise) would make every beat
+// look unlike the recording's to the lead2 model; it is not used, and `warning` says so. On DS1
+// and the SVDB's 40 records the median is 0.74..1.00; a noise lead gives ~0.02, a flat one 0.
+inline constexpr double kMinLead2MedianCorrelation = 0.5;
+struct SecondLeadFeature {
+  std::vector<float> correlation;  // lead2_qrs_correlation, one per R peak
+  bool usable = false;
+  std::string warning;  // why a second lead was not used; empty otherwise
+  // What classify_beats takes: the feature, or null for the primary lead alone.
+  const std::vector<float>* for_classes() const { return usable ? &correlation : nullptr; }
+};
+// `lead`'s feature at `r_peaks` on `threads` threads; without a lead, none (not usable, no warning).
+SecondLeadFeature second_lead_feature(const std::optional<SecondLead>& lead, const std::vector<std::int64_t>& r_peaks,
+                                      int threads);
+
+}  // namespace ecgpipe

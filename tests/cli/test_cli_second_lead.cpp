@@ -1,0 +1,138 @@
+// The second lead through the executable (issue 24): a two-signal WFDB record's other lead is
+// said, read alike on every path (CPU whole and chunked, the GPU), and `--lead2 none` classifies
+// as a one-signal record does.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "ecgpipe/common/cuda.hpp"
+#include "test_util.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using testutil::read_text;
+using testutil::run_ecgpipe;
+using testutil::write_text;
+
+std::string q(const fs::path& p) { return "'" + p.string() + "'"; }
+
+void put16(std::string& dat, double mv) {
+  const auto v = static_cast<std::int16_t>(std::lround(mv * 1000.0));
+  dat.push_back(static_cast<char>(v & 0xff));
+  dat.push_back(static_cast<char>((v >> 8) & 0xff));
+}
+
+// A synthetic recording with ectopic beats as `two` (MLII and a V1-like second lead: the first
+// inverted, scaled and delayed 8 ms, so its QRS shapes differ from the primary's) and as `one`
+// (MLII alone), WFDB format 16 at 1000 adu/mV.
+void write_records(const fs::path& dir) {
+  const auto r = run_ecgpipe("-q synth " + q(dir / "s.csv") + " --fs 360 --duration 180 --seed 7", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::istringstream in(read_text(dir / "s.csv"));
+  std::string line;
+  std::getline(in, line);
+  std::vector<double> x;
+  while (std::getline(in, line)) x.push_back(std::stod(line));
+  std::string two, one, flat;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    put16(two, x[i]);
+    put16(two, -0.6 * x[i >= 3 ? i - 3 : 0] + 0.1 * std::sin(0.01 * static_cast<double>(i)));
+    put16(one, x[i]);
+    put16(flat, x[i]);
+    put16(flat, 0.0);  // a second electrode that came off
+  }
+  const std::string n = std::to_string(x.size());
+  write_text(dir / "flat.dat", flat);
+  write_text(dir / "flat.hea", "flat 2 360 " + n + "\nflat.dat 16 1000 16 0 0 0 0 MLII\nflat.dat 16 1000 16 0 0 0 0 V1\n");
+  write_text(dir / "two.dat", two);
+  write_text(dir / "two.hea", "two 2 360 " + n + "\ntwo.dat 16 1000 16 0 0 0 0 MLII\ntwo.dat 16 1000 16 0 0 0 0 V1\n");
+  write_text(dir / "one.dat", one);
+  write_text(dir / "one.hea", "one 1 360 " + n + "\none.dat 16 1000 16 0 0 0 0 MLII\n");
+}
+
+TEST(SecondLeadCli, ARecordsOtherLeadIsSaidAndReadAlikeOnEveryPath) {
+  const auto dir = testutil::fresh_dir();
+  write_records(dir);
+  if (HasFatalFailure()) return;
+  auto r = run_ecgpipe("analyze " + q(dir / "two.hea") + " --device cpu --chunk-seconds 0 --out " + q(dir / "a"), dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("signal 'MLII' (0), second lead signal 'V1' (1)"), std::string::npos) << r.err;
+  const auto j = nlohmann::json::parse(read_text(dir / "a" / "report.json"));
+  EXPECT_EQ(j["input"]["lead2"], "signal 'V1' (1)");
+  const std::string beats = read_text(dir / "a" / "beats.csv");
+  EXPECT_GT(testutil::count_lines(beats), 150u);
+
+  // In pieces of 20 s (the second lead gathered in its reader's pieces): the same beats and classes.
+  r = run_ecgpipe("analyze " + q(dir / "two.hea") + " --device cpu --chunk-seconds 20 --out " + q(dir / "b"), dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(read_text(dir / "b" / "beats.csv"), beats);
+
+  // --lead2 none: the primary lead alone, as a one-signal record.
+  r = run_ecgpipe("analyze " + q(dir / "two.hea") + " --device cpu --lead2 none --out " + q(dir / "c"), dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err.find("second lead"), std::string::npos) << r.err;
+  EXPECT_TRUE(nlohmann::json::parse(read_text(dir / "c" / "report.json"))["input"]["lead2"].is_null());
+  r = run_ecgpipe("analyze " + q(dir / "one.hea") + " --device cpu --out " + q(dir / "d"), dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(read_text(dir / "c" / "beats.csv"), read_text(dir / "d" / "beats.csv"));
+
+  // A flat second lead is not read (every beat would look unlike its median beat): the primary
+  // lead's classes, and a warning that says so.
+  r = run_ecgpipe("analyze " + q(dir / "flat.hea") + " --device cpu --out " + q(dir / "h"), dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("the second lead, signal 'V1' (1), shows no consistent QRS (median correlation 0.00"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(read_text(dir / "h" / "beats.csv"), read_text(dir / "d" / "beats.csv"));
+  const auto warnings = nlohmann::json::parse(read_text(dir / "h" / "report.json"))["warnings"];
+  ASSERT_EQ(warnings.size(), 1u) << warnings;
+  EXPECT_NE(warnings[0].get<std::string>().find("primary lead alone"), std::string::npos);
+
+  // Asked for by name: the same as auto; the primary or a signal the record lacks: one line, exit 2.
+  r = run_ecgpipe("analyze " + q(dir / "two.hea") + " --device cpu --lead2 V1 --out " + q(dir / "e"), dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(read_text(dir / "e" / "beats.csv"), beats);
+  for (const char* bad : {"MLII", "V9", "2"}) {
+    r = run_ecgpipe("analyze " + q(dir / "two.hea") + " --lead2 " + bad + " --out " + q(dir / "f"), dir);
+    EXPECT_EQ(r.code, 2) << bad << ": " << r.err;
+    EXPECT_NE(r.err.find("--lead2 '" + std::string(bad) + "'"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(dir / "f")) << bad;
+  }
+
+  if (!ecgpipe::cuda_device_available()) GTEST_SKIP() << "no CUDA device: the GPU path's classes not compared";
+  for (const char* memory : {"1G", "1K"}) {  // whole on the GPU, and streamed through it
+    r = run_ecgpipe("analyze " + q(dir / "two.hea") + " --device cuda --gpu-memory " + memory + " --out " + q(dir / (std::string("g") + memory)), dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(read_text(dir / (std::string("g") + memory) / "beats.csv"), beats) << memory;
+  }
+}
+
+// A CSV's second lead by its header name; a cell there that is no number: one line that says it
+// is the second lead's and how to do without it (exit 3), and --lead2 none reads the primary alone.
+TEST(SecondLeadCli, ACsvsSecondLeadWithABadCellIsNamed) {
+  const auto dir = testutil::fresh_dir();
+  std::string csv = "time,MLII,V1\n";
+  char row[96];
+  for (int i = 0; i < 360 * 30; ++i) {
+    const double t = i / 360.0, ph = std::fmod(t, 0.8) / 0.8 - 0.5, x = std::exp(-ph * ph / (0.02 * 0.02));
+    std::snprintf(row, sizeof row, "%.6f,%.4f,%.4f\n", t, x, -0.5 * x);
+    csv += i == 5000 ? std::string(row).substr(0, std::string(row).rfind(',') + 1) + "abc\n" : std::string(row);
+  }
+  write_text(dir / "bad.csv", csv);
+  auto r = run_ecgpipe("analyze " + q(dir / "bad.csv") + " --device cpu --out " + q(dir / "a"), dir);
+  EXPECT_EQ(r.code, 3) << r.err;
+  EXPECT_NE(r.err.find("bad.csv:5002: cannot parse \"abc\""), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("(the second lead, column 'V1' (2); --lead2 none reads the primary lead alone)"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir / "a"));
+  r = run_ecgpipe("analyze " + q(dir / "bad.csv") + " --device cpu --lead2 none --out " + q(dir / "a"), dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err.find("second lead"), std::string::npos) << r.err;
+}
+
+}  // namespace
