@@ -49,7 +49,7 @@ export LSAN_OPTIONS="suppressions=$PWD/tests/fuzz/lsan.supp:print_suppressions=0
 # a WFDB header of 12 signals with comments is under 1 KiB, the model's meta record under 300
 # bytes, and a reference CSV's rows repeat one shape. The model file gets 8 KiB: a header of a few
 # tensors and the meta record, and their floats; the beat classifier 8 KiB: a few small trees
-# (the real one, 116 kB, is the seed; longer inputs repeat trees). Longer inputs only repeat what shorter ones
+# (three of the real one's trees and three of its lead2 model's are the seed; longer inputs repeat trees). Longer inputs only repeat what shorter ones
 # cover and cost libFuzzer's instrumented comparisons per byte: at 4 KiB these harnesses ran at
 # 9-16 k/s, at these limits 19-22 k/s over a whole 600 s run (this machine, one core each).
 max_len_of() {
