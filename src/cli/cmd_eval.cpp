@@ -20,6 +20,7 @@
 #include "ecgpipe/eval/eval_json.hpp"
 #include "ecgpipe/eval/eval_records.hpp"
 #include "ecgpipe/eval/evaluate.hpp"
+#include "ecgpipe/eval/rhythm_eval.hpp"
 
 namespace ecgpipe::cli {
 
@@ -44,6 +45,7 @@ constexpr std::size_t kListedRecords = 10;  // records named in one error line, 
 RecordEvaluation evaluate_pair(const std::string& record, const EvalFile& reference, const EvalFile& detections,
                                const EvalArgs& a, EvalOptions options) {
   const ReferenceBeats ref = read_reference(reference.path, reference.format);
+  if (const std::string unknown = unknown_rhythm_warning(ref.rhythm, reference.path); !unknown.empty()) spdlog::warn("{}", unknown);
   const Detections det = read_detections(detections.path, a.score_column, detections.format);
   if (det.sample_column_by_position)  // said, not assumed (as `rhythm` says it)
     spdlog::warn("{}: no 'r_peak' or 'sample' column: beat samples from the first column, '{}'", detections.path,

@@ -162,12 +162,7 @@ void add_rhythm_command(CLI::App& app) {
     if (!a->reference.empty()) {
       reference = read_rhythm_reference(a->reference);
       if (reference.empty()) spdlog::warn("{}: no rhythm changes: no reference episode to compare with", a->reference);
-      if (const auto unknown = unknown_rhythm_names(reference); !unknown.empty()) {
-        std::string names;
-        for (const auto& n : unknown) names += (names.empty() ? "" : ", ") + n;
-        spdlog::warn("{}: rhythm names ecgpipe does not know, counted as neither AF nor flutter: {}", a->reference,
-                     text::shorten(names));
-      }
+      if (const std::string unknown = unknown_rhythm_warning(reference, a->reference); !unknown.empty()) spdlog::warn("{}", unknown);
     }
     // The record ends after the last beat, or at the reference's last change if that is later
     // (said when it is more than a minute later: the burden's time is the record's).

@@ -5,6 +5,8 @@
 #include <iterator>
 #include <limits>
 
+#include "common/text.hpp"
+
 namespace ecgpipe {
 namespace {
 
@@ -47,6 +49,13 @@ std::vector<std::string> unknown_rhythm_names(const std::vector<RhythmChange>& c
     if (!known && std::find(out.begin(), out.end(), c.rhythm) == out.end()) out.push_back(c.rhythm);
   }
   return out;
+}
+
+std::string unknown_rhythm_warning(const std::vector<RhythmChange>& changes, const std::string& where) {
+  std::string names;
+  for (const auto& n : unknown_rhythm_names(changes)) names += (names.empty() ? "" : ", ") + n;
+  if (names.empty()) return names;
+  return where + ": rhythm names ecgpipe does not know, counted as neither AF nor flutter: " + text::shorten(names);
 }
 
 std::vector<Episode> episodes_of(const std::vector<RhythmChange>& changes, const std::string& rhythm, std::int64_t end) {

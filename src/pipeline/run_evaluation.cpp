@@ -25,6 +25,9 @@ void evaluate_run(const RunOptions& o, const ReferenceBeats& ref, const std::vec
   spdlog::info("against {}: Se {:.2f} %, +P {:.2f} % (TP {}, FN {}, FP {})", o.reference, 100 * e.sensitivity(),
                100 * e.positive_predictivity(), e.tp, e.fn, e.fp);
   if (ref.has_rhythm) {
+    // A misspelt name counts as no AF: said, and in report.json's warnings (run_pipeline logs them).
+    if (std::string unknown = unknown_rhythm_warning(ref.rhythm, o.reference); !unknown.empty())
+      r.warnings.push_back(std::move(unknown));
     // The reference's rhythm ends with the record, as the detected episodes do.
     r.evaluation.af = compare_af(ref.rhythm, r.rhythm_episodes, static_cast<std::int64_t>(r.samples));
     r.evaluation.rhythms = compare_ectopic_rhythms(ref.rhythm, r.rhythm_episodes, static_cast<std::int64_t>(r.samples));

@@ -5,6 +5,7 @@
 // (16-bit words: code << 10 | interval), not by ecgpipe's writer.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -12,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "ecgpipe/io/wfdb_annotation_write.hpp"
 #include "test_util.hpp"
 
 namespace {
@@ -286,6 +288,41 @@ TEST(EvalCli, MitBihRecordsByNameAndGross) {
   EXPECT_EQ(gj["gross"]["qrs"]["tp"], 1865 + 1987) << "every beat of 101 and 119";
   EXPECT_EQ(gj["gross"]["qrs"]["fp"], 0);
   EXPECT_TRUE(gj["gross"]["veb"].is_null()) << "a sample,symbol CSV's symbol column is not a class column";
+}
+
+// A reference whose rhythm names ecgpipe does not know (a misspelt "(AF"): said by `eval` and by
+// `run --reference` (and in its report.json), as `rhythm --reference` says it, since such a name
+// counts as neither AF nor flutter and the AF statistics would read "no AF" without a word.
+TEST(EvalCli, UnknownReferenceRhythmNamesAreSaid) {
+  const auto dir = fresh_dir();
+  const auto r0 = run_ecgpipe("-q synth " + q(dir / "s.csv") + " --fs 360 --duration 60 --truth " + q(dir / "t.csv"), dir);
+  ASSERT_EQ(r0.code, 0) << r0.err;
+  // The synthetic truth's beats as N, and rhythm changes (N, (AF, (N, (BOGUS.
+  std::vector<ecgpipe::Annotation> ann;
+  std::istringstream truth(testutil::read_text(dir / "t.csv"));
+  std::string line;
+  std::getline(truth, line);
+  while (std::getline(truth, line)) ann.push_back({std::stoll(line.substr(0, line.find(','))), 1, 'N', 0, 0, 0, ""});
+  ASSERT_GT(ann.size(), 40u);
+  const std::int64_t at[] = {0, ann[10].sample, ann[20].sample, ann[30].sample};
+  const char* names[] = {"(N", "(AF", "(N", "(BOGUS"};
+  for (int k = 3; k >= 0; --k) {
+    const auto pos = std::lower_bound(ann.begin(), ann.end(), at[k], [](const ecgpipe::Annotation& a, std::int64_t s) { return a.sample < s; });
+    ann.insert(pos, {at[k], 28, '+', 0, 0, 0, names[k]});
+  }
+  write_text(dir / "s.atr", ecgpipe::wfdb_annotation_bytes(ann));
+  write_header(dir / "s.hea", "s", 360);
+  const std::string said = ": rhythm names ecgpipe does not know, counted as neither AF nor flutter: AF, BOGUS";
+  auto r = run_ecgpipe("detect " + q(dir / "s.csv") + " --fs 360 --out " + q(dir / "det.csv"), dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  r = run_ecgpipe("eval --reference " + q(dir / "s.atr") + " " + q(dir / "det.csv") + " --fs 360", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find((dir / "s.atr").string() + said), std::string::npos) << r.err;
+  r = run_ecgpipe("analyze " + q(dir / "s.csv") + " --fs 360 --reference " + q(dir / "s.atr") + " --out " + q(dir / "a"), dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find((dir / "s.atr").string() + said), std::string::npos) << r.err;
+  const auto warnings = nlohmann::json::parse(testutil::read_text(dir / "a" / "report.json"))["warnings"];
+  EXPECT_NE(warnings.dump().find("BOGUS"), std::string::npos) << warnings;
 }
 
 }  // namespace
