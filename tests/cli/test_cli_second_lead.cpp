@@ -1,6 +1,8 @@
 // The second lead through the executable (issue 24): a two-signal WFDB record's other lead is
 // said, read alike on every path (CPU whole and chunked, the GPU), and `--lead2 none` classifies
 // as a one-signal record does.
+#include "ecgpipe/config.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -11,8 +13,10 @@
 #include <string>
 #include <vector>
 
-#include "ecgpipe/common/cuda.hpp"
 #include "test_util.hpp"
+#ifdef ECGPIPE_WITH_CUDA
+#include "ecgpipe/common/cuda.hpp"
+#endif
 
 namespace {
 
@@ -105,12 +109,16 @@ TEST(SecondLeadCli, ARecordsOtherLeadIsSaidAndReadAlikeOnEveryPath) {
     EXPECT_FALSE(fs::exists(dir / "f")) << bad;
   }
 
+#ifdef ECGPIPE_WITH_CUDA
   if (!ecgpipe::cuda_device_available()) GTEST_SKIP() << "no CUDA device: the GPU path's classes not compared";
   for (const char* memory : {"1G", "1K"}) {  // whole on the GPU, and streamed through it
     r = run_ecgpipe("analyze " + q(dir / "two.hea") + " --device cuda --gpu-memory " + memory + " --out " + q(dir / (std::string("g") + memory)), dir);
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_EQ(read_text(dir / (std::string("g") + memory) / "beats.csv"), beats) << memory;
   }
+#else
+  GTEST_SKIP() << "built without CUDA: the GPU path's classes not compared";
+#endif
 }
 
 // A CSV's second lead by its header name; a cell there that is no number: one line that says it
