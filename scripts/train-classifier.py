@@ -55,6 +55,18 @@ def samples_in(seconds, fs):  # rounded half up, as src/classify/beat_features.c
     return int(math.floor(seconds * fs + 0.5))
 
 
+def windows(x, R, fs):
+    """Each beat's window R - 0.25 s .. R + 0.45 s (zero outside the signal) less its median: feature_window and
+    CenteredRow of src/classify/beat_features.cpp."""
+    b = samples_in(0.25, fs); a = samples_in(0.45, fs)
+    W = np.zeros((len(R), b + a))
+    for i, r in enumerate(R):
+        lo = r - b; hi = r + a
+        s = x[max(0, lo):min(len(x), hi)]
+        W[i, max(0, -lo):max(0, -lo) + len(s)] = s
+    return W - np.median(W, axis=1, keepdims=True)
+
+
 def features(x, R, fs):
     """Per-beat features; src/classify/beat_features.cpp computes the same (keep them in step)."""
     n = len(R)
@@ -80,13 +92,8 @@ def features(x, R, fs):
         lp = np.log(pre)  # the trend (ltrend): ln RR against the median of the up to 3 RR before it
         F[1:, 24] = [lp[i] - np.median(lp[max(0, i - 3):i]) for i in range(1, n)]
         long_cycle = pre >= np.percentile(pre, LONG_CYCLE_PERCENTILE)  # the beats that end the longest cycles
-    b = samples_in(0.25, fs); a = samples_in(0.45, fs); q = samples_in(0.08, fs); h = samples_in(0.1, fs)
-    W = np.zeros((n, b + a))
-    for i, r in enumerate(R):
-        lo = r - b; hi = r + a
-        s = x[max(0, lo):min(len(x), hi)]
-        W[i, max(0, -lo):max(0, -lo) + len(s)] = s
-    W -= np.median(W, axis=1, keepdims=True)
+    b = samples_in(0.25, fs); q = samples_in(0.08, fs); h = samples_in(0.1, fs)
+    W = windows(x, R, fs)
     T = np.median(W, axis=0)
     qs = slice(b - q, b + q + 1)
 
@@ -117,13 +124,8 @@ def features(x, R, fs):
 def lead2_qrs_correlation(x2, R, fs):
     """The second lead's feature (src/classify/beat_features.cpp, lead2_qrs_correlation): cq of the other lead,
     each beat's QRS (R +- 0.08 s) against that lead's median beat, the windows as features() cuts them."""
-    b = samples_in(0.25, fs); a = samples_in(0.45, fs); q = samples_in(0.08, fs)
-    W = np.zeros((len(R), b + a))
-    for i, r in enumerate(R):
-        lo = r - b; hi = r + a
-        s = x2[max(0, lo):min(len(x2), hi)]
-        W[i, max(0, -lo):max(0, -lo) + len(s)] = s
-    W -= np.median(W, axis=1, keepdims=True)
+    b = samples_in(0.25, fs); q = samples_in(0.08, fs)
+    W = windows(x2, R, fs)
     T = np.median(W, axis=0)
     A = W[:, b - q:b + q + 1]; t = T[b - q:b + q + 1]
     A = A - A.mean(1, keepdims=True); t = t - t.mean()
