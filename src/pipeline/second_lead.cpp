@@ -6,6 +6,7 @@
 
 #include "ecgpipe/classify/beat_features.hpp"
 #include "ecgpipe/common/error.hpp"
+#include "pipeline/window_gather.hpp"
 
 namespace ecgpipe {
 
@@ -25,28 +26,18 @@ std::optional<SecondLead> second_lead_of(const RunOptions& o) {
 
 std::vector<float> gather_feature_windows(SignalStream& stream, const std::vector<std::int64_t>& r_peaks, double fs) {
   const FeatureWindow fw = feature_window(fs);
-  const auto L = static_cast<std::int64_t>(fw.length);
-  std::vector<float> windows(r_peaks.size() * static_cast<std::size_t>(L), 0.0f);
-  // A few MB at a time (the readers' own pieces); the windows are ascending, so the first not yet
-  // complete only moves forward.
-  constexpr std::size_t kPiece = std::size_t{1} << 20;
+  std::vector<float> windows(r_peaks.size() * static_cast<std::size_t>(fw.length), 0.0f);
+  if (r_peaks.empty()) return windows;
+  std::vector<std::int64_t> starts(r_peaks.size());
+  for (std::size_t i = 0; i < starts.size(); ++i) starts[i] = r_peaks[i] - fw.before;
+  WindowGather gather(starts, std::vector<std::int32_t>(starts.size(), fw.length), static_cast<std::size_t>(fw.length),
+                      windows.data());
+  constexpr std::size_t kPiece = std::size_t{1} << 20;  // a few MB at a time, as the readers' own pieces
   std::vector<float> piece;
-  std::int64_t at = 0;  // the piece's first sample
-  std::size_t first = 0;
-  while (first < r_peaks.size()) {
+  for (std::int64_t at = 0;; at += static_cast<std::int64_t>(piece.size())) {
     piece.clear();
-    const std::size_t got = stream.read(piece, kPiece);
-    if (got == 0) break;
-    const std::int64_t end = at + static_cast<std::int64_t>(got);
-    for (std::size_t i = first; i < r_peaks.size(); ++i) {
-      const std::int64_t lo = r_peaks[i] - fw.before;
-      if (lo >= end) break;
-      const std::int64_t from = std::max(lo, at), to = std::min(lo + L, end);
-      for (std::int64_t s = from; s < to; ++s)
-        windows[i * static_cast<std::size_t>(L) + static_cast<std::size_t>(s - lo)] = piece[static_cast<std::size_t>(s - at)];
-    }
-    while (first < r_peaks.size() && r_peaks[first] - fw.before + L <= end) ++first;
-    at = end;
+    if (stream.read(piece, kPiece) == 0) break;
+    gather.push(piece.data(), at, static_cast<std::int64_t>(piece.size()));
   }
   return windows;
 }

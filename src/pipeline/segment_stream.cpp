@@ -7,7 +7,6 @@
 // still grows with the recording is per beat: the rows (row_length floats), the seed model's
 // windows (0.7 s of floats), the candidate list.
 #include <algorithm>
-#include <cstring>
 
 #include "common/clock.hpp"
 #include "ecgpipe/model/torch_runtime.hpp"
@@ -17,36 +16,10 @@
 #include "ecgpipe/signal/detect_stream.hpp"
 #include "ecgpipe/common/error.hpp"
 #include "ecgpipe/io/signal_input.hpp"
+#include "pipeline/window_gather.hpp"
 
 namespace ecgpipe {
 namespace {
-
-// Copies the samples of fixed windows [start_i, start_i + length_i) out of a signal that arrives
-// in consecutive pieces, into row i of `dest` (stride floats a row, zero where a window lies
-// outside the signal). Windows ascending by start, and by end (rows do not overlap; the windows
-// have one length).
-class WindowGather {
- public:
-  WindowGather(const std::vector<std::int64_t>& starts, std::vector<std::int32_t> lengths, std::size_t stride, float* dest)
-      : starts_(starts), lengths_(std::move(lengths)), stride_(stride), dest_(dest) {}
-
-  void push(const float* x, std::int64_t x_begin, std::int64_t count) {
-    const std::int64_t x_end = x_begin + count;
-    while (first_ < starts_.size() && starts_[first_] + lengths_[first_] <= x_begin) ++first_;
-    for (std::size_t j = first_; j < starts_.size() && starts_[j] < x_end; ++j) {
-      const std::int64_t lo = std::max(starts_[j], x_begin), hi = std::min(starts_[j] + lengths_[j], x_end);
-      if (lo < hi) std::memcpy(dest_ + j * stride_ + static_cast<std::size_t>(lo - starts_[j]), x + (lo - x_begin),
-                               static_cast<std::size_t>(hi - lo) * sizeof(float));
-    }
-  }
-
- private:
-  const std::vector<std::int64_t>& starts_;
-  std::vector<std::int32_t> lengths_;
-  std::size_t stride_;
-  float* dest_;
-  std::size_t first_ = 0;
-};
 
 // Reads the recording chunk_samples at a time, handing each chunk and its first sample's index to
 // `use`; the time spent reading (opening included) is added to read_seconds. Returns the samples read.
