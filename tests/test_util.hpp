@@ -224,6 +224,14 @@ inline int child_timeout_seconds() {
   return given > 0 ? given : kDefaultSeconds;
 }
 
+// `p` as one shell word, for the command lines run_bounded and run_ecgpipe take: in single quotes,
+// a quote inside it closed, escaped and reopened (a test's path may hold one: odd names are tested).
+inline std::string q(const fs::path& p) {
+  std::string out = "'";
+  for (const char c : p.string()) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
 // Runs `program` (already shell-quoted) with `args` (a shell-quoted string) under coreutils
 // timeout(1), stdout and stderr into files of `scratch`, stdin from /dev/null. Past `limit`
 // seconds (child_timeout_seconds() unless given) the child gets SIGABRT -- ecgpipe's crash

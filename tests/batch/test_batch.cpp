@@ -36,7 +36,7 @@ constexpr int kInput = 3, kSomeFailed = 6;
 
 using testutil::input_error_of;
 
-std::string q(const fs::path& p) { return "'" + p.string() + "'"; }
+using testutil::q;
 
 // report.json without what legitimately differs between two runs of the same recording: timings
 // and the thread count.

@@ -67,7 +67,7 @@ TEST(Cli, NoSubcommandIsUsageError) {
 TEST(Cli, EnumOptionsTakeNamesInAnyCase) {
   const auto dir = fresh_dir();
   testutil::write_signal_csv(dir / "in.csv", testutil::synthetic_ecg(20, 200));
-  const std::string in = "'" + (dir / "in.csv").string() + "'";
+  const std::string in = testutil::q(dir / "in.csv");
   const auto bench = run_ecgpipe("-q bench " + in + " --device CPU --preset Seed --model RR --repeat 1 --json", dir);
   ASSERT_EQ(bench.code, 0) << bench.err;
   const auto j = nlohmann::json::parse(bench.out);

@@ -20,7 +20,7 @@ using testutil::read_text;
 using testutil::run_ecgpipe;
 using testutil::write_text;
 
-std::string q(const fs::path& p) { return "'" + p.string() + "'"; }
+using testutil::q;
 
 nlohmann::json report_of(const fs::path& out) { return nlohmann::json::parse(read_text(out / "report.json")); }
 

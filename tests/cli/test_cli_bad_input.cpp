@@ -45,10 +45,10 @@ std::string exe() {
 // Bounded (testutil::run_bounded): a hung child fails its test with the command instead of
 // holding it until ctest's timeout. A death by signal (abort: 134 in a shell) shows as 128 + N.
 testutil::Result run(const std::string& args, const fs::path& scratch) {
-  return testutil::run_bounded("'" + exe() + "'", args, scratch);
+  return testutil::run_bounded(testutil::q(exe()), args, scratch);
 }
 
-std::string q(const fs::path& p) { return "'" + p.string() + "'"; }
+using testutil::q;
 
 void expect_one_line(const testutil::Result& r, int code, const std::string& needle) {
   EXPECT_EQ(r.code, code) << r.err;

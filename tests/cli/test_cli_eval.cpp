@@ -26,7 +26,7 @@ using Tokens = std::vector<std::string>;
 
 constexpr int kUsage = 2, kInput = 3;
 
-std::string q(const fs::path& p) { return "'" + p.string() + "'"; }
+using testutil::q;
 
 // An MIT annotation file of beats (sample, WFDB code: 1 N, 5 V, 8 A), with the end-of-file word.
 std::string annotations(const std::vector<std::pair<std::int64_t, int>>& beats) {

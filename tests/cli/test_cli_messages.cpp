@@ -17,7 +17,7 @@ using testutil::read_text;
 using testutil::run_ecgpipe;
 using testutil::write_text;
 
-std::string q(const fs::path& p) { return "'" + p.string() + "'"; }
+using testutil::q;
 
 void expect_one_line(const testutil::Result& r, int code, const std::string& needle) {
   EXPECT_EQ(r.code, code) << r.err;

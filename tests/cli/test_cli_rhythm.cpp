@@ -30,7 +30,7 @@ using testutil::read_text;
 using testutil::run_ecgpipe;
 using testutil::write_text;
 
-std::string q(const fs::path& p) { return "'" + p.string() + "'"; }
+using testutil::q;
 
 // 400 sinus beats (0.8 s +- 4 %), 400 in AF (0.4..1.0 s), 400 sinus, at 250 Hz from sample 100.
 std::vector<std::int64_t> paroxysmal_af() {

@@ -25,7 +25,7 @@ using testutil::read_text;
 using testutil::run_ecgpipe;
 using testutil::write_text;
 
-std::string q(const fs::path& p) { return "'" + p.string() + "'"; }
+using testutil::q;
 
 void put16(std::string& dat, double mv) {
   const auto v = static_cast<std::int16_t>(std::lround(mv * 1000.0));

@@ -469,7 +469,7 @@ TEST(FlatTrainingGpuCli, RunNeverLoadsLibTorch) {
   const auto sample = (fs::path(ECGPIPE_SOURCE_DIR) / "data" / "sample.csv").string();
   const std::string run = "-q run '" + sample + "' --device cuda --epochs 2 --out ";
   const testutil::ScopedEnv no_module("ECGPIPE_TORCH_MODULE", "/nonexistent/libecgpipe_torch.so");
-  const auto r = testutil::run_ecgpipe(run + "'" + (dir / "a").string() + "'", dir);
+  const auto r = testutil::run_ecgpipe(run + testutil::q(dir / "a"), dir);
   ASSERT_EQ(r.code, 0) << r.err;
   const auto report = nlohmann::json::parse(testutil::read_text(dir / "a" / "report.json"));
   EXPECT_EQ(report["training"]["libtorch"], false);
@@ -481,7 +481,7 @@ TEST(FlatTrainingGpuCli, RunNeverLoadsLibTorch) {
   ASSERT_EQ(scored.code, 0) << scored.err;
   EXPECT_EQ(nlohmann::json::parse(testutil::read_text(dir / "s" / "report.json"))["training"]["libtorch"], false);
   const testutil::ScopedEnv keep_libtorch("ECGPIPE_FUSED_VAE", "libtorch");
-  const auto kept = testutil::run_ecgpipe(run + "'" + (dir / "b").string() + "'", dir);
+  const auto kept = testutil::run_ecgpipe(run + testutil::q(dir / "b"), dir);
   EXPECT_EQ(kept.code, 1);
   EXPECT_NE(kept.err.find("LibTorch module"), std::string::npos) << kept.err;
 }

@@ -31,7 +31,7 @@ using testutil::fresh_dir;
 using testutil::run_ecgpipe;
 using testutil::ScopedEnv;
 
-std::string q(const fs::path& p) { return "'" + p.string() + "'"; }
+using testutil::q;
 
 // A minute of synthetic ECG (synth needs no LibTorch).
 fs::path minute_of_ecg(const fs::path& dir) {

@@ -218,7 +218,7 @@ TEST(SegmentChunkedGpuCli, RunOverTheBudgetWritesTheWholeRunsBeatsAndScores) {
   SKIP_WITHOUT_GPU();
   const auto dir = testutil::fresh_dir();
   testutil::write_signal_csv(dir / "rec.csv", testutil::synth_signal(250.0, 250 * 1200, 9, SynthScenario::bigeminy));
-  const std::string in = "'" + (dir / "rec.csv").string() + "'";
+  const std::string in = testutil::q(dir / "rec.csv");
   const auto whole = testutil::run_ecgpipe("run " + in + " --device cuda --epochs 3 --seed 7 --out '" + (dir / "whole").string() + "'", dir);
   ASSERT_EQ(whole.code, 0) << whole.err;
   EXPECT_NE(whole.err.find("read and detected whole on the GPU"), std::string::npos) << whole.err;

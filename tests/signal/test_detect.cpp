@@ -457,7 +457,7 @@ TEST(DetectCliGpu, SameDetectionsOnBothDevices) {
   so.samples = static_cast<std::int64_t>(300 * so.fs);
   so.seed = 2;
   write_synth_files(synthesize(so), (dir / "rec.csv").string(), (dir / "rec_beats.csv").string());
-  const std::string in = "'" + (dir / "rec.csv").string() + "' --fs 360";
+  const std::string in = testutil::q(dir / "rec.csv") + " --fs 360";
   for (const char* device : {"cpu", "cuda"}) {
     const auto r = testutil::run_ecgpipe("-q detect " + in + " --device " + device + " --out '" +
                                              (dir / (std::string(device) + ".csv")).string() + "'",

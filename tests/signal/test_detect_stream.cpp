@@ -246,7 +246,7 @@ namespace {
 TEST(ChunkCli, RunAndDetectInChunksWriteWhatTheWholeSignalGives) {
   const auto dir = testutil::fresh_dir();
   testutil::write_signal_csv(dir / "rec.csv", testutil::synth_signal(250.0, 250 * 200, 1, SynthScenario::bigeminy));
-  const std::string in = "'" + (dir / "rec.csv").string() + "'";
+  const std::string in = testutil::q(dir / "rec.csv");
   for (const char* chunk : {"3", "0"}) {
     const auto r = testutil::run_ecgpipe("-q --threads 1 run " + in + " --device cpu --epochs 2 --chunk-seconds " + chunk +
                                              " --out '" + (dir / ("run" + std::string(chunk))).string() + "'",
@@ -394,7 +394,7 @@ TEST(GpuChunkingCli, OverTheBudgetRunAndDetectGiveTheWholeGpuPathsResults) {
   SKIP_WITHOUT_GPU();
   const auto dir = testutil::fresh_dir();
   testutil::write_signal_csv(dir / "rec.csv", testutil::synth_signal(250.0, 250 * 200, 1, SynthScenario::bigeminy));
-  const std::string in = "'" + (dir / "rec.csv").string() + "'";
+  const std::string in = testutil::q(dir / "rec.csv");
   std::string log;
   for (const char* budget : {"0", "1024"}) {
     ScopedEnv e(kBudgetEnv, budget);
