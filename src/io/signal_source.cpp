@@ -39,8 +39,11 @@ std::string fmt_hz(double fs) {
   return buf;
 }
 
-// The first kProbeBytes of a regular file (a FIFO would be consumed by the probe: nothing then).
+// The first kProbeBytes of a regular file; nothing of anything else. A FIFO is not even opened:
+// opening and closing it let its writer in and then killed it with SIGPIPE, and the reader
+// waited for another writer for ever.
 std::string probe_bytes(const std::string& path) {
+  if (is_read_once(path)) return {};
   const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) return {};
   struct stat st {};
@@ -276,6 +279,11 @@ bool is_ecg_lead_name(const std::string& name) {
   return numbered("v", '6') || numbered("mv", '6') || numbered("cm", '6') || numbered("ml", '5') || numbered("d", '3');
 }
 
+bool is_read_once(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
+}
+
 std::optional<std::size_t> pick_second_lead(const std::string& option, const std::vector<std::string>& names,
                                             std::size_t primary, const std::vector<char>& usable,
                                             const std::string& why_unusable, const std::string& where) {
@@ -369,6 +377,20 @@ SignalSource resolve_signal_source(const std::string& path, const CsvOptions& cs
       s.fs = info.fs;
       s.fs_source = "EDF header";
     }
+    return s;
+  }
+  if (is_read_once(path)) {
+    // Which column is the ECG (not a time column), a time column's rate and a second lead all
+    // come from the header and the first rows, which a pipe only gives the reader: the user says.
+    if (csv.column.empty() || !fs_option)
+      throw UsageError(path + " is a pipe (read once, from its start): name the signal with --column and "
+                       "the rate with --fs, or save it to a file");
+    const std::string lead2 = text::lower(csv.lead2);
+    if (!(lead2.empty() || lead2 == "auto" || lead2 == "none"))
+      throw UsageError("--lead2 " + quoted(csv.lead2) + ": " + path +
+                       " is a pipe (read once, from its start): a second lead needs a file");
+    resolve_csv_source({}, path, csv, fs_option, s);
+    s.signal_name += " (a pipe: read once, no second lead)";
     return s;
   }
   resolve_csv_source(probe_bytes(path), path, csv, fs_option, s);

@@ -16,6 +16,7 @@
 #include "common/step_log.hpp"
 #include "ecgpipe/pipeline/plausibility.hpp"
 #include "ecgpipe/io/signal_input.hpp"
+#include "ecgpipe/io/signal_source.hpp"
 #include "ecgpipe/classify/holter.hpp"
 #include "ecgpipe/model/torch_runtime.hpp"
 #include "ecgpipe/model/model_device.hpp"
@@ -136,8 +137,9 @@ BeatAnalysis analyse_beats(const RunOptions& o, Segmentation& seg, const std::ve
 
 }  // namespace
 
-RunResult run_pipeline(const RunOptions& o) {
-  validate(o);
+RunResult run_pipeline(const RunOptions& given) {
+  validate(given);
+  RunOptions o = given;  // a read-once recording's samples are added below
   const auto t_all = detail::Clock::now();
   // The wall time of each step of this thread (report.json's stages time the work inside them,
   // some of it on other threads).
@@ -161,6 +163,16 @@ RunResult run_pipeline(const RunOptions& o) {
     load_torch_in_background();
   spdlog::info("reading {} on {}", o.input, device_name(device));
   steps.done("set-up");
+  // A pipe or a FIFO (is_read_once) is read whole, once, here: the chunked path reads a recording
+  // longer than ChunkOptions::keep_samples (26 h at 360 Hz) a second time, which found a pipe empty
+  // ("changed while it was read") and waited on a FIFO for a writer for ever (34.6 M rows from a
+  // FIFO, 2026-11-28: hung). A pipe's length is not known ahead: 4 bytes a sample in memory.
+  double read_once_seconds = 0.0;
+  if (!o.samples && is_read_once(o.input)) {
+    const auto t_read = detail::Clock::now();
+    o.samples = std::make_shared<const std::vector<float>>(read_signal(o.input, o.csv, o.fs));
+    read_once_seconds = detail::seconds_since(t_read);
+  }
 
   // Stages 1-4: the file to the beat matrix, on one device (segment_cpu.cpp, pipeline_cuda.cpp).
 #ifdef ECGPIPE_WITH_CUDA
@@ -185,6 +197,7 @@ RunResult run_pipeline(const RunOptions& o) {
   r.candidates = seg.candidates;
   r.beats = std::move(seg.beats);
   r.seconds = seg.seconds;
+  r.seconds.csv += read_once_seconds;
   const std::vector<std::int64_t> peaks = kept_r_peaks(o, r.beats);
   r.warnings = plausibility_warnings(o.source, r.samples, o.fs, peaks);
   steps.done("segmentation");

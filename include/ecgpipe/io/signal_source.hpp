@@ -47,7 +47,16 @@ struct SignalSource {
   std::string description() const;
 };
 
+// Whether `path` is read once, from its start: a pipe, a FIFO or a socket (/dev/stdin of a shell
+// pipeline; a path that cannot be stat'ed is not: its reader says why; /dev/null is read as the
+// empty file it reads as). Nothing can be
+// looked at ahead of its reader, and a second pass would find it empty or wait for a writer for
+// ever, so such a recording is read whole, once (run_pipeline).
+bool is_read_once(const std::string& path);
+
 // Resolves `path` as above; `fs_option`: --fs when given; `default_fs`: the rate without one.
+// A CSV that is read once (is_read_once) needs --column and --fs and has no second lead (UsageError
+// for a missing one or a --lead2 that names one): its header cannot be looked at first.
 // InputError for an unreadable file or a monotonic CSV column given by --column (a time
 // column whose steps give a rate outside kMinFs..kMaxFs is not used, with a warning); UsageError when --fs and a WFDB or EDF header's rate differ (the
 // windows scale with the rate, so a silent mismatch detects nonsense). --fs against a time
