@@ -329,7 +329,7 @@ def _lead2(signal: Any, lead2: Any) -> Optional[np.ndarray]:
         return None
     if lead2 is None:
         return signal.lead2 if isinstance(signal, Recording) else None
-    return _host_signal(lead2)
+    return _host_signal(lead2, "lead2")
 
 
 def _path(what: str, path: PathLike) -> str:
@@ -363,20 +363,20 @@ def _device_type(x: Any) -> Optional[int]:
         return None
 
 
-def _cuda_signal(x: Any) -> Optional[Any]:
+def _cuda_signal(x: Any, what: str = "signal") -> Optional[Any]:
     """``x`` itself when it is a CUDA array fit to be read in place, else None (host arrays)."""
     if _device_type(x) != 2:
         return None
     shape = tuple(getattr(x, "shape", ()))
     if len(shape) != 1:
-        raise UsageError(f"signal: a 1-D array of samples, got shape {shape}")
+        raise UsageError(f"{what}: a 1-D array of samples, got shape {shape}")
     if shape[0] == 0:
-        raise InputError("signal: no samples (the command line refuses an empty recording alike)")
+        raise InputError(f"{what}: no samples (the command line refuses an empty recording alike)")
     if "float32" not in str(getattr(x, "dtype", "")):
-        raise UsageError(f"signal: a CUDA array must be float32 to be read in place, got {x.dtype} "
+        raise UsageError(f"{what}: a CUDA array must be float32 to be read in place, got {x.dtype} "
                          "(convert it on the GPU first, e.g. x.float() or x.astype('float32'))")
     if not _all_finite_on_device(x):
-        raise InputError("signal: the CUDA array holds a value that is not a finite number (nan or inf)")
+        raise InputError(f"{what}: the CUDA array holds a value that is not a finite number (nan or inf)")
     return x
 
 
@@ -392,28 +392,28 @@ def _all_finite_on_device(x: Any) -> bool:
     return True  # another framework: the detector's results are its own business then
 
 
-def _host_signal(signal: Any) -> Any:
+def _host_signal(signal: Any, what: str = "signal") -> Any:
     """A CUDA array as is (the native side copies it down once), anything else as a contiguous
     float32 NumPy array (no copy when it already is one), checked finite as the CSV reader
-    checks its cells."""
+    checks its cells. ``what`` names the argument in the errors ("signal", "lead2")."""
     if _device_type(signal) == 2:
-        return _cuda_signal(signal)
+        return _cuda_signal(signal, what)
     try:
         a = np.asarray(signal)
     except Exception as e:
-        raise UsageError(f"signal: not an array of numbers ({type(signal).__name__}): {e}") from None
+        raise UsageError(f"{what}: not an array of numbers ({type(signal).__name__}): {e}") from None
     if a.ndim != 1:
-        raise UsageError(f"signal: a 1-D array of samples, got shape {a.shape}")
+        raise UsageError(f"{what}: a 1-D array of samples, got shape {a.shape}")
     if a.dtype.kind not in "biuf":
-        raise UsageError(f"signal: numbers, got dtype {a.dtype}")
+        raise UsageError(f"{what}: numbers, got dtype {a.dtype}")
     if a.size == 0:
-        raise InputError("signal: no samples (the command line refuses an empty recording alike)")
+        raise InputError(f"{what}: no samples (the command line refuses an empty recording alike)")
     with np.errstate(over="ignore"):  # a value beyond float32 becomes inf, refused just below
         a = np.ascontiguousarray(a, dtype=np.float32)
     finite = np.isfinite(a)
     if not finite.all():
         first = int(np.argmin(finite))
-        raise InputError(f"signal: sample {first} is not a finite float32 number ({a[first]}; "
+        raise InputError(f"{what}: sample {first} is not a finite float32 number ({a[first]}; "
                          "values beyond 3.4e38 overflow float32)")
     return a
 

@@ -198,6 +198,10 @@ def test_a_recordings_second_lead_is_read_as_the_command_line_reads_it(hea, cli,
     assert ecgpipe.read(hea, lead2="none").lead2 is None
     with pytest.raises(ecgpipe.UsageError, match="lead2: 10 samples"):
         ecgpipe.analyze(rec, device="cpu", lead2=np.zeros(10, dtype=np.float32))
+    bad = rec.lead2.copy()
+    bad[7] = np.nan  # named as the second lead's, not the signal's (before: "signal: sample 7")
+    with pytest.raises(ecgpipe.InputError, match="^lead2: sample 7 is not a finite"):
+        ecgpipe.analyze(rec, device="cpu", lead2=bad)
     with pytest.raises(ecgpipe.UsageError, match="--lead2"):
         ecgpipe.read(hea, lead2="no-such-lead")
 
