@@ -10,6 +10,7 @@
 #include <exception>
 
 #include "cli/commands.hpp"
+#include "common/log_format.hpp"
 #include "common/text.hpp"
 #include "ecgpipe/model/torch_runtime.hpp"
 #include "cli/crash_report.hpp"
@@ -52,7 +53,7 @@ int run_main(int argc, char** argv) {
   ecgpipe::install_crash_report();
   // Logs go to stderr; results go to stdout and files.
   auto logger = spdlog::stderr_color_mt("ecgpipe");
-  logger->set_pattern("%^%l%$: %v");
+  logger->set_formatter(ecgpipe::visible_log_formatter("%^%l%$: %*"));
   spdlog::set_default_logger(logger);
 
   CLI::App app{"ecgpipe " ECGPIPE_VERSION ": ECG recording -> segmented heartbeats -> VAE -> ranked abnormal beats"};
@@ -107,18 +108,20 @@ int run_main(int argc, char** argv) {
         std::string names;
         for (const CLI::App* sub : app.get_subcommands({})) names += (names.empty() ? "" : ", ") + sub->get_name();
         std::fprintf(stderr, "ecgpipe: usage error: unknown subcommand '%s'; the subcommands are %s (see ecgpipe --help)\n",
-                     ecgpipe::text::shorten(arg).c_str(), names.c_str());
+                     ecgpipe::text::visible(ecgpipe::text::shorten(arg)).c_str(), names.c_str());
         return static_cast<int>(ExitCode::usage);
       }
     }
-    std::fprintf(stderr, "ecgpipe: usage error: %s (see ecgpipe --help)\n", ecgpipe::text::shorten(e.what()).c_str());
+    std::fprintf(stderr, "ecgpipe: usage error: %s (see ecgpipe --help)\n",
+                 ecgpipe::text::visible(ecgpipe::text::shorten(e.what())).c_str());
     return static_cast<int>(ExitCode::usage);
   } catch (const ecgpipe::Error& e) {
-    // Cut: a message may quote input (a path, a line), which can be megabytes long.
-    std::fprintf(stderr, "ecgpipe: error: %s\n", ecgpipe::text::shorten(e.what(), 2000).c_str());
+    // Cut: a message may quote input (a path, a line), which can be megabytes long; visible: which
+    // may hold a terminal's control sequences.
+    std::fprintf(stderr, "ecgpipe: error: %s\n", ecgpipe::text::visible(ecgpipe::text::shorten(e.what(), 2000)).c_str());
     return static_cast<int>(e.code());
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "ecgpipe: internal error: %s\n", e.what());
+    std::fprintf(stderr, "ecgpipe: internal error: %s\n", ecgpipe::text::visible(e.what()).c_str());
     return static_cast<int>(ExitCode::internal);
   }
   return static_cast<int>(ExitCode::ok);

@@ -30,6 +30,42 @@ inline std::string shorten(std::string_view s, std::size_t max = 200) {
   return std::string(s.substr(0, max)) + "... (" + std::to_string(s.size()) + " bytes)";
 }
 
+// `s` safe to print on a terminal: every control character (C0, DEL, and the C1 controls U+0080..
+// U+009F, which some terminals obey as ESC sequences) and every byte that is not part of valid UTF-8
+// as \xHH, the rest (names in any script) as it is. Logs and error lines quote input -- a CSV header,
+// a cell, a file name -- which must not clear the screen, retitle the window or forge a line.
+inline std::string visible(std::string_view s) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(s.size());
+  const auto escape = [&out](unsigned char c) {
+    out += "\\x";
+    out += kHex[c >> 4];
+    out += kHex[c & 15];
+  };
+  for (std::size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {
+      if (c < 0x20 || c == 0x7f) escape(c);
+      else out += s[i];
+      ++i;
+      continue;
+    }
+    const std::size_t n = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+    bool ok = n > 0 && i + n <= s.size();
+    for (std::size_t k = 1; ok && k < n; ++k) ok = (static_cast<unsigned char>(s[i + k]) & 0xc0) == 0x80;
+    if (ok && c == 0xc2 && static_cast<unsigned char>(s[i + 1]) < 0xa0) ok = false;  // C1: both bytes escaped
+    if (!ok) {
+      escape(c);
+      ++i;
+      continue;
+    }
+    out.append(s.substr(i, n));
+    i += n;
+  }
+  return out;
+}
+
 // `path` (generic form, '/' between segments) as the path of a relative URL: every byte but the
 // unreserved ones (RFC 3986: A-Z a-z 0-9 - . _ ~) and '/' percent-encoded, so that no file name
 // can become a scheme (the ':' of "javascript:" is %3A), a query or a fragment.

@@ -24,6 +24,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/log_format.hpp"
 #include "ecgpipe/common/error.hpp"
 #include "ecgpipe/common/sample_rate.hpp"
 #include "ecgpipe/config.hpp"
@@ -346,7 +347,7 @@ NB_MODULE(_ecgpipe, m) {
   // Warnings and errors only: a notebook's cell is not a log. set_log_level("info") for the lines
   // the command line prints.
   spdlog::set_level(spdlog::level::warn);
-  spdlog::set_pattern("ecgpipe: %^%l%$: %v");
+  spdlog::set_formatter(eg::visible_log_formatter("ecgpipe: %^%l%$: %*"));  // input quoted in a log: made visible
   register_errors(m);
   m.attr("__version__") = ECGPIPE_VERSION;
 #ifdef ECGPIPE_WITH_CUDA

@@ -656,6 +656,27 @@ TEST(CliSignals, StaleTemporariesOfDeadProcessesAreRemoved) {
 }
 
 
+// --- Input quoted on stderr cannot drive the terminal: a header's name in the log (the second
+// lead's), a cell in an error. Before, the ESC sequences reached the terminal as they were.
+TEST(CliBadInputFiles, ControlCharactersOfTheInputAreShownNotObeyed) {
+  const auto dir = fresh_dir();
+  const std::vector<float> x = testutil::synth_signal(250.0, 250 * 20);
+  std::string text = "MLII,V1\x1b]0;owned\x07\x1b[2J\n";
+  for (const float v : x) text += std::to_string(v) + "," + std::to_string(-v) + "\n";
+  write_text(dir / "rec.csv", text);
+  const auto r = run("analyze " + q(dir / "rec.csv") + " --fs 250 --lead2 1 --device cpu --out " + q(dir / "o"), dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find('\x07'), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("second lead column 'V1\\x1b]0;owned\\x07\\x1b[2J' (1)"), std::string::npos) << r.err;
+
+  write_text(dir / "bad.csv", "heartbeats\n0.1\n0.2\x1b[31m\n");
+  const auto e = run("-q detect " + q(dir / "bad.csv") + " --fs 250 --device cpu --out " + q(dir / "b.csv"), dir);
+  expect_one_line(e, kInput, "bad.csv");
+  EXPECT_EQ(e.err.find('\x1b'), std::string::npos) << e.err;
+  EXPECT_NE(e.err.find("\\x1b[31m"), std::string::npos) << e.err;
+}
+
 // --- A pipe or a FIFO as the recording: read once, from its start.
 // Writes `text` into the FIFO `path` for the first reader that opens it, on a thread (SIGPIPE
 // blocked on it: a reader that closes early makes write fail instead of killing the test);

@@ -1,4 +1,4 @@
-// The text helpers every reader and writer shares: for_each_line (src/common/text.hpp), xml_escape
+// The text helpers every reader and writer shares: for_each_line and visible (src/common/text.hpp), xml_escape
 // (src/common/xml_escape.hpp) and json_number (src/common/json_number.hpp).
 #include <gtest/gtest.h>
 
@@ -56,6 +56,23 @@ TEST(Text, JsonNumberIsNullWhereNotFinite) {
   EXPECT_TRUE(json_number(std::numeric_limits<double>::quiet_NaN()).is_null());
   EXPECT_TRUE(json_number(std::numeric_limits<double>::infinity()).is_null());
   EXPECT_TRUE(json_number(-std::numeric_limits<double>::infinity()).is_null());
+}
+
+// Exact: every control character and every byte outside valid UTF-8 as \xHH, the rest unchanged.
+TEST(Text, VisibleEscapesWhatATerminalWouldObey) {
+  EXPECT_EQ(text::visible(""), "");
+  EXPECT_EQ(text::visible("V1 (ECG, mV)"), "V1 (ECG, mV)");
+  EXPECT_EQ(text::visible("V1\x1b[2J\a"), "V1\\x1b[2J\\x07");  // ESC, BEL: clear screen, bell
+  EXPECT_EQ(text::visible("a\nb\rc\td\x7f"), "a\\x0ab\\x0dc\\x09d\\x7f");  // a forged line, DEL
+  EXPECT_EQ(text::visible(std::string("a\0b", 3)), "a\\x00b");
+  // UTF-8 passes: 2, 3 and 4 bytes (é, €, 𝄞); U+00A0, the first code point after C1, too.
+  EXPECT_EQ(text::visible("\xc3\xa9\xe2\x82\xac\xf0\x9d\x84\x9e\xc2\xa0"), "\xc3\xa9\xe2\x82\xac\xf0\x9d\x84\x9e\xc2\xa0");
+  // C1's CSI (U+009B), as UTF-8 and as a lone byte; a cut or bad sequence; bytes no UTF-8 has.
+  EXPECT_EQ(text::visible("\xc2\x9b" "2J"), "\\xc2\\x9b" "2J");
+  EXPECT_EQ(text::visible("\x9b" "2J"), "\\x9b" "2J");
+  EXPECT_EQ(text::visible("\xe2\x82"), "\\xe2\\x82");
+  EXPECT_EQ(text::visible("\xe2(\xac"), "\\xe2(\\xac");
+  EXPECT_EQ(text::visible("\xc0\xaf\xf5\xff"), "\\xc0\\xaf\\xf5\\xff");
 }
 
 }  // namespace
