@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "cli/commands.hpp"
+#include "common/text.hpp"
 #include "ecgpipe/common/error.hpp"
 #include "ecgpipe/common/sample_rate.hpp"
 #include "ecgpipe/eval/eval_gross.hpp"
@@ -86,7 +87,7 @@ void eval_one(EvalArgs a, const EvalOptions& options) {
   if (a.json)
     std::cout << eval_report_json(r.report).dump(kJsonIndent) << '\n';
   else
-    std::cout << eval_report_text(r.report);
+    std::cout << text::visible(eval_report_text(r.report), true);  // record names come from file names
 }
 
 // "101 (no detections: OUT/101/beats.csv), ..." for an error line or a warning.
@@ -142,7 +143,7 @@ void eval_many(const EvalArgs& a, const EvalOptions& options) {
   if (a.json)
     std::cout << gross_evaluation_json(gross).dump(kJsonIndent) << '\n';
   else
-    std::cout << gross_evaluation_text(gross);
+    std::cout << text::visible(gross_evaluation_text(gross), true);  // record names come from file names
 }
 
 }  // namespace

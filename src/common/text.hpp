@@ -34,7 +34,8 @@ inline std::string shorten(std::string_view s, std::size_t max = 200) {
 // U+009F, which some terminals obey as ESC sequences) and every byte that is not part of valid UTF-8
 // as \xHH, the rest (names in any script) as it is. Logs and error lines quote input -- a CSV header,
 // a cell, a file name -- which must not clear the screen, retitle the window or forge a line.
-inline std::string visible(std::string_view s) {
+// `keep_newlines`: '\n' passes, for a multi-line text (a table of records named by their files).
+inline std::string visible(std::string_view s, bool keep_newlines = false) {
   static constexpr char kHex[] = "0123456789abcdef";
   std::string out;
   out.reserve(s.size());
@@ -46,7 +47,7 @@ inline std::string visible(std::string_view s) {
   for (std::size_t i = 0; i < s.size();) {
     const auto c = static_cast<unsigned char>(s[i]);
     if (c < 0x80) {
-      if (c < 0x20 || c == 0x7f) escape(c);
+      if ((c < 0x20 || c == 0x7f) && !(keep_newlines && c == '\n')) escape(c);
       else out += s[i];
       ++i;
       continue;

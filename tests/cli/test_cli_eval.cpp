@@ -226,6 +226,27 @@ TEST(EvalCli, GrossAndAverageOverTwoRecords) {
   EXPECT_EQ(pj["records"][0]["record"], "ref/rec a");
 }
 
+// A record named by its files, with a terminal's control sequence in the name: the text table
+// shows it, it does not reach the terminal (before: the ESC went to stdout as it was). --json
+// keeps the name as it is (JSON escapes it).
+TEST(EvalCli, ARecordNamesControlCharactersAreShownNotObeyed) {
+  const auto dir = fresh_dir();
+  const std::string name = "r\x1b[2Jx";
+  fs::create_directories(dir / "ref");
+  write_text(dir / "ref" / (name + ".atr"), annotations({{100, 1}, {300, 1}}));
+  write_header(dir / "ref" / (name + ".hea"), name, 250);
+  fs::create_directories(dir / "out" / name);
+  write_text(dir / "out" / name / "beats.csv", "index,r_peak\n0,100\n1,300\n");
+  const std::string dirs = "--reference-dir " + q(dir / "ref") + " --detections-dir " + q(dir / "out");
+  const auto r = run_ecgpipe("-q eval " + dirs, dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out.find('\x1b'), std::string::npos) << r.out;
+  EXPECT_EQ(tokens_of_line(r.out, "r\\x1b[2Jx").at(3), "0") << r.out;  // record, fs, TP 2, FN 0
+  const auto js = run_ecgpipe("-q eval " + dirs + " --json", dir);
+  ASSERT_EQ(js.code, 0) << js.err;
+  EXPECT_EQ(nlohmann::json::parse(js.out)["records"][0]["record"], name);
+}
+
 TEST(EvalCli, RecordsOnOneSideAreRefusedOrSkipped) {
   const auto dir = fresh_dir();
   two_records(dir / "ref", dir / "out");

@@ -73,6 +73,8 @@ TEST(Text, VisibleEscapesWhatATerminalWouldObey) {
   EXPECT_EQ(text::visible("\xe2\x82"), "\\xe2\\x82");
   EXPECT_EQ(text::visible("\xe2(\xac"), "\\xe2(\\xac");
   EXPECT_EQ(text::visible("\xc0\xaf\xf5\xff"), "\\xc0\\xaf\\xf5\\xff");
+  // A multi-line text keeps its line ends, and only those.
+  EXPECT_EQ(text::visible("a\x1b\nb\r\n", true), "a\\x1b\nb\\x0d\n");
 }
 
 }  // namespace
