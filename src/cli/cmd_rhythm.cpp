@@ -7,6 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -211,20 +212,25 @@ void add_rhythm_command(CLI::App& app) {
       std::cout << j.dump(2) << '\n';
       return;
     }
+    // A value that is not defined here (Se of no reference episodes, SDANN of one 5-min segment) in
+    // words; `unit` follows a number only.
+    const auto num = [](double v, int decimals, const char* unit = "") {
+      return std::isfinite(v) ? fmt::format("{:.{}f}{}", v, decimals, unit) : std::string("n/a");
+    };
     std::cout << fmt::format("AF: {} episodes, {:.1f} % of {:.0f} s, longest {:.0f} s\n", burden.afib_episodes,
                              burden.afib_percent(), burden.analysed_s, burden.longest_afib_s);
     if (!a->reference.empty())
       std::cout << fmt::format(
-          "EC57 AF (epicmp -a): episode Se {:.1f} % ({}/{}) +P {:.1f} % ({}/{}); duration Se {:.1f} % +P {:.1f} %\n",
-          100 * stats.episode_se(), stats.detected_reference_episodes, stats.reference_episodes, 100 * stats.episode_ppv(),
-          stats.true_test_episodes, stats.test_episodes, 100 * stats.duration_se(), 100 * stats.duration_ppv());
-    std::cout << fmt::format(
-        "HRV: {} NN of {} RR intervals; mean NN {:.1f} ms, SDNN {:.1f} ms, SDANN {:.1f} ms, SDNN index {:.1f} ms, "
-        "RMSSD {:.1f} ms, pNN50 {:.1f} %\n",
-        hrv.nn_intervals, hrv.rr_intervals, hrv.mean_nn_ms, hrv.sdnn_ms, hrv.sdann_ms, hrv.sdnn_index_ms, hrv.rmssd_ms,
-        hrv.pnn50_percent);
-    std::cout << fmt::format("HRV spectrum ({} 5-min segments): VLF {:.0f} LF {:.0f} HF {:.0f} total {:.0f} ms^2, LF/HF {:.2f}\n",
-                             hrv.segments, hrv.vlf_ms2, hrv.lf_ms2, hrv.hf_ms2, hrv.total_ms2, hrv.lf_hf);
+          "EC57 AF (epicmp -a): episode Se {} ({}/{}) +P {} ({}/{}); duration Se {} +P {}\n",
+          num(100 * stats.episode_se(), 1, " %"), stats.detected_reference_episodes, stats.reference_episodes,
+          num(100 * stats.episode_ppv(), 1, " %"), stats.true_test_episodes, stats.test_episodes,
+          num(100 * stats.duration_se(), 1, " %"), num(100 * stats.duration_ppv(), 1, " %"));
+    std::cout << fmt::format("HRV: {} NN of {} RR intervals; mean NN {}, SDNN {}, SDANN {}, SDNN index {}, RMSSD {}, pNN50 {}\n",
+                             hrv.nn_intervals, hrv.rr_intervals, num(hrv.mean_nn_ms, 1, " ms"), num(hrv.sdnn_ms, 1, " ms"),
+                             num(hrv.sdann_ms, 1, " ms"), num(hrv.sdnn_index_ms, 1, " ms"), num(hrv.rmssd_ms, 1, " ms"),
+                             num(hrv.pnn50_percent, 1, " %"));
+    std::cout << fmt::format("HRV spectrum ({} 5-min segments): VLF {} LF {} HF {} total {} ms^2, LF/HF {}\n", hrv.segments,
+                             num(hrv.vlf_ms2, 0), num(hrv.lf_ms2, 0), num(hrv.hf_ms2, 0), num(hrv.total_ms2, 0), num(hrv.lf_hf, 2));
   });
 }
 

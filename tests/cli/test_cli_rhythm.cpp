@@ -79,6 +79,24 @@ TEST(RhythmCli, CsvAndAnnotationFileGiveTheSameEpisodes) {
   EXPECT_EQ(testutil::list_dir(dir / "a"), std::vector<std::string>{"rhythm.csv"}) << "no temporaries left";
 }
 
+// The text summary of a short recording without AF, against a reference without AF: what is not
+// defined there (SDANN and the spectrum need 5-min segments, Se/+P of no episodes) reads "n/a",
+// not "nan" (before: "SDANN nan ms", "episode Se nan % (0/0)").
+TEST(RhythmCli, TextSummarySaysNotDefinedInWords) {
+  const auto dir = testutil::fresh_dir();
+  std::string csv = "sample\n";
+  for (int k = 0; k < 200; ++k) csv += std::to_string(100 + 200 * k + (k % 3) * 7) + "\n";  // 160 s at 250 Hz
+  write_text(dir / "beats.csv", csv);
+  write_text(dir / "ref.csv", "sample,rhythm\n0,(N\n");
+  const auto r = run_ecgpipe("-q rhythm " + q(dir / "beats.csv") + " --fs 250 --out " + q(dir / "o") + " --reference " + q(dir / "ref.csv"), dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out.find("nan"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("SDANN n/a,"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("episode Se n/a (0/0) +P n/a (0/0)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("HRV spectrum (0 5-min segments): VLF n/a LF n/a HF n/a total n/a ms^2, LF/HF n/a"), std::string::npos)
+      << r.out;
+}
+
 // Which column the beat samples came from is said (no silent defaults): r_peak before sample, and
 // a CSV with neither gives its first column's numbers with a warning that names it (before, a
 // CSV "x,y" was read without a word).
