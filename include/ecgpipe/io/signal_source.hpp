@@ -49,9 +49,9 @@ struct SignalSource {
 
 // Whether `path` is read once, from its start: a pipe, a FIFO or a socket (/dev/stdin of a shell
 // pipeline; a path that cannot be stat'ed is not: its reader says why; /dev/null is read as the
-// empty file it reads as). Nothing can be
-// looked at ahead of its reader, and a second pass would find it empty or wait for a writer for
-// ever, so such a recording is read whole, once (run_pipeline).
+// empty file it reads as). Nothing can be looked at ahead of its reader, and a second pass would
+// find it empty or wait for a writer for ever, so such a recording is read whole, once
+// (run_pipeline).
 bool is_read_once(const std::string& path);
 
 // Resolves `path` as above; `fs_option`: --fs when given; `default_fs`: the rate without one.
