@@ -105,7 +105,7 @@ void add_reference_option(CLI::App& cmd, std::string& reference) {
 void add_chunk_option(CLI::App& cmd, double& seconds) {
   const std::string help =
       "CPU, robust preset: read the recording this many seconds at a time, so host memory stays bounded whatever its "
-      "length (the same results); 0 reads it whole";
+      "length (the same results; a file: a pipe is read whole); 0 reads it whole";
   auto* option = cmd.add_option("--chunk-seconds", seconds, help)->capture_default_str();
   check_finite(option, 0.0, kMaxChunkSeconds);
   option->check(CLI::Validator(
