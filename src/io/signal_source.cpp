@@ -321,6 +321,14 @@ SignalSource resolve_signal_source(const std::string& path, const CsvOptions& cs
   if (is_wfdb_record_path(path)) {
     s.format = "WFDB";
     const WfdbHeader h = read_wfdb_header(wfdb_header_path(path));
+    // A signal file is read once for each lead it holds (and the report's excerpt): a FIFO's second
+    // open waits for a writer for ever. Refused by name, not opened.
+    const std::size_t slash = h.path.rfind('/');
+    const std::string folder = slash == std::string::npos ? "" : h.path.substr(0, slash + 1);
+    for (const auto& sig : h.signals) {
+      const std::string dat = folder + sig.file_name;  // as the reader finds it: beside the header
+      if (is_read_once(dat)) throw InputError(dat + " is a pipe: a WFDB signal file must be a file (it is read more than once)");
+    }
     s.column = csv.column;
     // The channel is resolved by the reader (its errors name the file); named here for the log.
     std::size_t ch = 0;
@@ -350,6 +358,9 @@ SignalSource resolve_signal_source(const std::string& path, const CsvOptions& cs
     return s;
   }
   if (is_edf_path(path)) {
+    // edflib seeks (the header, then each signal's records): a FIFO fails late with a reason about
+    // a malformed header, or, with no writer, its open waits for ever.
+    if (is_read_once(path)) throw InputError(path + " is a pipe: an EDF or BDF file must be a file (it is read by seeking)");
     const EdfHeader h = read_edf_header(path);
     const EdfSignalInfo& info = edf_select_signal(h, csv.column);
     s.format = h.type;

@@ -778,6 +778,23 @@ TEST(CliPipeInput, AnalyzeOfAFifoLabelsAsOfTheFileOnEveryDevice) {
 #endif
 }
 
+// A WFDB signal file or an EDF file that is a FIFO: refused by name, not opened. Before, the
+// signal file was opened once per lead (the second open waited for a writer for ever, with one
+// writer as without), and the EDF file's open waited for a writer, or with one failed late as a
+// "malformed header".
+TEST(CliPipeInput, WfdbSignalFileOrEdfFromAFifoIsRefusedByName) {
+  const auto dir = fresh_dir();
+  write_text(dir / "r.hea", "r 2 250 1000\nr.dat 16 200 16 0 0 0 0 MLII\nr.dat 16 200 16 0 0 0 0 V1\n");
+  ASSERT_EQ(::mkfifo((dir / "r.dat").c_str(), 0600), 0);
+  ASSERT_EQ(::mkfifo((dir / "r.edf").c_str(), 0600), 0);
+  for (const char* name : {"r.hea", "r.edf"}) {
+    SCOPED_TRACE(name);
+    const auto r = testutil::run_bounded(q(exe()), "-q analyze " + q(dir / name) + " --device cpu --out " + q(dir / "o"), dir, 30);
+    expect_one_line(r, kInput, std::string(name) == "r.hea" ? "r.dat is a pipe" : "r.edf is a pipe");
+    expect_empty(dir / "o");
+  }
+}
+
 // A pipe's header cannot be looked at before the reader takes it: which column is the ECG (not a
 // time column), the rate a time column gives and a second lead all need that. Before, column 0
 // was read -- the time column here -- at the default 250 Hz, where the same file gives column
