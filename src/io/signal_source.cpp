@@ -321,7 +321,7 @@ SignalSource resolve_signal_source(const std::string& path, const CsvOptions& cs
   if (is_wfdb_record_path(path)) {
     s.format = "WFDB";
     const WfdbHeader h = read_wfdb_header(wfdb_header_path(path));
-    // A signal file is read once for each lead it holds (and the report's excerpt): a FIFO's second
+    // A signal file is read once for each lead it holds (the second lead: again): a FIFO's second
     // open waits for a writer for ever. Refused by name, not opened.
     const std::size_t slash = h.path.rfind('/');
     const std::string folder = slash == std::string::npos ? "" : h.path.substr(0, slash + 1);
