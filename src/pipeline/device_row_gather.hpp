@@ -14,6 +14,7 @@
 #include "ecgpipe/classify/beat_features.hpp"
 #include "ecgpipe/common/cuda.hpp"
 #include "ecgpipe/signal/beats_cuda.hpp"
+#include "pipeline/window_gather.hpp"  // feature_window_starts
 
 namespace ecgpipe {
 
@@ -49,13 +50,5 @@ class DeviceRowGather {
   DeviceBuffer<std::int32_t> d_lengths_;
   std::size_t first_ = 0;
 };
-
-// The first sample of each beat's classifier window (FeatureWindow: R - before; negative near the
-// start, zero-filled there as past the end).
-inline std::vector<std::int64_t> feature_window_starts(const std::vector<std::int64_t>& r_peaks, const FeatureWindow& fw) {
-  std::vector<std::int64_t> starts(r_peaks.size());
-  for (std::size_t i = 0; i < r_peaks.size(); ++i) starts[i] = r_peaks[i] - fw.before;
-  return starts;
-}
 
 }  // namespace ecgpipe

@@ -28,8 +28,7 @@ std::vector<float> gather_feature_windows(SignalStream& stream, const std::vecto
   const FeatureWindow fw = feature_window(fs);
   std::vector<float> windows(r_peaks.size() * static_cast<std::size_t>(fw.length), 0.0f);
   if (r_peaks.empty()) return windows;
-  std::vector<std::int64_t> starts(r_peaks.size());
-  for (std::size_t i = 0; i < starts.size(); ++i) starts[i] = r_peaks[i] - fw.before;
+  const std::vector<std::int64_t> starts = feature_window_starts(r_peaks, fw);
   WindowGather gather(starts, std::vector<std::int32_t>(starts.size(), fw.length), static_cast<std::size_t>(fw.length),
                       windows.data());
   constexpr std::size_t kPiece = std::size_t{1} << 20;  // a few MB at a time, as the readers' own pieces

@@ -105,8 +105,7 @@ Segmentation segment_cpu_chunked(const RunOptions& o, const ChunkOptions& chunks
   // model's rows (R peak at the nms offset, cut at the next beat) need their own.
   const bool rows_hold_windows = o.model == Model::rr && r_peak_offset(o.rows()) == fw.before && width >= fw.length;
   std::vector<float> windows(rows_hold_windows ? 0 : peaks.size() * static_cast<std::size_t>(fw.length), 0.0f);
-  std::vector<std::int64_t> window_starts(rows_hold_windows ? 0 : peaks.size());
-  for (std::size_t i = 0; i < window_starts.size(); ++i) window_starts[i] = peaks[i] - fw.before;
+  const std::vector<std::int64_t> window_starts = rows_hold_windows ? std::vector<std::int64_t>() : feature_window_starts(peaks, fw);
   WindowGather row_gather(seg.beats.start, seg.beats.length, static_cast<std::size_t>(width), rows.data());
   WindowGather window_gather(window_starts, std::vector<std::int32_t>(window_starts.size(), fw.length),
                              static_cast<std::size_t>(fw.length), windows.data());

@@ -1,6 +1,7 @@
 // Internal (the CPU's chunked segmentation, segment_stream.cpp, and the second lead,
 // second_lead.cpp): windows of a signal copied out of it while it arrives in consecutive pieces;
-// the host twin of device_row_gather.hpp.
+// the host twin of device_row_gather.hpp; and where each beat's classifier window starts (the
+// GPU's gathers too).
 #pragma once
 
 #include <algorithm>
@@ -9,6 +10,8 @@
 #include <cstring>
 #include <utility>
 #include <vector>
+
+#include "ecgpipe/classify/beat_features.hpp"
 
 namespace ecgpipe {
 
@@ -38,5 +41,13 @@ class WindowGather {
   float* dest_;
   std::size_t first_ = 0;
 };
+
+// The first sample of each beat's classifier window (FeatureWindow: R - before; negative near the
+// start, zero-filled there as past the end).
+inline std::vector<std::int64_t> feature_window_starts(const std::vector<std::int64_t>& r_peaks, const FeatureWindow& fw) {
+  std::vector<std::int64_t> starts(r_peaks.size());
+  for (std::size_t i = 0; i < r_peaks.size(); ++i) starts[i] = r_peaks[i] - fw.before;
+  return starts;
+}
 
 }  // namespace ecgpipe
