@@ -11,6 +11,7 @@
 #include <future>
 #include <optional>
 
+#include "ecgpipe/classify/beat_features.hpp"
 #include "ecgpipe/classify/classify.hpp"
 #include "common/clock.hpp"
 #include "common/step_log.hpp"
@@ -131,7 +132,8 @@ BeatAnalysis analyse_beats(const RunOptions& o, Segmentation& seg, const std::ve
   finish_rhythm(o, peaks, samples, a);  // needs the Holter summary's runs
   HrvOptions hrv;
   hrv.threads = cpu_threads();
-  a.hrv = compute_hrv(peaks, predicted, usable_beats(a.quality.beat_artefact, a.rhythm), o.fs, hrv);
+  // At a fiducial point the QRS shape fixes (beat_features.hpp: qrs_shift), not at the largest deflection.
+  a.hrv = compute_hrv(qrs_aligned(peaks, seg.atrial.qrs_shift), predicted, usable_beats(a.quality.beat_artefact, a.rhythm), o.fs, hrv);
   return a;
 }
 

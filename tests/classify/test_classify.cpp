@@ -426,6 +426,57 @@ TEST(Classify, FeaturesAndClassesAreTheSameOnAnyNumberOfThreads) {
   EXPECT_EQ(beat_features(x, r, 250.0, 3), serial);
   EXPECT_EQ(beat_features(x, r, 250.0, 16), serial);
   EXPECT_EQ(classify_beats(x, r, 250.0, 3), classify_beats(x, r, 250.0, 1));
+  AtrialActivity a1, a3;
+  beat_features(x, r, 250.0, 1, &a1);
+  beat_features(x, r, 250.0, 3, &a3);
+  EXPECT_EQ(a3.qrs_shift, a1.qrs_shift);
+}
+
+// A QRS whose R and S are about as large: an R of 1 at the beat and an S of -1 20 ms later (7
+// samples at 360 Hz), with a P wave and a T wave. The detector's refinement takes whichever is
+// larger by a hair, so beats of one shape get R peaks 7 samples apart; qrs_shift brings each back.
+std::vector<float> biphasic_beats(const std::vector<std::int64_t>& r, std::int64_t n, double fs) {
+  std::vector<float> x(static_cast<std::size_t>(n), 0.0f);
+  auto bump = [&](double centre, double amplitude, double width_s) {
+    for (std::int64_t k = 0; k < n; ++k)
+      x[static_cast<std::size_t>(k)] += static_cast<float>(amplitude * std::exp(-0.5 * std::pow((k - centre) / (width_s * fs), 2)));
+  };
+  for (const std::int64_t p : r) {
+    const auto c = static_cast<double>(p);
+    bump(c, 1.0, 0.008), bump(c + 7.0, -1.0, 0.008), bump(c - 0.16 * fs, 0.15, 0.02), bump(c + 0.3 * fs, 0.3, 0.04);
+  }
+  return x;
+}
+
+TEST(Classify, QrsShiftAlignsBeatsWhoseRPeakSitsOnTheS) {
+  const double fs = 360.0;
+  std::vector<std::int64_t> truth;
+  for (std::int64_t p = 400; p < 40 * 360; p += 280 + (p / 280 % 5) * 9) truth.push_back(p);  // RR 0.78 .. 0.88 s
+  const std::vector<float> x = biphasic_beats(truth, truth.back() + 400, fs);
+  std::vector<std::int64_t> detected = truth;
+  for (std::size_t i = 0; i < detected.size(); i += 3) detected[i] += 7;  // every third on the S
+  AtrialActivity a;
+  beat_features(x, detected, fs, 1, &a);
+  ASSERT_EQ(a.qrs_shift.size(), truth.size());
+  for (std::size_t i = 0; i < truth.size(); ++i) EXPECT_EQ(a.qrs_shift[i], i % 3 == 0 ? -7 : 0) << "beat " << i;
+  EXPECT_EQ(qrs_aligned(detected, a.qrs_shift), truth);
+  // Not asked for: no shifts.
+  EXPECT_EQ(beat_features(x, detected, fs, 1), beat_features(x, detected, fs, 1, &a));
+  // One beat is its own template; none gives none.
+  AtrialActivity one, none;
+  beat_features(x, {truth[3]}, fs, 1, &one);
+  EXPECT_EQ(one.qrs_shift, std::vector<std::int32_t>{0});
+  beat_features(x, {}, fs, 1, &none);
+  EXPECT_TRUE(none.qrs_shift.empty());
+}
+
+TEST(Classify, QrsAlignedKeepsTheBeatsInOrder) {
+  EXPECT_EQ(qrs_aligned({10, 20, 30}, {}), (std::vector<std::int64_t>{10, 20, 30}));
+  EXPECT_EQ(qrs_aligned({10, 20, 30}, {5, -3, 0}), (std::vector<std::int64_t>{15, 17, 30}));
+  // Two beats that would meet or cross: the later one stays one sample after.
+  EXPECT_EQ(qrs_aligned({10, 14, 30}, {4, 0, -16}), (std::vector<std::int64_t>{14, 15, 16}));
+  EXPECT_EQ(qrs_aligned({}, {}), std::vector<std::int64_t>{});
+  EXPECT_THROW(qrs_aligned({10, 20}, {0}), InternalError);
 }
 
 // DS1 record 119 (ventricular bigeminy) through detection and classification. The shipped model was
