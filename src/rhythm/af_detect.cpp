@@ -100,14 +100,24 @@ bool organised(const AtrialActivity& a, std::size_t i, const AfOptions& o) {
 }
 
 // Runs of AF shorter than options.min_run inside other rhythm become it, then runs of other
-// rhythm shorter than that inside AF become AF; a run at either end of the record stays (it may
-// be the part of an episode that the record cut).
-void absorb_short_runs(std::vector<Rhythm>& out, std::size_t min_run) {
+// rhythm shorter than that inside AF become AF. A run at one end of the record stays (it may be
+// the part of an episode that the record cut), but for a run of AF shorter than half the short
+// window: there each centred window is half one repeated end value (rolling_median.hpp), and one
+// premature or missed beat at the end made the last beat an AF episode of one beat and one sample
+// (SVDB 860's beats; DS1 118 and 207 from their .atr beats). Not the other way: AF's last few
+// beats called N cost a few seconds, not an episode, and absorbing them into AF changes the run
+// the long-cycle check then reads (MIT-BIH 201's last 3 beats: 31 more beats vetoed).
+void absorb_short_runs(std::vector<Rhythm>& out, const AfOptions& o) {
+  const auto min_run = static_cast<std::size_t>(std::max(0, o.min_run));
+  const auto min_edge_af = std::min(min_run, static_cast<std::size_t>(std::max(0, o.short_window / 2)));
   for (const Rhythm run_of : {Rhythm::AFIB, Rhythm::N}) {
     const Rhythm other = run_of == Rhythm::AFIB ? Rhythm::N : Rhythm::AFIB;
-    for (const auto& [s, e] : detail::runs_of(out))
-      if (out[s] == run_of && s > 0 && e < out.size() && e - s < min_run)
+    for (const auto& [s, e] : detail::runs_of(out)) {
+      if (out[s] != run_of || (s == 0 && e == out.size())) continue;  // a record that is one run keeps it
+      const bool inside = s > 0 && e < out.size();
+      if (e - s < (inside ? min_run : run_of == Rhythm::AFIB ? min_edge_af : 0))
         std::fill(out.begin() + static_cast<std::ptrdiff_t>(s), out.begin() + static_cast<std::ptrdiff_t>(e), other);
+    }
   }
 }
 
@@ -196,7 +206,7 @@ std::vector<Rhythm> af_rhythm(const std::vector<std::int64_t>& r_peaks, const Af
     if (irr[i] > o.threshold && !(artefact != nullptr && (*artefact)[i]) &&
         (atrial == nullptr || !organised(*atrial, i, o)))
       out[i] = Rhythm::AFIB;
-  absorb_short_runs(out, static_cast<std::size_t>(o.min_run));
+  absorb_short_runs(out, o);
   if (atrial == nullptr || atrial->p_length == 0) return out;
   // The beats that end each run's longest cycles: where their P waves repeat, the atria are
   // organised (APCs in most cycles between sinus beats); then the runs again.
@@ -207,7 +217,7 @@ std::vector<Rhythm> af_rhythm(const std::vector<std::int64_t>& r_peaks, const Af
     for (std::size_t j = s; j < e; ++j)
       if (c[j - s] >= o.p_wave_long_cycle) out[j] = Rhythm::N, vetoed = true;
   }
-  if (vetoed) absorb_short_runs(out, static_cast<std::size_t>(o.min_run));
+  if (vetoed) absorb_short_runs(out, o);
   return out;
 }
 

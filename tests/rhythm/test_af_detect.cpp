@@ -76,6 +76,26 @@ TEST(AfDetect, SinusIsNotAfAndAfIs) {
   EXPECT_LE(count(a, Rhythm::N), 3);
 }
 
+// One odd interval at either end of a sinus record is not an AF episode. The centred windows
+// repeat the end value (af_detect.hpp), so a record that ends on a premature beat (no interval
+// after it to show the pause) or on a missed beat's long interval gave its last beat AFIB: an
+// episode of one beat and one sample in rhythm.csv (SVDB 860's beats, `ecgpipe rhythm`), a false
+// AF episode for EC57's episode +P.
+TEST(AfDetect, OneOddIntervalAtARecordsEdgeIsNotAnEpisode) {
+  for (const double odd : {0.45, 1.6})
+    for (const bool at_start : {false, true})
+      for (unsigned seed = 1; seed <= 5; ++seed) {
+        std::mt19937 rng(seed);
+        std::vector<double> rr = sinus(300, rng);
+        if (at_start) rr.insert(rr.begin(), odd); else rr.push_back(odd);
+        const auto beats = beats_of(rr);
+        const auto r = ecgpipe::af_rhythm(beats);
+        EXPECT_EQ(count(r, Rhythm::AFIB), 0) << "interval " << odd << (at_start ? " first" : " last") << ", seed " << seed;
+        const auto episodes = ecgpipe::rhythm_episodes(beats, r, kFs, beats.back() + 1);
+        EXPECT_EQ(episodes.size(), 1u);
+      }
+}
+
 // A paroxysm of 40-60 beats (28-42 s) inside sinus rhythm: the 16-interval scale finds it (at
 // least 80 % of its beats AF, at most 3 beats beside it), the 64-interval median alone does not
 // turn for 40 (on the AF database, 48 of the 54 episodes the long scale alone missed were 3-61
