@@ -435,7 +435,7 @@ TEST(Classify, FeaturesAndClassesAreTheSameOnAnyNumberOfThreads) {
 // A QRS whose R and S are about as large: an R of 1 at the beat and an S of -1 20 ms later (7
 // samples at 360 Hz), with a P wave and a T wave. The detector's refinement takes whichever is
 // larger by a hair, so beats of one shape get R peaks 7 samples apart; qrs_shift brings each back.
-std::vector<float> biphasic_beats(const std::vector<std::int64_t>& r, std::int64_t n, double fs) {
+std::vector<float> biphasic_beats(const std::vector<std::int64_t>& r, std::int64_t n, double fs, int s_after = 7) {
   std::vector<float> x(static_cast<std::size_t>(n), 0.0f);
   auto bump = [&](double centre, double amplitude, double width_s) {
     for (std::int64_t k = 0; k < n; ++k)
@@ -443,7 +443,7 @@ std::vector<float> biphasic_beats(const std::vector<std::int64_t>& r, std::int64
   };
   for (const std::int64_t p : r) {
     const auto c = static_cast<double>(p);
-    bump(c, 1.0, 0.008), bump(c + 7.0, -1.0, 0.008), bump(c - 0.16 * fs, 0.15, 0.02), bump(c + 0.3 * fs, 0.3, 0.04);
+    bump(c, 1.0, 0.008), bump(c + s_after, -1.0, 0.008), bump(c - 0.16 * fs, 0.15, 0.02), bump(c + 0.3 * fs, 0.3, 0.04);
   }
   return x;
 }
@@ -468,6 +468,21 @@ TEST(Classify, QrsShiftAlignsBeatsWhoseRPeakSitsOnTheS) {
   EXPECT_EQ(one.qrs_shift, std::vector<std::int32_t>{0});
   beat_features(x, {}, fs, 1, &none);
   EXPECT_TRUE(none.qrs_shift.empty());
+}
+
+// Above 1.5 kHz the shifts are searched on a 1-ms grid, then one by one around the best: the same
+// exact answer off the grid (163 samples at 8 kHz, where the grid steps by 8).
+TEST(Classify, QrsShiftIsExactAtAHighRate) {
+  const double fs = 8000.0;
+  std::vector<std::int64_t> truth;
+  for (std::int64_t p = 4000; p < 12 * 8000; p += 6400 + (p / 6400 % 3) * 200) truth.push_back(p);
+  const std::vector<float> x = biphasic_beats(truth, truth.back() + 8000, fs, 163);
+  std::vector<std::int64_t> detected = truth;
+  for (std::size_t i = 1; i < detected.size(); i += 3) detected[i] += 163;
+  AtrialActivity a;
+  beat_features(x, detected, fs, 1, &a);
+  ASSERT_EQ(a.qrs_shift.size(), truth.size());
+  for (std::size_t i = 0; i < truth.size(); ++i) EXPECT_EQ(a.qrs_shift[i], i % 3 == 1 ? -163 : 0) << "beat " << i;
 }
 
 TEST(Classify, QrsAlignedKeepsTheBeatsInOrder) {
