@@ -468,6 +468,10 @@ TEST(Classify, QrsShiftAlignsBeatsWhoseRPeakSitsOnTheS) {
   EXPECT_EQ(one.qrs_shift, std::vector<std::int32_t>{0});
   beat_features(x, {}, fs, 1, &none);
   EXPECT_TRUE(none.qrs_shift.empty());
+  // A flat line (a disconnected lead) has no QRS to align: every correlation is 0, no beat moves.
+  AtrialActivity flat;
+  beat_features(std::vector<float>(x.size(), 0.25f), detected, fs, 1, &flat);
+  EXPECT_EQ(flat.qrs_shift, std::vector<std::int32_t>(detected.size(), 0));
 }
 
 // Above 1.5 kHz the shifts are searched on a 1-ms grid, then one by one around the best: the same
