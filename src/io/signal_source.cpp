@@ -323,10 +323,8 @@ SignalSource resolve_signal_source(const std::string& path, const CsvOptions& cs
     const WfdbHeader h = read_wfdb_header(wfdb_header_path(path));
     // A signal file is read once for each lead it holds (the second lead: again): a FIFO's second
     // open waits for a writer for ever. Refused by name, not opened.
-    const std::size_t slash = h.path.rfind('/');
-    const std::string folder = slash == std::string::npos ? "" : h.path.substr(0, slash + 1);
     for (const auto& sig : h.signals) {
-      const std::string dat = folder + sig.file_name;  // as the reader finds it: beside the header
+      const std::string dat = wfdb_signal_file(h, sig);  // as the reader opens it
       if (is_read_once(dat)) throw InputError(dat + " is a pipe: a WFDB signal file must be a file (it is read more than once)");
     }
     s.column = csv.column;

@@ -404,7 +404,7 @@ ChannelChoice choose_channel(const WfdbHeader& h, const std::string& channel) {
     if (i == ch) position = group;
     ++group;
   }
-  return {ch, group, position, (std::filesystem::path(h.path).parent_path() / spec.file_name).string()};
+  return {ch, group, position, wfdb_signal_file(h, spec)};
 }
 
 WfdbSignal decode_signal(const WfdbHeader& h, const ChannelChoice& choice, std::string_view bytes, const std::string& dat) {
@@ -457,6 +457,10 @@ WfdbSignal decode_signal(const WfdbHeader& h, const ChannelChoice& choice, std::
 }
 
 }  // namespace
+
+std::string wfdb_signal_file(const WfdbHeader& header, const WfdbSignalSpec& signal) {
+  return (std::filesystem::path(header.path).parent_path() / signal.file_name).string();
+}
 
 std::string wfdb_signal_path(const WfdbHeader& header, const std::string& channel) {
   return choose_channel(header, channel).dat;

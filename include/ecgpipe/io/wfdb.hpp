@@ -94,6 +94,9 @@ WfdbSignal read_wfdb_signal(const std::string& path, const std::string& channel 
 // in errors. read_wfdb_signal(path, channel) is parse_wfdb_signal(header, channel, bytes of
 // wfdb_signal_path(header, channel), that path) with header = read_wfdb_header(...).
 std::string wfdb_signal_path(const WfdbHeader& header, const std::string& channel = "");
+// The file that holds `signal` (one of header.signals) as every reader opens it: its name beside
+// header.path, or as it is when the header names it by an absolute path. No channel checks.
+std::string wfdb_signal_file(const WfdbHeader& header, const WfdbSignalSpec& signal);
 WfdbSignal parse_wfdb_signal(const WfdbHeader& header, const std::string& channel, std::string_view dat_bytes,
                              const std::string& dat_path);
 
