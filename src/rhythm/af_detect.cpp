@@ -115,7 +115,8 @@ void absorb_short_runs(std::vector<Rhythm>& out, const AfOptions& o) {
     for (const auto& [s, e] : detail::runs_of(out)) {
       if (out[s] != run_of || (s == 0 && e == out.size())) continue;  // a record that is one run keeps it
       const bool inside = s > 0 && e < out.size();
-      if (e - s < (inside ? min_run : run_of == Rhythm::AFIB ? min_edge_af : 0))
+      const bool absorbed = inside ? e - s < min_run : run_of == Rhythm::AFIB && e - s < min_edge_af;
+      if (absorbed)
         std::fill(out.begin() + static_cast<std::ptrdiff_t>(s), out.begin() + static_cast<std::ptrdiff_t>(e), other);
     }
   }

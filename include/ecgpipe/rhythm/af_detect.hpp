@@ -15,8 +15,9 @@
 // episode); at the record's ends, runs of AF shorter than half `short_window` (where each
 // window is half one repeated end value). The numbers were chosen by leave-one-record-out
 // cross-validation on the MIT-BIH AF database's beat times (scripts/tune-af.py;
-// docs/accuracy.md, "Rhythm"): one set for every recording. Beats known to be ventricular (`ventricular`, from a classifier or an annotation
-// file's labels) are left out with both their intervals, like premature beats.
+// docs/accuracy.md, "Rhythm"): one set for every recording. Beats known to be ventricular
+// (`ventricular`, from a classifier or an annotation file's labels) are left out with both their
+// intervals, like premature beats.
 //
 // With the signal there is atrial activity to look at (beat_features.hpp, AtrialActivity): where P
 // waves keep their shape from beat to beat (P-wave consistency at or above `p_wave_consistent`)
