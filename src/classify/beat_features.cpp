@@ -156,6 +156,64 @@ std::vector<float> lead2_qrs_correlation(const float* windows, std::size_t strid
   return out;
 }
 
+namespace {
+// AtrialActivity::qrs_shift: each row's shift whose QRS (row[q_lo + s, q_hi + s)) correlates best
+// with templ[q_lo, q_hi). The shifted QRS (R + s ± q, |s| <= 0.05 s) stays inside the window
+// (R - 0.25 s .. R + 0.45 s).
+std::vector<std::int32_t> qrs_shifts(const float* windows, std::size_t stride, const std::vector<double>& medians,
+                                     const std::vector<double>& templ, int q_lo, int q_hi, int L, double fs, int threads) {
+  const std::size_t n = medians.size();
+  const int reach = std::min({samples_in(kQrsAlignHalfS, fs), q_lo, L - q_hi});  // the bound binds only at a few Hz
+  const int step = std::max(1, samples_in(0.001, fs));
+  // The template's QRS centred once: each shift then needs one pass over the row (37 shifts of
+  // 59 samples a beat at 360 Hz; with correlation() per shift this step was 20 % of `analyze`'s
+  // classification time, fs^2 of it).
+  const int m = q_hi - q_lo;
+  std::vector<double> t(static_cast<std::size_t>(m));
+  double t_mean = 0.0, t_norm = 0.0;
+  for (int k = 0; k < m; ++k) t_mean += templ[static_cast<std::size_t>(q_lo + k)];
+  t_mean /= m;
+  for (int k = 0; k < m; ++k) {
+    t[static_cast<std::size_t>(k)] = templ[static_cast<std::size_t>(q_lo + k)] - t_mean;
+    t_norm += t[static_cast<std::size_t>(k)] * t[static_cast<std::size_t>(k)];
+  }
+  t_norm = std::sqrt(t_norm);
+  std::vector<std::int32_t> shift(n, 0);
+  detail::parallel_chunks(n, threads, kMinBeatsPerThread, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      // Row samples q_lo + s .. q_hi + s against the template's q_lo .. q_hi. The row is its
+      // window less its median, so its sums carry no large offset to cancel.
+      auto corr_at = [&](int s) {
+        const CenteredRow row{windows + i * stride + (q_lo + s), medians[i]};
+        double sum = 0.0, sum_sq = 0.0, dot = 0.0;
+        for (int k = 0; k < m; ++k) {
+          const double a = row[k];
+          sum += a, sum_sq += a * a, dot += a * t[static_cast<std::size_t>(k)];
+        }
+        const double var = std::max(0.0, sum_sq - sum * sum / m);
+        return dot / (std::sqrt(var) * t_norm + kTiny);  // the template is centred: dot needs no row mean
+      };
+      double best = corr_at(0);
+      int at = 0;
+      auto consider = [&](int s) {
+        const double c = corr_at(s);
+        if (c > best || (c == best && std::abs(s) < std::abs(at))) best = c, at = s;
+      };
+      // Every `step`-th shift, then each one around the best: every shift below 1.5 kHz; from there,
+      // a 1-ms grid first (at 10 kHz every shift was 1.6 M multiply-adds a beat, 20 times the
+      // other features').
+      for (int s = -(reach / step) * step; s <= reach; s += step)
+        if (s != 0) consider(s);
+      const int centre = at;
+      for (int s = std::max(-reach, centre - step + 1); s <= std::min(reach, centre + step - 1); ++s)
+        if (s % step != 0) consider(s);
+      shift[i] = static_cast<std::int32_t>(at);
+    }
+  });
+  return shift;
+}
+}  // namespace
+
 std::vector<float> beat_features_from_windows(const float* windows, std::size_t stride, const std::vector<std::int64_t>& r_peaks,
                                               double fs, int threads, AtrialActivity* atrial) {
   if (!(fs > 0.0)) throw InternalError("beat_features: fs must be positive");
@@ -334,57 +392,7 @@ std::vector<float> beat_features_from_windows(const float* windows, std::size_t 
       at(i, kAreaWidthRel) = static_cast<float>(area_width[i] - area_median);
     }
   });
-  if (atrial != nullptr) {
-    // The QRS alignment: the shift whose QRS correlates best with the dominant beat's. The shifted
-    // QRS (R + s ± q, |s| <= 0.05 s) stays inside the window (R - 0.25 s .. R + 0.45 s).
-    const int reach = std::min({samples_in(kQrsAlignHalfS, fs), q_lo, L - q_hi});  // the bound binds only at a few Hz
-    const int step = std::max(1, samples_in(0.001, fs));
-    // The template's QRS centred once: each shift then needs one pass over the row (37 shifts of
-    // 59 samples a beat at 360 Hz; with correlation() per shift this step was 20 % of `analyze`'s
-    // classification time, fs^2 of it).
-    const int m = q_hi - q_lo;
-    std::vector<double> t(static_cast<std::size_t>(m));
-    double t_mean = 0.0, t_norm = 0.0;
-    for (int k = 0; k < m; ++k) t_mean += templ2[static_cast<std::size_t>(q_lo + k)];
-    t_mean /= m;
-    for (int k = 0; k < m; ++k) {
-      t[static_cast<std::size_t>(k)] = templ2[static_cast<std::size_t>(q_lo + k)] - t_mean;
-      t_norm += t[static_cast<std::size_t>(k)] * t[static_cast<std::size_t>(k)];
-    }
-    t_norm = std::sqrt(t_norm);
-    atrial->qrs_shift.assign(n, 0);
-    detail::parallel_chunks(n, threads, kMinBeatsPerThread, [&](std::size_t begin, std::size_t end) {
-      for (std::size_t i = begin; i < end; ++i) {
-        // Row samples q_lo + s .. q_hi + s against the template's q_lo .. q_hi. The row is its
-        // window less its median, so its sums carry no large offset to cancel.
-        auto corr_at = [&](int s) {
-          const CenteredRow row{windows + i * stride + (q_lo + s), medians[i]};
-          double sum = 0.0, sum_sq = 0.0, dot = 0.0;
-          for (int k = 0; k < m; ++k) {
-            const double a = row[k];
-            sum += a, sum_sq += a * a, dot += a * t[static_cast<std::size_t>(k)];
-          }
-          const double var = std::max(0.0, sum_sq - sum * sum / m);
-          return dot / (std::sqrt(var) * t_norm + kTiny);  // the template is centred: dot needs no row mean
-        };
-        double best = corr_at(0);
-        int at = 0;
-        auto consider = [&](int s) {
-          const double c = corr_at(s);
-          if (c > best || (c == best && std::abs(s) < std::abs(at))) best = c, at = s;
-        };
-        // Every `step`-th shift, then each one around the best: every shift below 1.5 kHz; from there,
-        // a 1-ms grid first (at 10 kHz every shift was 1.6 M multiply-adds a beat, 20 times the
-        // other features').
-        for (int s = -(reach / step) * step; s <= reach; s += step)
-          if (s != 0) consider(s);
-        const int centre = at;
-        for (int s = std::max(-reach, centre - step + 1); s <= std::min(reach, centre + step - 1); ++s)
-          if (s % step != 0) consider(s);
-        atrial->qrs_shift[i] = static_cast<std::int32_t>(at);
-      }
-    });
-  }
+  if (atrial != nullptr) atrial->qrs_shift = qrs_shifts(windows, stride, medians, templ2, q_lo, q_hi, L, fs, threads);
   return out;
 }
 
