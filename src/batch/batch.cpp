@@ -67,7 +67,7 @@ std::vector<BatchItem> parse_manifest(const std::string& path) {
     // Text, one path per line: a NUL byte (a binary file, or a path no file system takes) and a
     // line longer than any path are refused with the line's number, quoting none of it; a UTF-8
     // BOM, which some editors write first, is not part of the first path (issue 25).
-    if (number == 1 && line.compare(0, 3, "\xEF\xBB\xBF") == 0) line.erase(0, 3);
+    if (number == 1 && text::starts_with_bom(line)) line.erase(0, text::kUtf8Bom.size());
     if (const auto nul = line.find('\0'); nul != std::string::npos)
       throw InputError(where + ": a NUL byte at column " + std::to_string(nul + 1) + " (a manifest is text)");
     if (line.size() > kMaxManifestLine)

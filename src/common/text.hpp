@@ -86,13 +86,19 @@ inline std::string url_path(std::string_view path) {
   return out;
 }
 
+// A UTF-8 byte-order mark, which Excel and Notepad write at the start of a text file: every reader
+// of text skips one there (it is not part of the first line's first name or value).
+inline constexpr std::string_view kUtf8Bom{"\xEF\xBB\xBF", 3};
+inline bool starts_with_bom(std::string_view s) { return s.substr(0, kUtf8Bom.size()) == kUtf8Bom; }
+
 // Calls line(text_of_line, line_number) for each line of `text`, numbered from 1, split as
 // std::getline splits: on '\n'; a last line without one counts, an empty piece after the last
-// '\n' does not. A final CR (CRLF files) is not part of the line. The readers of small text files
-// (WFDB headers, reference CSVs) all split this way; a callback that returns bool stops the walk
-// by returning false.
+// '\n' does not. A final CR (CRLF files) is not part of the line, nor a byte-order mark at the
+// start of the text part of the first. The readers of small text files (WFDB headers, reference
+// CSVs) all split this way; a callback that returns bool stops the walk by returning false.
 template <typename Line>
 void for_each_line(std::string_view text, Line&& line) {
+  if (starts_with_bom(text)) text.remove_prefix(kUtf8Bom.size());
   std::size_t line_no = 0;
   for (std::size_t start = 0; start < text.size();) {
     const std::size_t nl = text.find('\n', start);

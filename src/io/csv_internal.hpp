@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 
+#include "common/text.hpp"
 #include "ecgpipe/config.hpp"
 #include "ecgpipe/io/csv_cuda.hpp"
 #include "kernels/io/csv_kernels.hpp"
@@ -23,8 +24,7 @@ namespace ecgpipe::csv_internal {
 inline constexpr std::size_t kMaxLineBytes = csv_kernels::kMaxLineBytes;
 
 // A UTF-8 byte-order mark at the start of `s`: both readers skip one at the start of the file.
-inline constexpr char kUtf8Bom[] = "\xEF\xBB\xBF";
-inline bool starts_with_bom(std::string_view s) { return s.substr(0, 3) == std::string_view(kUtf8Bom, 3); }
+using text::starts_with_bom;
 
 struct FileCloser {
   void operator()(std::FILE* f) const noexcept {

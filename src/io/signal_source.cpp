@@ -75,7 +75,6 @@ struct CsvProbe {
 CsvProbe probe_csv(std::string_view text, const CsvOptions& csv) {
   CsvProbe p;
   const bool truncated = text.size() == kProbeBytes;
-  if (csv_internal::starts_with_bom(text)) text.remove_prefix(3);
   bool header_done = !csv.has_header;
   std::size_t rows = 0;
   text::for_each_line(text, [&](std::string_view line, std::size_t) {

@@ -34,6 +34,16 @@ TEST(Text, ForEachLineSplitsAsGetline) {
   EXPECT_EQ(lines_of(std::string_view("a\0b\nc", 5)), (Lines{{std::string("a\0b", 3), 1}, {"c", 2}}));
 }
 
+// Excel and Notepad write a UTF-8 byte-order mark first; it is not part of the first line (a
+// reference CSV's header "\xEF\xBB\xBFsample" did not name its 'sample' column). Only at the start.
+TEST(Text, ForEachLineSkipsAByteOrderMarkAtTheStart) {
+  EXPECT_EQ(lines_of("\xEF\xBB\xBFsample\r\n1\r\n"), (Lines{{"sample", 1}, {"1", 2}}));
+  EXPECT_EQ(lines_of("\xEF\xBB\xBF"), Lines{});
+  EXPECT_EQ(lines_of("\xEF\xBB\xBF\n"), (Lines{{"", 1}}));
+  EXPECT_EQ(lines_of("a\n\xEF\xBB\xBF" "b"), (Lines{{"a", 1}, {"\xEF\xBB\xBF" "b", 2}}));  // not later
+  EXPECT_EQ(lines_of("\xEF\xBBx"), (Lines{{"\xEF\xBBx", 1}}));                          // not a part of one
+}
+
 TEST(Text, ForEachLineStopsWhenTheCallbackSaysSo) {
   std::vector<std::size_t> seen;
   text::for_each_line("1\n2\n3\n4\n", [&](std::string_view, std::size_t n) {

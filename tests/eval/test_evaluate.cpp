@@ -245,6 +245,20 @@ TEST_F(EvalFiles, ReferenceSkipsNonBeatsAndHandlesQuotesAndCrlf) {
   EXPECT_EQ(r.skipped_non_beats, 3u);
 }
 
+// A CSV saved by Excel starts with a UTF-8 byte-order mark: its first column is still 'sample'
+// (the reference was refused, "needs columns 'sample' and 'symbol'"; detections and `rhythm`'s
+// beats fell back to the first column with a warning).
+TEST_F(EvalFiles, AByteOrderMarkIsNotPartOfTheFirstColumnsName) {
+  const std::string bom = "\xEF\xBB\xBF";
+  EXPECT_EQ(ecgpipe::read_reference_csv(write("ref.csv", bom + "sample,symbol\r\n10,N\r\n20,V\r\n")).samples, (V{10, 20}));
+  EXPECT_EQ(ecgpipe::read_detections_csv(write("det.csv", bom + "sample,other\n12,7\n")), (V{12}));
+  EXPECT_EQ(ecgpipe::read_detections_csv(write("beats.csv", bom + "r_peak,x\n3,9\n")), (V{3}));
+  const ecgpipe::Detections d = ecgpipe::parse_detections_with_scores(bom + "sample,class\n5,V\n", "s.csv");
+  EXPECT_EQ(d.sample_column, "sample");
+  EXPECT_FALSE(d.sample_column_by_position);
+  EXPECT_EQ(d.classes, (std::vector<char>{'V'}));
+}
+
 TEST_F(EvalFiles, ReferenceColumnsByName) {
   const auto p = write("ref.csv", "symbol,aux,sample\nN,x,7\n");
   EXPECT_EQ(ecgpipe::read_reference_csv(p).samples, (V{7}));
