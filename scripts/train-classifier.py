@@ -153,7 +153,7 @@ def load(data, rec, ecgpipe, tmp):
     rs = np.array([int(s) for s, _ in ref]); rc = np.array([AAMI.get(str(c), -1) for _, c in ref])
     x2, _ = other_lead(f'{data}/wfdb/{rec}', 'MLII')
     return (*label(x, R, rs, rc, 360.0), in_detected_af(ecgpipe, [f'{data}/{rec}.csv', '--fs', '360'], R, tmp, rec),
-            lead2_qrs_correlation(x2, R, 360.0))
+            lead2_qrs_correlation(x2, R, 360.0), (R, 360.0))
 
 
 def load_wfdb(path, ecgpipe, tmp):
@@ -169,7 +169,7 @@ def load_wfdb(path, ecgpipe, tmp):
     rs = np.asarray(ann.sample, dtype=np.int64); rc = np.array([AAMI.get(str(c), -1) for c in ann.symbol])
     x2, _ = other_lead(path, 0)
     return (*label(x, R, rs, rc, fs), in_detected_af(ecgpipe, [path + '.hea'], R, tmp, os.path.basename(path)),
-            lead2_qrs_correlation(x2, R, fs))
+            lead2_qrs_correlation(x2, R, fs), (R, fs))
 
 
 def in_detected_af(ecgpipe, args, R, tmp, name):
@@ -202,9 +202,30 @@ def label(x, R, rs, rc, fs):
     return features(x.astype(np.float64), R, fs), lab
 
 
-def as_run_labels(p, af):
-    """The classes `run` writes: a predicted S inside detected atrial fibrillation is N."""
-    return np.where((p == 1) & af, 0, p)
+def as_run_labels(p, af, R, fs):
+    """The classes `run` writes for every detected beat: a predicted S inside detected atrial fibrillation is N,
+    then the N beats that continue a run of SVT begun by an S are S (continue_svt_runs)."""
+    return continue_svt_runs(np.where((p == 1) & af, 0, p), R, fs, af)
+
+
+def continue_svt_runs(p, R, fs, af, faster=0.85, max_rr_s=0.6, abrupt=0.9, rhythm_before=8, min_beats=3, s_within=3):
+    """src/rhythm/svt_runs.cpp (include/ecgpipe/rhythm/svt_runs.hpp; keep them in step): from an abrupt onset
+    (an interval under `faster` x the median of the `rhythm_before` intervals before it and under `max_rr_s`, and
+    at most `abrupt` x the interval before it), the beats while the intervals stay under that limit (no V, no
+    AF); a run of at least `min_beats` with an S among its first `s_within`: its N beats are S."""
+    n = len(R); pre = np.full(n, np.inf); pre[1:] = np.diff(R)
+    out = p.copy(); outside = lambda k: af[k] or out[k] == 2
+    i = 2
+    while i < n:
+        limit = min(faster * np.median(pre[max(1, i - rhythm_before):i]), max_rr_s * fs)
+        if outside(i) or not (pre[i] < limit and pre[i] <= abrupt * pre[i - 1]):
+            i += 1; continue
+        end = i
+        while end < n and not outside(end) and pre[end] < limit: end += 1
+        if end - i >= min_beats and np.any(out[i:min(end, i + s_within)] == 1):
+            run = out[i:end]; run[run == 0] = 1
+        i = end
+    return out
 
 
 # The model's settings; main() sets them from the command line (these defaults: what ships).
@@ -287,10 +308,11 @@ def cross_validate(data):
         train = [r for r in RECS if r not in fold]
         m = fit(data, train); bias = choose_s_bias(data, train); biases.append(bias)
         for r in fold:
-            X, y, af = data[r]; keep = y >= 0
-            pr = np.zeros((keep.sum(), 4)); pr[:, m.classes_] = m.predict_proba(X[keep])
-            p = pr.argmax(1) if bias == 0 else decide(m, X[keep], bias)
-            Y.append(y[keep]); PR.append(pr); P.append(p); PA.append(as_run_labels(p, af[keep]))
+            X, y, af, (R, fs) = data[r]; keep = y >= 0
+            pr = np.zeros((len(y), 4)); pr[:, m.classes_] = m.predict_proba(X)
+            p = pr.argmax(1) if bias == 0 else decide(m, X, bias)
+            pa = as_run_labels(p, af, R, fs)[keep]; pr, p = pr[keep], p[keep]
+            Y.append(y[keep]); PR.append(pr); P.append(p); PA.append(pa)
             per[r] = (y[keep], p, PA[-1])
     if any(biases): print(f'S bias of each fold (--s-bias {CFG.s_bias}): {biases}')
     Y, P, PR = np.concatenate(Y), np.concatenate(P), np.concatenate(PR)
@@ -299,7 +321,7 @@ def cross_validate(data):
           f'SVEB Se {100*sse:.1f} % +P {100*spp:.1f} %')
     print('confusion (rows reference N S V F Q, columns predicted):'); print(C)
     CA, vse, vpp, sse, spp = ec57(Y, np.concatenate(PA))
-    print(f'as run labels them (a predicted S in detected AF is N): VEB Se {100*vse:.1f} % +P {100*vpp:.1f} %; '
+    print(f'as run labels them (a predicted S in detected AF is N, SVT runs continued): VEB Se {100*vse:.1f} % +P {100*vpp:.1f} %; '
           f'SVEB Se {100*sse:.1f} % +P {100*spp:.1f} % (N labelled S {C[0, 1]} -> {CA[0, 1]})')
     for c in (1, 2, 3):
         m = (Y == 0) | (Y == c)
@@ -321,18 +343,20 @@ def cross_database(data, ds1, svdb):
     """The figures per database (issue 24): the DS1-only model (what shipped until 2026-11-27) on the SVDB records, a
     database it never saw; and a model of both databases under record-wise CV (11 folds, each
     holding out 2 DS1 records and every 11th SVDB record), per database and pooled."""
-    def report(name, Y, P, A):
-        Y, P, A = np.concatenate(Y), np.concatenate(P), np.concatenate(A)
-        for how, p in (('', P), (', as run labels them (S in detected AF -> N)', as_run_labels(P, A))):
+    def report(name, Y, P, PA):
+        Y, P, PA = np.concatenate(Y), np.concatenate(P), np.concatenate(PA)
+        for how, p in (('', P), (', as run labels them (S in detected AF -> N, SVT runs continued)', PA)):
             C, vse, vpp, sse, spp = ec57(Y, p)
             print(f'{name}{how}: {C.sum()} matched beats (S {C[1].sum()}, V {C[2].sum()}): VEB Se {100*vse:.1f} % '
                   f'+P {100*vpp:.1f} %; SVEB Se {100*sse:.1f} % +P {100*spp:.1f} %')
+
+    def predict(m, bias, r):
+        """A record's matched beats: labels, predictions and the classes `run` writes (from all its beats)."""
+        X, y, af, (R, fs) = data[r]; keep = y >= 0
+        p = decide(m, X, bias)
+        return y[keep], p[keep], as_run_labels(p, af, R, fs)[keep]
     m = fit(data, ds1); bias = choose_s_bias(data, ds1)
-    Y, P, A = [], [], []
-    for r in svdb:
-        X, y, af = data[r]; keep = y >= 0
-        Y.append(y[keep]); P.append(decide(m, X[keep], bias)); A.append(af[keep])
-    report('DS1 model on the 40 SVDB records (never trained on)', Y, P, A)
+    report('DS1 model on the 40 SVDB records (never trained on)', *zip(*(predict(m, bias, r) for r in svdb)))
     folds = [ds1[i::11] + svdb[i::11] for i in range(11)]
     by_db = {'DS1': ([], [], []), 'SVDB': ([], [], [])}
     biases, per = [], {}
@@ -340,12 +364,10 @@ def cross_database(data, ds1, svdb):
         train = [r for r in ds1 + svdb if r not in fold]
         m = fit(data, train); bias = choose_s_bias(data, train); biases.append(bias)
         for r in fold:
-            X, y, af = data[r]; keep = y >= 0
-            Yd, Pd, Ad = by_db['SVDB' if r in svdb else 'DS1']
-            Yd.append(y[keep]); Pd.append(decide(m, X[keep], bias)); Ad.append(af[keep])
-            per[r] = (Yd[-1], Pd[-1], as_run_labels(Pd[-1], Ad[-1]))
+            per[r] = predict(m, bias, r)
+            for into, got in zip(by_db['SVDB' if r in svdb else 'DS1'], per[r]): into.append(got)
     if any(biases): print(f'S bias of each DS1 + SVDB fold (--s-bias {CFG.s_bias}): {biases}')
-    for name, (Yd, Pd, Ad) in by_db.items(): report(f'DS1 + SVDB model, record-wise CV, on {name}', Yd, Pd, Ad)
+    for name, lists in by_db.items(): report(f'DS1 + SVDB model, record-wise CV, on {name}', *lists)
     report('DS1 + SVDB model, record-wise CV, pooled', *(by_db['DS1'][k] + by_db['SVDB'][k] for k in range(3)))
     print('DS1 + SVDB model, record-wise CV, per record:')
     for r in ds1 + svdb: print_record(r, *per[r])
@@ -383,13 +405,14 @@ def check_export(j, model, bias, X):
 
 
 def one_lead(data):
-    """The records' features without the second lead's (load() appends it as a fourth field)."""
-    return {r: d[:3] for r, d in data.items()}
+    """The records' features without the second lead's (load() appends it as a fourth field), labels, AF and
+    (R peaks, rate)."""
+    return {r: (d[0], d[1], d[2], d[4]) for r, d in data.items()}
 
 
 def two_leads(data):
-    """The records' features with the second lead's appended (the lead2 model's columns)."""
-    return {r: (np.column_stack([d[0], d[3]]), d[1], d[2]) for r, d in data.items()}
+    """The records' features with the second lead's appended (the lead2 model's columns), as one_lead()."""
+    return {r: (np.column_stack([d[0], d[3]]), d[1], d[2], d[4]) for r, d in data.items()}
 
 
 def main():

@@ -61,7 +61,7 @@ void add_synth_command(CLI::App& app) {
                   "episodes between sinus stretches; rhythm truth in OUT_rhythm.csv), af (AF throughout), flutter (atrial "
                   "flutter episodes, 2:1 and 4:1 conduction, between sinus stretches; rhythm truth in OUT_rhythm.csv), "
                   "af-aberrant (paroxysmal-af with Ashman beats: a beats with right bundle branch block after a "
-                  "long-short cycle), svta-runs (runs of 3-15 APCs at 150-200 bpm; rhythm truth in OUT_rhythm.csv), "
+                  "long-short cycle), svta-runs (runs of 3-15 APCs at 150-200 bpm; rhythm truth in OUT_rhythm.csv), svta-long (runs of 20-80 APCs), "
                   "noise (sinus "
                   "rhythm with bursts of muscle noise, electrode motion and baseline wander; truth in OUT_noise.csv)")
       ->capture_default_str();

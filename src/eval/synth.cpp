@@ -166,6 +166,11 @@ constexpr Wave kAberrantS{0.045, -0.40, 0.022, 0.022};
 // after the run's last beat (the focus reset the sinus node).
 constexpr std::size_t kSvtaSinusBeats[2] = {10, 30};
 constexpr std::size_t kSvtaRunBeats[2] = {3, 15};
+// svta-long: the same, with runs long enough to fill the neighbourhood a beat's prematurity is
+// measured against (21 RR intervals): 20-80 APCs after 20-60 sinus beats, as MIT-BIH 209's runs
+// of 14-74 beats at ~160 bpm.
+constexpr std::size_t kSvtaLongSinusBeats[2] = {20, 60};
+constexpr std::size_t kSvtaLongRunBeats[2] = {20, 80};
 constexpr double kSvtaRateBpm[2] = {150.0, 200.0};
 constexpr double kSvtaCoupling = 0.5, kSvtaPause = 1.2, kSvtaFasterThanSinus = 0.75;
 
@@ -453,10 +458,13 @@ std::vector<Event> scenario_rhythm(const SynthOptions& o, Rng& rhythm, SinusRr& 
         flutter.push_back({first, cycle, t - kFWaveEndBeforeSinusS});
         break;
       }
-      case SynthScenario::svta_runs: {
+      case SynthScenario::svta_runs:
+      case SynthScenario::svta_long: {
         // A sinus stretch, then a run of APCs at the focus's rate.
-        sinus_stretch(kSvtaSinusBeats);
-        const std::size_t run = uniform_count(rhythm, kSvtaRunBeats[0], kSvtaRunBeats[1]);
+        const bool long_runs = o.scenario == SynthScenario::svta_long;
+        sinus_stretch(long_runs ? kSvtaLongSinusBeats : kSvtaSinusBeats);
+        const std::size_t* bounds = long_runs ? kSvtaLongRunBeats : kSvtaRunBeats;
+        const std::size_t run = uniform_count(rhythm, bounds[0], bounds[1]);
         // A tachycardia over a fast sinus rate too (--heart-rate near 200): at most 0.75 x the mean RR.
         const double rate = kSvtaRateBpm[0] + (kSvtaRateBpm[1] - kSvtaRateBpm[0]) * rhythm.uniform();
         const double cycle = std::min(kSvtaFasterThanSinus * rr_mean, kSecondsPerMinute / rate);
@@ -739,7 +747,8 @@ SynthRecord synthesize(const SynthOptions& o) {
                             : e.kind == Kind::svta    ? "SVTA"
                                                       : "N";
     if ((o.scenario == SynthScenario::paroxysmal_af || o.scenario == SynthScenario::af || o.scenario == SynthScenario::flutter ||
-         o.scenario == SynthScenario::svta_runs || o.scenario == SynthScenario::af_aberrant) &&
+         o.scenario == SynthScenario::svta_runs || o.scenario == SynthScenario::svta_long ||
+         o.scenario == SynthScenario::af_aberrant) &&
         (rec.rhythm.empty() || rec.rhythm.back().rhythm != now))
       rec.rhythm.push_back({rec.rhythm.empty() ? 0 : best, now});
   }
@@ -784,6 +793,7 @@ constexpr ScenarioName kScenarioNames[] = {{SynthScenario::none, "none"},
                                            {SynthScenario::af, "af"},
                                            {SynthScenario::flutter, "flutter"},
                                            {SynthScenario::svta_runs, "svta-runs"},
+                                           {SynthScenario::svta_long, "svta-long"},
                                            {SynthScenario::af_aberrant, "af-aberrant"},
                                            {SynthScenario::noise, "noise"}};
 }  // namespace

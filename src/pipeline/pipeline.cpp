@@ -124,7 +124,7 @@ BeatAnalysis analyse_beats(const RunOptions& o, Segmentation& seg, const std::ve
     a.quality.beat_artefact.assign(peaks.size(), false);
   }
   a.rhythm_seconds += detail::seconds_since(t_quality);
-  analyse_rhythm(peaks, seg.atrial, a);  // may relabel S beats in AF: before the letters
+  analyse_rhythm(peaks, o.fs, seg.atrial, a);  // may relabel S beats in AF and N in SVT runs: before the letters
   // The Holter summary, the rhythm episodes and HRV: from the beats' letters, rhythm and artefact.
   a.letters = class_letters(a.beat_class);
   const std::vector<char>& predicted = a.letters;

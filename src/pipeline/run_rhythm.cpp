@@ -9,11 +9,12 @@
 #include "ecgpipe/rhythm/af_detect.hpp"
 #include "ecgpipe/rhythm/ectopic_rhythm.hpp"
 #include "ecgpipe/rhythm/rhythm_episodes.hpp"
+#include "ecgpipe/rhythm/svt_runs.hpp"
 #include "pipeline/run_steps.hpp"
 
 namespace ecgpipe {
 
-void analyse_rhythm(const std::vector<std::int64_t>& r_peaks, const AtrialActivity& atrial, BeatAnalysis& r) {
+void analyse_rhythm(const std::vector<std::int64_t>& r_peaks, double fs, const AtrialActivity& atrial, BeatAnalysis& r) {
   const auto t0 = detail::Clock::now();
   std::vector<char> ventricular(r_peaks.size(), 0);
   for (std::size_t i = 0; i < r_peaks.size() && i < r.beat_class.size(); ++i) ventricular[i] = r.beat_class[i] == BeatClass::V;
@@ -28,8 +29,12 @@ void analyse_rhythm(const std::vector<std::int64_t>& r_peaks, const AtrialActivi
       r.beat_class[i] = BeatClass::N;
       ++relabelled;
     }
+  // Then the rest of each run of SVT that an S beat began: past its first ten beats a run is the
+  // neighbourhood the classifier measures prematurity against (svt_runs.hpp).
+  const std::size_t continued = continue_svt_runs(r_peaks, fs, r.beat_class, r.rhythm);
   r.rhythm_seconds += detail::seconds_since(t0);
   if (relabelled > 0) spdlog::debug("rhythm: {} S beats in AF labelled N", relabelled);
+  if (continued > 0) spdlog::debug("rhythm: {} N beats inside runs of SVT labelled S", continued);
 }
 
 void finish_rhythm(const RunOptions& o, const std::vector<std::int64_t>& r_peaks, std::size_t samples, BeatAnalysis& r) {

@@ -42,9 +42,10 @@ struct BeatAnalysis {
 // src/pipeline/run_rhythm.cpp, in two steps around the Holter summary:
 // analyse_rhythm: each beat's AF (from RR with the predicted V beats and analysis.quality's
 // artefact left out, and the P-wave measures; af_detect.hpp) into analysis.rhythm; a beat
-// predicted S inside AF becomes N
-// (analysis.beat_class). Adds its time to analysis.rhythm_seconds.
-void analyse_rhythm(const std::vector<std::int64_t>& r_peaks, const AtrialActivity& atrial, BeatAnalysis& analysis);
+// predicted S inside AF becomes N, then an N beat that continues a run of SVT begun by an S beat
+// becomes S (svt_runs.hpp; analysis.beat_class). Adds its time to analysis.rhythm_seconds.
+void analyse_rhythm(const std::vector<std::int64_t>& r_peaks, double fs, const AtrialActivity& atrial,
+                    BeatAnalysis& analysis);
 // finish_rhythm: VT, SVTA, bigeminy and trigeminy from analysis.holter's runs (ectopic_rhythm.hpp),
 // then the episodes and the AF burden of a recording of `samples`. Adds to analysis.rhythm_seconds.
 void finish_rhythm(const RunOptions& options, const std::vector<std::int64_t>& r_peaks, std::size_t samples,

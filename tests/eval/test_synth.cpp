@@ -620,6 +620,42 @@ TEST(SynthScenario, SvtaRunsHaveRhythmTruthAndRunsAtTheFocusRate) {
   }
 }
 
+// svta-long: svta-runs with long runs: 20-80 APCs each (the last may be cut by the record's end),
+// 20-60 sinus beats between them (the first stretch, from the record's start, may be shorter by
+// the beat that starts it), the first APC premature, the rest at 150-200 bpm.
+TEST(SynthScenario, SvtaLongHasRunsOfTwentyToEightyApcs) {
+  const SynthRecord r = scenario_record(ecgpipe::SynthScenario::svta_long);
+  const auto rr = rr_before(r);
+  std::vector<std::size_t> runs, stretches;
+  for (std::size_t i = 0; i < r.beats.size(); ++i) {
+    std::vector<std::size_t>& lengths = r.beats[i].symbol == 'A' ? runs : stretches;
+    if (i == 0 || r.beats[i].symbol != r.beats[i - 1].symbol) {
+      lengths.push_back(0);
+      if (i > 0 && r.beats[i].symbol == 'A') {
+        EXPECT_LT(rr[i], 0.8 * rr[i - 1]) << r.beats[i].sample;
+      }
+    } else if (r.beats[i].symbol == 'A') {
+      EXPECT_GE(rr[i], 0.3 * 0.91) << r.beats[i].sample;
+      EXPECT_LE(rr[i], 0.4 * 1.09) << r.beats[i].sample;
+    }
+    ++lengths.back();
+    EXPECT_TRUE(r.beats[i].symbol == 'A' || r.beats[i].symbol == 'N') << r.beats[i].symbol;
+  }
+  ASSERT_GE(runs.size(), 5u);
+  for (std::size_t k = 0; k + 1 < runs.size(); ++k) {
+    EXPECT_GE(runs[k], 20u);
+    EXPECT_LE(runs[k], 80u);
+  }
+  // Each stretch is 20-60 sinus beats plus the one that ends the run before it (sinus resumes
+  // after the run's pause: that beat is the stretch's first).
+  for (std::size_t k = 1; k + 1 < stretches.size(); ++k) {
+    EXPECT_GE(stretches[k], 21u);
+    EXPECT_LE(stretches[k], 61u);
+  }
+  EXPECT_EQ(std::count_if(r.rhythm.begin(), r.rhythm.end(), [](const auto& c) { return c.rhythm == "SVTA"; }),
+            static_cast<std::ptrdiff_t>(runs.size()));
+}
+
 // af-aberrant: paroxysmal-af's rhythm with Ashman beats: every `a` lies in AF after a long-short
 // cycle (RR before under 0.85 x 0.65 s, the one before it over 1.15 x 0.65 s; +-1 sample of
 // R-peak rounding each) and has the broad S of right bundle branch block (the clean ECG below

@@ -53,6 +53,9 @@
 //    rate drawn per run; at least 4/3 of --heart-rate), the first at half the sinus RR; sinus
 //    resumes 1.2 sinus RR after the run. Rhythm truth "(SVTA" at each run's first beat, "(N" at
 //    the sinus beat after it;
+//  * svta-long: svta-runs with runs of 20-80 APCs after sinus stretches of 20-60 beats (MIT-BIH
+//    209's runs are 14-74 beats at ~160 bpm): past its first ten beats a run is the neighbourhood
+//    its beats' prematurity is measured against;
 //  * noise: sinus rhythm (N beats only) with bursts of noise every 40-80 s, 4-12 s long, of
 //    three kinds in turn: muscle (broadband, 0.35 mV RMS), electrode motion (swings of 1.5 mV at
 //    0.7-2.3 Hz and steps of up to 1.2 mV) and baseline wander (2.5 mV at 0.4 Hz); the noise
@@ -88,11 +91,12 @@ enum class SynthScenario {
   flutter,
   svta_runs,
   af_aberrant,
-  noise
+  noise,
+  svta_long
 };
 
 // "none", "apc-bradycardia", "bigeminy", "vt-runs", "fusion", "junctional-escape", "paroxysmal-af", "af", "flutter",
-// "svta-runs", "af-aberrant", "noise"; UsageError
+// "svta-runs", "svta-long", "af-aberrant", "noise"; UsageError
 // (listing them) for anything else.
 SynthScenario parse_synth_scenario(const std::string& name);
 std::string synth_scenario_name(SynthScenario scenario);

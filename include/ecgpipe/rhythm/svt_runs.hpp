@@ -1,0 +1,41 @@
+// Supraventricular tachycardia runs: the beats that continue a run which a supraventricular
+// ectopic beat began, at a tachycardic rate, are S (MIT-BIH labels every beat of an (SVTA run A).
+//
+// Why: the classifier judges each beat's prematurity against the 21 intervals around it. Past
+// its first ten beats a run of SVT *is* that neighbourhood, so its later beats come at the local
+// rate and read as N: MIT-BIH 209's runs of 14-74 beats at ~160 bpm lost half their S beats to
+// it (188 of 383 found under record-wise cross-validation), as do `synth --scenario svta-long`'s.
+// A run is what a Holter reader marks: an abrupt onset to a rate above 100 bpm and faster than the
+// rhythm before it, kept while the rate stays there, begun by a beat the classifier calls S.
+// Sinus tachycardia's gradual speeding, a rate change after a pause (no S at its start) and
+// anything under 100 bpm are not runs. docs/accuracy.md ("Runs of supraventricular tachycardia")
+// has the figures.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "ecgpipe/classify/classify.hpp"
+#include "ecgpipe/rhythm/af_detect.hpp"
+#include "ecgpipe/rhythm/ectopic_rhythm.hpp"
+
+namespace ecgpipe {
+
+struct SvtRunOptions {
+  double faster = 0.85;          // a run's intervals: under this x the median of the intervals before its onset ...
+  double max_rr_s = 60.0 / kTachycardiaBpm;  // ... and under this, seconds (a rate above 100 bpm)
+  double abrupt = 0.9;           // its first interval at most this x the one before it (not a gradual speeding)
+  std::size_t rhythm_before = 8; // intervals in the median before the onset
+  std::size_t min_beats = 3;     // a run's fewest beats (MIT-BIH's SVTA: three or more)
+  std::size_t s_within = 3;      // an S among the run's first this many beats: it began with an ectopic beat
+};
+
+// Relabels N -> S in place over each run (as above) of `classes`, one per beat of `r_peaks`
+// (sorted sample numbers at `fs`); a V beat or a beat whose `rhythm` is AFIB ends a run and is
+// never part of one (`rhythm`: empty, or one per beat). F and Q beats stay. Returns the number
+// relabelled. InternalError where `classes` or a non-empty `rhythm` is not one per beat.
+std::size_t continue_svt_runs(const std::vector<std::int64_t>& r_peaks, double fs, std::vector<BeatClass>& classes,
+                              const std::vector<Rhythm>& rhythm, const SvtRunOptions& options = {});
+
+}  // namespace ecgpipe
