@@ -22,6 +22,7 @@
 #include <thrust/iterator/counting_iterator.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_select.cuh>
@@ -238,6 +239,23 @@ std::vector<Candidate> find_candidates_cuda(DeviceSpan<const double> bandpass, c
   return host;
 }
 
+double max_abs_cuda(DeviceSpan<const float> x, cudaStream_t stream) {
+  if (x.size == 0) return 0.0;
+  // max |x| = max(max x, -min x): two exact CUB reductions, no transform iterator.
+  const auto n = static_cast<std::int64_t>(x.size);
+  DeviceBuffer<float> extremes(2, stream);
+  std::size_t max_bytes = 0, min_bytes = 0;
+  ECGPIPE_CUDA_CHECK(cub::DeviceReduce::Max(nullptr, max_bytes, x.data, extremes.data(), n, stream));
+  ECGPIPE_CUDA_CHECK(cub::DeviceReduce::Min(nullptr, min_bytes, x.data, extremes.data() + 1, n, stream));
+  DeviceBuffer<unsigned char> temp(std::max<std::size_t>({max_bytes, min_bytes, 1}), stream);
+  ECGPIPE_CUDA_CHECK(cub::DeviceReduce::Max(temp.data(), max_bytes, x.data, extremes.data(), n, stream));
+  ECGPIPE_CUDA_CHECK(cub::DeviceReduce::Min(temp.data(), min_bytes, x.data, extremes.data() + 1, n, stream));
+  float host[2] = {0.0f, 0.0f};
+  copy_to_host(host, extremes.cspan(), 2, stream);
+  ECGPIPE_CUDA_CHECK(cudaStreamSynchronize(stream));  // the host's floor needs it
+  return static_cast<double>(std::max(std::fabs(host[0]), std::fabs(host[1])));
+}
+
 std::vector<std::int64_t> refine_peaks_cuda(DeviceSpan<const float> signal, const std::vector<std::int64_t>& positions,
                                             const DetectWindows& w, cudaStream_t stream) {
   const auto n = static_cast<std::int64_t>(signal.size);
@@ -312,6 +330,7 @@ void StreamingDetectorCuda::push(DeviceSpan<const float> x) {
                                      stream_));
   x_ = std::move(grown);
   n_ += count;
+  max_abs_ = std::max(max_abs_, max_abs_cuda(x, stream_));
   note_held();
   advance(false);
 }

@@ -108,7 +108,8 @@ Segmentation segment_cuda_chunked(const RunOptions& o, CudaContext& ctx, std::in
   auto t = detail::Clock::now();
   detector.finish();
   const Detection det =
-      detection_from_scan(detector.found(), detector.refined(), detector.max_envelope(), DetectOptions{o.fs, o.ricker_width});
+      detection_from_scan(detector.found(), detector.refined(), detector.max_envelope(), detector.max_abs_sample(),
+                          DetectOptions{o.fs, o.ricker_width});
   detect_seconds += detail::seconds_since(t);
   seg.samples = static_cast<std::size_t>(samples);
   seg.candidates = det.candidates;
@@ -180,7 +181,8 @@ PeakDetection detect_peaks_cuda_chunked(const std::string& input, const CsvOptio
   out.samples = static_cast<std::size_t>(for_each_device_chunk(
       input, csv, fs, samples, chunk_samples, stream, [&](DeviceSpan<const float> piece, std::int64_t) { detector.push(piece); }));
   detector.finish();
-  Detection det = detection_from_scan(detector.found(), detector.refined(), detector.max_envelope(), options);
+  Detection det =
+      detection_from_scan(detector.found(), detector.refined(), detector.max_envelope(), detector.max_abs_sample(), options);
   out.candidates = det.candidates;
   out.r_peaks = std::move(det.r_peaks);
   return out;

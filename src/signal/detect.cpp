@@ -170,6 +170,19 @@ std::vector<Candidate> above_floor(const std::vector<ScannedCandidate>& found, d
   return out;
 }
 
+std::vector<Candidate> above_round_off(std::vector<Candidate> candidates, double max_abs_sample) {
+  const double floor = kRoundOffFraction * max_abs_sample;
+  candidates.erase(std::remove_if(candidates.begin(), candidates.end(), [floor](const Candidate& c) { return !(c.energy > floor); }),
+                   candidates.end());
+  return candidates;
+}
+
+double max_abs_sample(const float* x, std::size_t n) {
+  float m = 0.0f;
+  for (std::size_t i = 0; i < n; ++i) m = std::max(m, std::fabs(x[i]));
+  return static_cast<double>(m);
+}
+
 std::vector<Candidate> find_candidates(const std::vector<double>& bandpass, const DetectOptions& o) {
   const DetectWindows w = detect_windows(o);
   const auto n = static_cast<std::int64_t>(bandpass.size());
@@ -261,10 +274,10 @@ std::vector<std::int64_t> sorted_unique_peaks(std::vector<std::int64_t> peaks) {
 }
 
 Detection detection_from_scan(const std::vector<ScannedCandidate>& found, const std::vector<std::int64_t>& refined,
-                              double max_envelope, const DetectOptions& options) {
+                              double max_envelope, double max_abs, const DetectOptions& options) {
   if (refined.size() != found.size()) throw InternalError("detection_from_scan: a refined position per candidate expected");
   Detection d;
-  const std::vector<Candidate> candidates = above_floor(found, max_envelope);
+  const std::vector<Candidate> candidates = above_round_off(above_floor(found, max_envelope), max_abs);
   d.candidates = candidates.size();
   const std::vector<std::int64_t> accepted = classify_candidates(candidates, options);
   // Every accepted position is one of found's (ascending), so one forward search finds them all.
@@ -313,7 +326,7 @@ std::vector<std::int64_t> refine_peaks(const std::vector<float>& x, const std::v
 Detection detect_beats_cpu(const std::vector<float>& signal, const std::vector<double>& bandpass, const DetectOptions& o) {
   if (signal.size() != bandpass.size()) throw InternalError("signal and band-pass lengths differ");
   Detection d;
-  const std::vector<Candidate> cands = find_candidates(bandpass, o);
+  const std::vector<Candidate> cands = above_round_off(find_candidates(bandpass, o), max_abs_sample(signal.data(), signal.size()));
   d.candidates = cands.size();
   d.r_peaks = refine_peaks(signal, classify_candidates(cands, o), o.fs);
   return d;
@@ -325,7 +338,7 @@ Detection detect_beats_cuda(DeviceSpan<const float> signal, DeviceSpan<const dou
   if (signal.size != bandpass.size) throw InternalError("signal and band-pass lengths differ");
   const DetectWindows w = detect_windows(o);
   Detection d;
-  const std::vector<Candidate> cands = find_candidates_cuda(bandpass, w, stream);
+  const std::vector<Candidate> cands = above_round_off(find_candidates_cuda(bandpass, w, stream), max_abs_cuda(signal, stream));
   d.candidates = cands.size();
   // Step 6 stays on the host: sequential logic over the compact list (a few entries per beat).
   d.r_peaks = refine_peaks_cuda(signal, classify_candidates(cands, o), w, stream);

@@ -33,6 +33,7 @@ void StreamingDetector::push(const float* x, std::size_t count) {
   for (std::size_t i = 0; i < count && head_.size() < wanted_head; ++i) head_.push_back(x[i]);
   x_.insert(x_.end(), x, x + count);
   n_ += static_cast<std::int64_t>(count);
+  max_abs_ = std::max(max_abs_, max_abs_sample(x, count));
   advance(false);
 }
 
@@ -116,7 +117,7 @@ Detection StreamingDetector::finish() {
     for (std::int64_t i = 0; i < wrapped_wanted; ++i) excerpt_[static_cast<std::size_t>(i)] = blocks_.wrapped_output(head_.data(), tail, n_, i);
   }
 
-  Detection d = detection_from_scan(found_, refined_, max_envelope_, options_);
+  Detection d = detection_from_scan(found_, refined_, max_envelope_, max_abs_, options_);
   found_.clear();
   refined_.clear();
   return d;

@@ -85,10 +85,9 @@ TEST(DetectScaling, BadRatesAndPresets) {
 TEST(Detect, FlatSignalsHaveNoBeats) {
   EXPECT_TRUE(detect({}).empty());
   EXPECT_TRUE(detect(std::vector<float>(5000, 0.0f)).empty());
-  // (A non-zero constant is not covered: the truncated wavelet's taps do not sum to zero, so it
-  // band-passes to a constant plus FFT round-off, whose ripples are all the signal there is.)
   EXPECT_TRUE(detect(std::vector<float>(3, 1.0f)).empty()) << "shorter than the wavelet";
 }
+
 
 // A narrow Gaussian QRS of amplitude `amp` at `r`.
 void add_qrs(std::vector<float>& x, double r, double amp) {
@@ -97,6 +96,21 @@ void add_qrs(std::vector<float>& x, double r, double amp) {
     const double d = static_cast<double>(i) - r;
     x[i] += static_cast<float>(amp * std::exp(-0.5 * d * d / (kQrsSigma * kQrsSigma)));
   }
+}
+
+// A flat line away from zero (a lead off at a DC level, an ADC at its rail) band-passes to
+// round-off alone, ~1e-16 of its level; the floor relative to the largest envelope took those
+// ripples for the record's beats: 70 R peaks in 30 s of 1.0 at 250 Hz, 24 in 10 s (all in
+// artefact for signal quality, but R peaks for `detect` and `eval`). Not at any level or rate.
+TEST(Detect, AFlatLineAtAnyLevelHasNoBeats) {
+  for (const float level : {1.0f, -0.5f, 1e-6f, 1e6f, 3e38f, -3e38f})
+    for (const double fs : {250.0, 360.0, 1000.0}) {
+      EXPECT_TRUE(detect(std::vector<float>(static_cast<std::size_t>(30 * fs), level), fs).empty()) << level << " at " << fs;
+    }
+  // The same level with one beat on it: the beat is found, the flat rest adds nothing.
+  std::vector<float> x(7500, 1000.0f);
+  add_qrs(x, 3000, 1.0);
+  EXPECT_EQ(detect(x).size(), 1u);
 }
 
 TEST(Detect, OneBeat) {
@@ -430,6 +444,32 @@ TEST(DetectGpu, WholeDetectionEqualsTheCpus) {
   const DeviceBuffer<float> none;
   const DeviceBuffer<double> none_bp;
   EXPECT_TRUE(detect_beats_cuda(none.cspan(), none_bp.cspan(), DetectOptions{kFs, 30}, stream).r_peaks.empty());
+}
+
+// A flat line away from zero on the GPU, through its own (cuFFT) band-pass: no beats
+// (Detect.AFlatLineAtAnyLevelHasNoBeats); and max_abs_cuda is max_abs_sample exactly.
+TEST(DetectGpu, AFlatLineAtAnyLevelHasNoBeats) {
+  SKIP_WITHOUT_GPU();
+  TestStream stream;
+  for (const float level : {1.0f, -0.5f, 1e6f, 3e38f}) {
+    const std::vector<float> x(7500, level);
+    const auto d_x = upload(x, stream);
+    DeviceBuffer<double> d_bp(x.size(), stream);
+    BandpassPlan plan(x.size(), 30, ecgpipe::RickerTaps::zero_sum, stream);
+    plan.run(d_x.cspan(), d_bp.span(), stream);
+    const Detection d = detect_beats_cuda(d_x.cspan(), d_bp.cspan(), DetectOptions{kFs, 30}, stream);
+    EXPECT_TRUE(d.r_peaks.empty()) << level;
+    EXPECT_EQ(d.candidates, 0u) << level;
+  }
+  const auto x = synth_signal(kFs, 60.0, 10.0, 3);
+  std::vector<float> negative(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) negative[i] = -2.0f * x[i];
+  for (const std::vector<float>* v : {&x, static_cast<const std::vector<float>*>(&negative)}) {
+    const auto d_v = upload(*v, stream);
+    EXPECT_EQ(max_abs_cuda(d_v.cspan(), stream), max_abs_sample(v->data(), v->size()));
+  }
+  const DeviceBuffer<float> none;
+  EXPECT_EQ(max_abs_cuda(none.cspan(), stream), 0.0);
 }
 
 // The first two columns of each data line of beats.csv (index,start) and its length column.

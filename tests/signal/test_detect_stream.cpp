@@ -104,6 +104,16 @@ TEST(DetectStream, ShortAndBlockEdgeLengths) {
   }
 }
 
+// A flat line away from zero, streamed as whole: no beats (Detect.AFlatLineAtAnyLevelHasNoBeats).
+TEST(DetectStream, AFlatLineAtAnyLevelHasNoBeats) {
+  const DetectOptions o{250.0, seed_windows(250.0).ricker_width};
+  for (const float level : {1.0f, -2.5f, 3e38f}) {
+    const Streamed s = stream_in_pieces(std::vector<float>(100000, level), o, 65536, 0);
+    EXPECT_TRUE(s.detection.r_peaks.empty()) << level;
+    EXPECT_EQ(s.detection.candidates, 0u) << level;
+  }
+}
+
 // Flat stretches (exact zeros: only round-off candidates, removed by the whole record's floor)
 // with chunk edges inside them and at their ends.
 TEST(DetectStream, FlatStretchesAcrossChunkEdges) {
@@ -339,6 +349,33 @@ TEST(DetectCli, AnOffsetInTheInputDoesNotMoveTheBeats) {
       inside += at > static_cast<long long>(kHeldFrom) + 125 && at < static_cast<long long>(kHeldTo) - 125;
     }
     EXPECT_EQ(inside, 0u) << command;
+  }
+}
+
+// A recording that is a flat line away from zero (a lead off at a DC level) had beats on every
+// path: round-off ripples passed the floor relative to its own largest envelope (30 s of 1.0 at
+// 250 Hz: 70 R peaks). Now none, on the paths of the test above (Detect.AFlatLineAtAnyLevelHasNoBeats
+// holds the detector's own cases).
+TEST(DetectCli, AFlatRecordingAwayFromZeroHasNoBeats) {
+  const auto dir = testutil::fresh_dir();
+  testutil::write_signal_csv(dir / "flat.csv", std::vector<float>(250 * 30, 1.0f));
+  std::vector<std::string> commands = {"detect --device cpu --chunk-seconds 0", "analyze --device cpu --chunk-seconds 0",
+                                       "analyze --device cpu --chunk-seconds 7"};
+#ifdef ECGPIPE_WITH_CUDA
+  if (ecgpipe::cuda_device_available()) {
+    commands.push_back("detect --device cuda --gpu-memory 1G");
+    commands.push_back("detect --device cuda --gpu-memory 1K");
+    commands.push_back("analyze --device cuda --gpu-memory 1G");
+  }
+#endif
+  for (std::size_t k = 0; k < commands.size(); ++k) {
+    const bool folder = commands[k].rfind("analyze", 0) == 0;
+    const fs::path out = dir / (std::to_string(k) + (folder ? "" : ".csv"));
+    const auto r = testutil::run_ecgpipe("-q " + commands[k] + " --fs 250 '" + (dir / "flat.csv").string() + "' --out '" +
+                                             out.string() + "'",
+                                         dir);
+    ASSERT_EQ(r.code, 0) << commands[k] << ": " << r.err;
+    EXPECT_TRUE(csv_column(testutil::read_text(folder ? out / "beats.csv" : out), "r_peak").empty()) << commands[k];
   }
 }
 

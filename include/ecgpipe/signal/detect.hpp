@@ -157,6 +157,18 @@ CandidateScan scan_candidates(const double* y, std::int64_t y_begin, std::int64_
                               std::int64_t core_begin, std::int64_t core_end, const DetectWindows& windows);
 // The candidates above the floor (kFloorFraction^2 x the largest envelope of the whole record).
 std::vector<Candidate> above_floor(const std::vector<ScannedCandidate>& found, double max_envelope);
+
+// Round-off is not signal. A flat line away from zero (a lead off at a DC level, an ADC at its
+// rail) band-passes to round-off alone, ~1e-16 of its level, and the floor above, relative to the
+// record's own largest envelope, would take those ripples for beats. So a candidate whose RMS
+// band-pass amplitude (Candidate::energy) is at most kRoundOffFraction x the recording's largest
+// |sample| is dropped: a thousandth of one float32 step at that magnitude (FLT_EPSILON), a million
+// times above the ripples and a thousand times below the smallest change a float32 sample there
+// can make. Every path applies it on the host, before classify_candidates.
+inline constexpr double kRoundOffFraction = 1e-3 * 1.1920928955078125e-07;
+std::vector<Candidate> above_round_off(std::vector<Candidate> candidates, double max_abs_sample);
+// The largest |x[i]| (0 for none): the recordings' samples are finite (the readers refuse others).
+double max_abs_sample(const float* x, std::size_t n);
 // Step 7 for one position p of an n-sample signal (n may be kUnknownLength) from x on
 // [x_begin, ...), which must hold x[p - r .. p + r] within [0, n), r = max(refine_half, baseline_half).
 std::int64_t refine_peak(const float* x, std::int64_t x_begin, std::int64_t n, std::int64_t p, const DetectWindows& windows);
@@ -183,7 +195,7 @@ struct Detection {
 // whole record's largest envelope), step 6, and each accepted candidate's refined position
 // (refined[i] is found[i]'s), sorted and unique.
 Detection detection_from_scan(const std::vector<ScannedCandidate>& found, const std::vector<std::int64_t>& refined,
-                              double max_envelope, const DetectOptions& options);
+                              double max_envelope, double max_abs_sample, const DetectOptions& options);
 
 // Steps 1-7 on the CPU.
 Detection detect_beats_cpu(const std::vector<float>& signal, const std::vector<double>& bandpass,

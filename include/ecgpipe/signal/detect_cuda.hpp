@@ -22,6 +22,9 @@ namespace ecgpipe {
 std::vector<Candidate> find_candidates_cuda(DeviceSpan<const double> bandpass, const DetectWindows& windows,
                                             cudaStream_t stream);
 
+// max_abs_sample on the device (two CUB reductions; the host waits for the value).
+double max_abs_cuda(DeviceSpan<const float> x, cudaStream_t stream);
+
 // Step 7 for host positions (a thread per peak): equal to refine_peaks(signal on the host,
 // positions, fs), sorted and unique. InternalError for a position outside the signal.
 std::vector<std::int64_t> refine_peaks_cuda(DeviceSpan<const float> signal, const std::vector<std::int64_t>& positions,
@@ -37,9 +40,10 @@ Detection detect_beats_cuda(DeviceSpan<const float> signal, DeviceSpan<const dou
 // the whole-record functions above. The band-pass by BandpassBlocksCuda's blocks, each once its
 // input has arrived; steps 1-5 only over positions whose sums and neighbourhoods are complete,
 // without the floor; step 7 for every candidate while its samples are on the device. What grows
-// is the compact candidate list on the host. The caller ends with above_floor(found(),
-// max_envelope()), classify_candidates, and the accepted candidates' refined() positions: the
-// R peaks of detect_beats_cuda on the whole signal and BandpassPlan's band-pass, bit for bit.
+// is the compact candidate list on the host. The caller ends with detection_from_scan(found(),
+// refined(), max_envelope(), max_abs_sample()): the floors, classify_candidates and the accepted
+// candidates' refined() positions, the R peaks of detect_beats_cuda on the whole signal and
+// BandpassPlan's band-pass, bit for bit.
 // Everything runs on the construction's stream; the host waits once per scanned chunk.
 class StreamingDetectorCuda {
  public:
@@ -56,6 +60,7 @@ class StreamingDetectorCuda {
   const std::vector<ScannedCandidate>& found() const { return found_; }  // ascending positions
   const std::vector<std::int64_t>& refined() const { return refined_; }  // per found() entry
   double max_envelope() const { return max_envelope_; }
+  double max_abs_sample() const { return max_abs_; }  // the largest |sample| pushed (above_round_off)
   // BandpassPlan's first min(excerpt, samples) values; complete after finish().
   const std::vector<double>& curvature_excerpt() const { return excerpt_; }
   // The most device memory the detector's windows held at once (bytes), and its band-pass's
@@ -87,6 +92,7 @@ class StreamingDetectorCuda {
   std::vector<ScannedCandidate> found_;
   std::vector<std::int64_t> refined_;
   double max_envelope_ = 0.0;
+  double max_abs_ = 0.0;
   std::vector<double> excerpt_;
   std::size_t held_peak_ = 0;
 };

@@ -62,6 +62,7 @@ class StreamingDetector {
   std::vector<ScannedCandidate> found_;
   std::vector<std::int64_t> refined_;  // per found_ entry
   double max_envelope_ = 0.0;
+  double max_abs_ = 0.0;  // the largest |sample| pushed (above_round_off)
   std::size_t excerpt_wanted_ = 0;
   std::vector<double> excerpt_;
   double bandpass_seconds_ = 0.0;
