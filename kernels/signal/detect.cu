@@ -11,6 +11,8 @@
 //       second synchronization) for classify_candidates.
 //  7.   refine_kernel: each accepted position moved to the largest |x - local mean|; copied back
 //       (the third), sorted and made unique as on the CPU.
+//  Before step 6, the largest |sample| (max_abs_cuda: two CUB reductions, one more wait) for the
+//  host's round-off floor (above_round_off, detect.hpp).
 //
 // Bit-exactness with src/signal/detect.cpp: every floating-point value is one fixed sequence of
 // correctly rounded IEEE operations on both sides. The CPU sums in index order with no fused

@@ -44,7 +44,8 @@ Detection detect_beats_cuda(DeviceSpan<const float> signal, DeviceSpan<const dou
 // refined(), max_envelope(), max_abs_sample()): the floors, classify_candidates and the accepted
 // candidates' refined() positions, the R peaks of detect_beats_cuda on the whole signal and
 // BandpassPlan's band-pass, bit for bit.
-// Everything runs on the construction's stream; the host waits once per scanned chunk.
+// Everything runs on the construction's stream; the host waits once per scanned chunk and once per
+// pushed chunk (its largest |sample|).
 class StreamingDetectorCuda {
  public:
   // `excerpt` leading band-pass outputs are kept for the report (curvature_excerpt()).
