@@ -208,11 +208,12 @@ def as_run_labels(p, af, R, fs):
     return continue_svt_runs(np.where((p == 1) & af, 0, p), R, fs, af)
 
 
-def continue_svt_runs(p, R, fs, af, faster=0.85, max_rr_s=0.6, abrupt=0.9, rhythm_before=8, min_beats=3, s_within=3):
+def continue_svt_runs(p, R, fs, af, faster=0.85, max_rr_s=0.6, abrupt=0.9, rhythm_before=8, min_beats=3, max_beats=100,
+                      s_within=3):
     """src/rhythm/svt_runs.cpp (include/ecgpipe/rhythm/svt_runs.hpp; keep them in step): from an abrupt onset
     (an interval under `faster` x the median of the `rhythm_before` intervals before it and under `max_rr_s`, and
     at most `abrupt` x the interval before it), the beats while the intervals stay under that limit (no V, no
-    AF); a run of at least `min_beats` with an S among its first `s_within`: its N beats are S."""
+    AF); a run of `min_beats` to `max_beats` beats with an S among its first `s_within`: its N beats are S."""
     n = len(R); pre = np.full(n, np.inf); pre[1:] = np.diff(R)
     out = p.copy(); outside = lambda k: af[k] or out[k] == 2
     i = 2
@@ -222,7 +223,7 @@ def continue_svt_runs(p, R, fs, af, faster=0.85, max_rr_s=0.6, abrupt=0.9, rhyth
             i += 1; continue
         end = i
         while end < n and not outside(end) and pre[end] < limit: end += 1
-        if end - i >= min_beats and np.any(out[i:min(end, i + s_within)] == 1):
+        if min_beats <= end - i <= max_beats and np.any(out[i:min(end, i + s_within)] == 1):
             run = out[i:end]; run[run == 0] = 1
         i = end
     return out

@@ -50,7 +50,7 @@ std::size_t continue_svt_runs(const std::vector<std::int64_t>& r_peaks, double f
     const bool began_ectopic =
         std::any_of(classes.begin() + static_cast<std::ptrdiff_t>(i), classes.begin() + static_cast<std::ptrdiff_t>(head),
                     [](BeatClass c) { return c == BeatClass::S; });
-    if (end - i >= o.min_beats && began_ectopic) {
+    if (end - i >= o.min_beats && end - i <= o.max_beats && began_ectopic) {
       for (std::size_t k = i; k < end; ++k)
         if (classes[k] == BeatClass::N) {
           classes[k] = BeatClass::S;

@@ -86,6 +86,17 @@ TEST(SvtRuns, WhatIsNotARunStaysAsItWas) {
   expect_unchanged(speeding, letters, "gradual");
 }
 
+// A regular tachycardia sustained over 100 beats begun by an S stays as classified: atrial flutter
+// with 2:1 conduction starts as abruptly and looks the same in beat times (the AF database's
+// 08378: 1 069 and 2 462 beats at 0.43 s), and MIT-BIH labels its beats N. 100 beats are a run.
+TEST(SvtRuns, ATachycardiaSustainedOverAHundredBeatsIsNotARun) {
+  for (const std::size_t beats : {std::size_t{100}, std::size_t{101}, std::size_t{1000}}) {
+    const auto rr = repeat(0.8, 10) + repeat(0.4, beats) + repeat(0.8, 5);
+    Beats b = beats_of(rr, std::string(11, 'N') + "S" + std::string(beats - 1, 'N') + std::string(5, 'N'));
+    EXPECT_EQ(ecgpipe::continue_svt_runs(b.peaks, 250.0, b.classes, {}), beats <= 100 ? beats - 1 : 0u) << beats;
+  }
+}
+
 // A V beat ends a run (the beats after it are judged afresh, against the run's fast rate, so
 // they stay N); beats in AF are never part of one; F and Q keep their class.
 TEST(SvtRuns, VBeatsAfAndOtherClassesBoundARun) {

@@ -7,8 +7,9 @@
 // it (188 of 383 found under record-wise cross-validation), as do `synth --scenario svta-long`'s.
 // A run is what a Holter reader marks: an abrupt onset to a rate above 100 bpm and faster than the
 // rhythm before it, kept while the rate stays there, begun by a beat the classifier calls S.
-// Sinus tachycardia's gradual speeding, a rate change after a pause (no S at its start) and
-// anything under 100 bpm are not runs. docs/accuracy.md ("Runs of supraventricular tachycardia")
+// Sinus tachycardia's gradual speeding, a rate change after a pause (no S at its start),
+// anything under 100 bpm and a tachycardia sustained over 100 beats (flutter's 2:1 conduction
+// looks the same) are not runs. docs/accuracy.md ("Runs of supraventricular tachycardia")
 // has the figures.
 #pragma once
 
@@ -28,6 +29,9 @@ struct SvtRunOptions {
   double abrupt = 0.9;           // its first interval at most this x the one before it (not a gradual speeding)
   std::size_t rhythm_before = 8; // intervals in the median before the onset
   std::size_t min_beats = 3;     // a run's fewest beats (MIT-BIH's SVTA: three or more)
+  std::size_t max_beats = 100;   // and most: a regular tachycardia sustained longer is as likely atrial
+                                 // flutter with 2:1 conduction, whose beats MIT-BIH labels N (beat times
+                                 // cannot tell them apart); it stays as classified
   std::size_t s_within = 3;      // an S among the run's first this many beats: it began with an ectopic beat
 };
 
