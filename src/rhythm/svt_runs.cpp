@@ -5,22 +5,10 @@
 #include <limits>
 #include <string>
 
+#include "classify/column_median.hpp"
 #include "ecgpipe/common/error.hpp"
 
 namespace ecgpipe {
-namespace {
-
-// The median of `v` (the mean of the middle two of an even count, as numpy's; scripts/train-classifier.py
-// applies the same rule).
-double median_of(std::vector<double> v) {
-  const std::size_t n = v.size(), h = n / 2;
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(h), v.end());
-  if (n % 2 == 1) return v[h];
-  const double upper = v[h];
-  return (*std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(h)) + upper) / 2.0;
-}
-
-}  // namespace
 
 std::size_t continue_svt_runs(const std::vector<std::int64_t>& r_peaks, double fs, std::vector<BeatClass>& classes,
                               const std::vector<Rhythm>& rhythm, const SvtRunOptions& o) {
@@ -35,11 +23,11 @@ std::size_t continue_svt_runs(const std::vector<std::int64_t>& r_peaks, double f
   for (std::size_t i = 1; i < n; ++i) pre[i] = static_cast<double>(r_peaks[i] - r_peaks[i - 1]);
   const double max_rr = o.max_rr_s * fs;
   std::size_t relabelled = 0;
+  std::vector<double> before;  // the intervals before the onset, reordered by the median (numpy's, as the script's)
   for (std::size_t i = 2; i < n;) {
     const std::size_t from = i > o.rhythm_before ? i - o.rhythm_before : 1;
-    const double limit = std::min(o.faster * median_of({pre.begin() + static_cast<std::ptrdiff_t>(from),
-                                                        pre.begin() + static_cast<std::ptrdiff_t>(i)}),
-                                  max_rr);
+    before.assign(pre.begin() + static_cast<std::ptrdiff_t>(from), pre.begin() + static_cast<std::ptrdiff_t>(i));
+    const double limit = std::min(o.faster * detail::median_in_place(before), max_rr);
     if (outside(i) || !(pre[i] < limit && pre[i] <= o.abrupt * pre[i - 1])) {
       ++i;
       continue;
