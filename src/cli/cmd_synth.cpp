@@ -45,11 +45,11 @@ void add_synth_command(CLI::App& app) {
                                      "mean sinus rate, bpm [default: 70; 45 with --scenario apc-bradycardia]");
   cmd->add_option("--hrv", o.hrv, "RR standard deviation as a fraction of the mean RR")
       ->capture_default_str();
-  cmd->add_option("--wander-mv", o.wander_mv, "baseline wander amplitude, mV")->capture_default_str();
+  cmd->add_option("--wander-mv", o.wander_mv, "baseline wander amplitude, mV (<= 100)")->capture_default_str();
   cmd->add_option("--mains-hz", o.mains_hz, "mains hum frequency, Hz")->capture_default_str();
-  cmd->add_option("--mains-mv", o.mains_mv, "mains hum amplitude, mV (0: none)")->capture_default_str();
+  cmd->add_option("--mains-mv", o.mains_mv, "mains hum amplitude, mV (0: none; <= 100)")->capture_default_str();
   cmd->add_option("--snr", o.snr_db,
-                  "white noise level: 20 log10(R amplitude / noise RMS) in dB; inf: no noise")
+                  "white noise level: 20 log10(R amplitude / noise RMS) in dB, >= -60; inf: no noise")
       ->capture_default_str();
   cmd->add_option("--abnormal-rate", o.abnormal_rate,
                   "probability that a beat is abnormal (50% PVC, 35% PAC, 15% dropped)")

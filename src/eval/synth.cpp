@@ -505,12 +505,14 @@ std::int64_t synth_samples_for_duration(double duration_s, double fs) {
 
 namespace {
 
-// "[lo, hi]" with each bound as %g prints it (std::to_string would give 100.000000).
-std::string range_text(double lo, double hi) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "[%g, %g]", lo, hi);
+// A bound as %g prints it (std::to_string would give 100.000000).
+std::string bound_text(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
   return buf;
 }
+
+std::string range_text(double lo, double hi) { return "[" + bound_text(lo) + ", " + bound_text(hi) + "]"; }
 
 }  // namespace
 
@@ -525,12 +527,14 @@ void validate(const SynthOptions& o) {
     throw UsageError("--heart-rate must be within " + range_text(kSynthMinHeartRate, kSynthMaxHeartRate) + " bpm");
   if (!std::isfinite(o.hrv) || o.hrv < 0.0 || o.hrv > kSynthMaxHrv)
     throw UsageError("--hrv must be within " + range_text(0.0, kSynthMaxHrv));
-  if (!finite_nonneg(o.wander_mv)) throw UsageError("--wander-mv must be >= 0");
-  if (!finite_nonneg(o.mains_mv)) throw UsageError("--mains-mv must be >= 0");
+  if (!finite_nonneg(o.wander_mv) || o.wander_mv > kSynthMaxArtefactMv)
+    throw UsageError("--wander-mv must be within " + range_text(0.0, kSynthMaxArtefactMv) + " mV");
+  if (!finite_nonneg(o.mains_mv) || o.mains_mv > kSynthMaxArtefactMv)
+    throw UsageError("--mains-mv must be within " + range_text(0.0, kSynthMaxArtefactMv) + " mV");
   if (!std::isfinite(o.mains_hz) || o.mains_hz <= 0.0 || (o.mains_mv > 0.0 && o.mains_hz >= o.fs / 2))
     throw UsageError("--mains-hz must be positive and below fs/2");
-  if (std::isnan(o.snr_db) || o.snr_db == -std::numeric_limits<double>::infinity())
-    throw UsageError("--snr must be a number of dB or inf");
+  if (std::isnan(o.snr_db) || o.snr_db < kSynthMinSnrDb)
+    throw UsageError("--snr must be a number of dB >= " + bound_text(kSynthMinSnrDb) + ", or inf");
   if (!std::isfinite(o.abnormal_rate) || o.abnormal_rate < 0.0 || o.abnormal_rate > 1.0)
     throw UsageError("--abnormal-rate must be within [0, 1]");
   if (!finite_nonneg(o.pvc_share) || !finite_nonneg(o.pac_share) || !finite_nonneg(o.dropped_share) ||
@@ -829,9 +833,14 @@ std::string format_signal_csv(const std::vector<double>& signal, int digits) {
   // "-0.1234\n" plus slack; "-1.2345678901234567e-01\n" is 24 bytes.
   const std::size_t bytes_per_line = digits == 0 ? 9 : static_cast<std::size_t>(digits) + 8;
   out.reserve(out.size() + signal.size() * bytes_per_line);
-  char buf[64];
+  // %.4f of the largest double is 316 characters: validate() keeps samples far below, but the
+  // text must never be cut, nor the length snprintf wanted taken past the buffer.
+  char buf[400];
   for (double v : signal) {
+    if (!std::isfinite(v)) throw InternalError("format_signal_csv: a sample is not finite");
     int len = digits == 0 ? std::snprintf(buf, sizeof buf, "%.4f\n", v) : std::snprintf(buf, sizeof buf, "%.*e\n", digits - 1, v);
+    if (len < 0 || static_cast<std::size_t>(len) >= sizeof buf)
+      throw InternalError("format_signal_csv: a sample's text does not fit");
     const char* text = buf;
     if (std::string_view(buf, static_cast<std::size_t>(len)) == "-0.0000\n") {
       ++text;  // no negative zero in the file

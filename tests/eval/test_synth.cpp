@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -162,9 +163,39 @@ TEST(Synth, OutOfRangeOptionsRejected) {
   rejects([](SynthOptions& o) { o.wander_mv = -1; });
   rejects([](SynthOptions& o) { o.mains_hz = 125; });  // Nyquist at 250 Hz
   rejects([](SynthOptions& o) { o.pvc_share = o.pac_share = o.dropped_share = 0; });
+  // Amplitudes past what any ECG input takes: 1e300 mV of wander or hum, or noise 1e300 dB
+  // above the R wave, overflowed to inf or to %.4f text past the line buffer.
+  rejects([](SynthOptions& o) { o.wander_mv = 1e300; });
+  rejects([](SynthOptions& o) { o.mains_mv = 1e300; });
+  rejects([](SynthOptions& o) { o.wander_mv = ecgpipe::kSynthMaxArtefactMv * 1.01; });
+  rejects([](SynthOptions& o) { o.snr_db = -1e300; });
+  rejects([](SynthOptions& o) { o.snr_db = ecgpipe::kSynthMinSnrDb - 1.0; });
+  SynthOptions edge;
+  edge.wander_mv = edge.mains_mv = ecgpipe::kSynthMaxArtefactMv;
+  edge.snr_db = ecgpipe::kSynthMinSnrDb;
+  EXPECT_NO_THROW(ecgpipe::validate(edge));
   SynthOptions ok;
   ok.snr_db = std::numeric_limits<double>::infinity();
   EXPECT_NO_THROW(ecgpipe::validate(ok));
+}
+
+TEST(Synth, SignalCsvHoldsTheWholeTextOfAnyFiniteValue) {
+  // %.4f of 1e300 is 306 characters; the line buffer was 64 and the length snprintf would have
+  // written was appended, so the file got the stack beyond the buffer (found with --wander-mv 1e300).
+  const std::vector<double> values{1e300, -std::numeric_limits<double>::max(), 0.5, -1e-9};
+  for (int digits : {0, 1, 17}) {
+    std::string want = "heartbeats\n";
+    for (double v : values) {
+      std::vector<char> buf(1024);
+      if (digits == 0) std::snprintf(buf.data(), buf.size(), "%.4f\n", v);
+      else std::snprintf(buf.data(), buf.size(), "%.*e\n", digits - 1, v);
+      want += std::string(buf.data()) == "-0.0000\n" ? "0.0000\n" : std::string(buf.data());
+    }
+    EXPECT_EQ(ecgpipe::format_signal_csv(values, digits), want) << digits;
+  }
+  // Not a number is not a sample: a reader would refuse the file.
+  EXPECT_THROW(ecgpipe::format_signal_csv({0.0, std::numeric_limits<double>::infinity()}), ecgpipe::InternalError);
+  EXPECT_THROW(ecgpipe::format_signal_csv({NAN}), ecgpipe::InternalError);
 }
 
 TEST(Synth, BeatCountWithoutVariabilityIsDurationTimesRate) {

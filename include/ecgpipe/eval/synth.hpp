@@ -149,6 +149,12 @@ inline constexpr std::int64_t kSynthMaxSamples = 200'000'000;  // ~1.6 GB of dou
 inline constexpr double kSynthMinHeartRate = 20.0;
 inline constexpr double kSynthMaxHeartRate = 220.0;
 inline constexpr double kSynthMaxHrv = 0.2;  // RR is clamped at 3 std, so RR > 0.4 x mean RR
+// Baseline wander and mains hum up to 100 mV: ten times the input range of an ECG amplifier's
+// signal path (+-10 mV), so stress tests can go past it, and every sample stays a short number.
+inline constexpr double kSynthMaxArtefactMv = 100.0;
+// Noise down to -60 dB: an RMS a thousand times the R wave, far below where a detector finds
+// anything; below that the noise (and %.4f text) grows without bound, and overflows at -6200 dB.
+inline constexpr double kSynthMinSnrDb = -60.0;
 
 // Samples in `duration_s` seconds at `fs` (rounded); UsageError unless it is at least 1.
 std::int64_t synth_samples_for_duration(double duration_s, double fs);
