@@ -126,7 +126,8 @@ void add_rhythm_command(CLI::App& app) {
   cmd->add_option("--out", a->out, "output directory (rhythm.csv)")->capture_default_str();
   cmd->add_option("--reference", a->reference,
                   "reference rhythm: a WFDB annotation file with rhythm changes (.atr: '+' (AFIB, (AFL, ...) or a CSV "
-                  "with columns sample,rhythm (or ecgpipe's rhythm.csv)");
+                  "of changes (sample,rhythm) or of episodes (start_sample,end_sample,rhythm: ecgpipe's rhythm.csv, or the AF "
+                  "episodes alone; what no row covers is N)");
   cmd->add_flag("--json", a->json, "print a JSON object instead of text");
   // The AF detector's numbers, for scripts/tune-af.py's cross-validation of them; the defaults are
   // its result (docs/accuracy.md, "Rhythm"), the same as `run` and `analyze` use.

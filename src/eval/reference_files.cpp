@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <optional>
 #include <string_view>
 
 #include "ecgpipe/common/error.hpp"
@@ -230,32 +231,61 @@ std::vector<std::int64_t> parse_detections_csv(std::string_view text, const std:
 }
 
 std::vector<RhythmChange> parse_rhythm_csv(std::string_view text, const std::string& path) {
+  static constexpr const char* kNoEpisode = "N";  // what no row of an episode list covers
   struct Reader {
     const std::string& path;
     std::vector<RhythmChange> out;
     std::size_t rhythm_index = 0;
+    // An episode list (start_sample, end_sample: ecgpipe's rhythm.csv, or a user's list of AF
+    // episodes alone) ends each row at its end; the changes list runs each to the next change.
+    std::optional<std::size_t> end_index;
+    std::int64_t previous_end = 0;
     std::size_t header(const std::vector<std::string>& h) {
       const auto y = std::find(h.begin(), h.end(), "rhythm");
       auto s = std::find(h.begin(), h.end(), "sample");
-      if (s == h.end()) s = std::find(h.begin(), h.end(), "start_sample");
+      if (s == h.end()) {
+        s = std::find(h.begin(), h.end(), "start_sample");
+        if (const auto e = std::find(h.begin(), h.end(), "end_sample"); s != h.end() && e != h.end())
+          end_index = static_cast<std::size_t>(e - h.begin());
+      }
       if (s == h.end() || y == h.end())
         throw InputError(path + ": a rhythm reference needs columns 'sample' (or 'start_sample') and 'rhythm'");
       rhythm_index = static_cast<std::size_t>(y - h.begin());
       return static_cast<std::size_t>(s - h.begin());
     }
+    std::int64_t sample_at(const std::vector<std::string>& f, std::size_t index, std::size_t line) const {
+      std::int64_t v = 0;
+      if (!parse_sample(f[index], v))
+        throw InputError(cell_error(path, line, "'" + text::shorten(f[index], 40) + "' is not a sample index"));
+      return v;
+    }
     void row(const std::vector<std::string>& f, std::size_t line, std::size_t sample_index) {
-      if (f.size() <= std::max(sample_index, rhythm_index)) throw InputError(cell_error(path, line, "too few fields"));
+      if (f.size() <= std::max({sample_index, rhythm_index, end_index.value_or(0)}))
+        throw InputError(cell_error(path, line, "too few fields"));
       RhythmChange c;
-      if (!parse_sample(f[sample_index], c.sample))
-        throw InputError(cell_error(path, line, "'" + text::shorten(f[sample_index], 40) + "' is not a sample index"));
-      if (!out.empty() && c.sample < out.back().sample)
+      c.sample = sample_at(f, sample_index, line);
+      if (!end_index && !out.empty() && c.sample < out.back().sample)
         throw InputError(cell_error(path, line, "rhythm changes go back in time"));
       c.rhythm = f[rhythm_index];
       if (!c.rhythm.empty() && c.rhythm.front() == '(') c.rhythm.erase(0, 1);
       if (trim(c.rhythm).empty()) throw InputError(cell_error(path, line, "an empty rhythm"));
+      if (!end_index) {
+        out.push_back(std::move(c));
+        return;
+      }
+      const std::int64_t end = sample_at(f, *end_index, line);
+      if (end < c.sample)
+        throw InputError(cell_error(path, line, "it ends (" + std::to_string(end) + ") before it starts (" +
+                                                    std::to_string(c.sample) + ")"));
+      if (!out.empty() && c.sample < previous_end)
+        throw InputError(cell_error(path, line, "it starts inside the episode before (to " + std::to_string(previous_end) + ")"));
+      // The N that ended the episode before is this one's start: one change there, not two.
+      if (!out.empty() && out.back().sample == c.sample && out.back().rhythm == kNoEpisode) out.pop_back();
       out.push_back(std::move(c));
+      out.push_back(RhythmChange{end, kNoEpisode});
+      previous_end = end;
     }
-  } reader{path, {}};
+  } reader{path, {}, 0, std::nullopt, 0};
   parse_csv(text, path, reader);
   return std::move(reader.out);
 }

@@ -357,6 +357,45 @@ TEST(AfStats, ReferenceRhythmFromAnnotationsAndCsv) {
   EXPECT_THROW(ecgpipe::parse_rhythm_csv("sample,rhythm\n-1,(N\n", "m.csv"), ecgpipe::InputError);
 }
 
+// A reference written as episodes (ecgpipe's rhythm.csv shape) may list only the AF: each row
+// ends at its end_sample, and what no row covers is "N". Read as changes at start_sample alone,
+// "100,200,AFIB" was AF from 100 to the record's end (found on a hostile tour of `rhythm
+// --reference`); a row that ends before it starts, or starts inside the one before, is refused.
+TEST(AfStats, AnEpisodeListEndsEachEpisodeAtItsEndSample) {
+  const char* kHeader = "start_sample,end_sample,rhythm\n";
+  const auto changes = ecgpipe::parse_rhythm_csv(std::string(kHeader) + "100,200,AFIB\n300,400,(AFL\n400,450,AFIB\n", "e.csv");
+  ASSERT_EQ(changes.size(), 5u);
+  const std::vector<std::pair<std::int64_t, std::string>> want{{100, "AFIB"}, {200, "N"}, {300, "AFL"}, {400, "AFIB"}, {450, "N"}};
+  for (std::size_t k = 0; k < want.size(); ++k) {
+    EXPECT_EQ(changes[k].sample, want[k].first) << k;
+    EXPECT_EQ(changes[k].rhythm, want[k].second) << k;
+  }
+  const auto af = ecgpipe::episodes_of(changes, "AFIB", 1000);
+  ASSERT_EQ(af.size(), 2u);
+  EXPECT_EQ(af[0].start, 100);
+  EXPECT_EQ(af[0].end, 200);
+  EXPECT_EQ(af[1].start, 400);
+  EXPECT_EQ(af[1].end, 450);
+  // ecgpipe's own rhythm.csv tiles the record: the same changes as before, and N at its end.
+  const auto own = ecgpipe::parse_rhythm_csv(
+      "start_sample,end_sample,start_s,end_s,rhythm,beats,mean_hr\n0,50,0,0.2,N,2,60\n50,90,0.2,0.36,AFIB,3,90\n", "o.csv");
+  ASSERT_EQ(own.size(), 3u);
+  EXPECT_EQ(own[1].sample, 50);
+  EXPECT_EQ(own[2].sample, 90);
+  EXPECT_EQ(own[2].rhythm, "N");
+  const auto refuses = [&](const std::string& rows, const std::string& says) {
+    try {
+      ecgpipe::parse_rhythm_csv(kHeader + rows, "bad.csv");
+      ADD_FAILURE() << rows;
+    } catch (const ecgpipe::InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
+    }
+  };
+  refuses("40949,17272,AFIB\n", "bad.csv:2: it ends (17272) before it starts");
+  refuses("100,200,AFIB\n150,300,AFIB\n", "bad.csv:3: it starts inside the episode before (to 200)");
+  refuses("100,x,AFIB\n", "bad.csv:2: 'x' is not a sample index");
+}
+
 // Rhythm names outside MIT-BIH's and the AF databases' are listed once each, in order, so that a
 // typo or another convention is said rather than counted as neither AF nor flutter.
 TEST(AfStats, UnknownRhythmNamesAreListedOnce) {

@@ -16,8 +16,10 @@ namespace ecgpipe {
 // The rhythm changes of an annotation file: its '+' annotations' aux strings ("(AFIB").
 std::vector<RhythmChange> rhythm_changes(const std::vector<Annotation>& annotations);
 // A CSV of rhythm changes: columns `sample` and `rhythm` (the AF database's NNNNN_rhythm.csv), or
-// ecgpipe's rhythm.csv (`start_sample` and `rhythm`: each episode a change). InputError naming
-// the line for a bad sample or a missing column.
+// of episodes, `start_sample`, `end_sample` and `rhythm` (ecgpipe's rhythm.csv, or a list of the AF
+// episodes alone): a change at each start, and an "N" at each end that the next row does not
+// start at. InputError naming the line for a bad sample, a missing column, an episode that ends
+// before it starts or starts inside the one before.
 std::vector<RhythmChange> parse_rhythm_csv(std::string_view text, const std::string& path);
 // By the name: a .csv file is parse_rhythm_csv, anything else a WFDB annotation file.
 std::vector<RhythmChange> read_rhythm_reference(const std::string& path);
