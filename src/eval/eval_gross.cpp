@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "common/json_number.hpp"
+#include "common/text.hpp"
 #include "ecgpipe/eval/eval_json.hpp"
 #include "eval/ec57_json.hpp"
 
@@ -128,7 +129,8 @@ std::string gross_evaluation_text(const GrossEvaluation& g) {
   std::vector<Row> rows;
   rows.emplace_back(kHeader.begin(), kHeader.end());
   for (const RecordEvaluation& r : g.records) {
-    Row row{r.record, hz(r.report.fs)};
+    // A record is named by its file: a newline there would break the row in two.
+    Row row{text::visible(r.record), hz(r.report.fs)};
     stat_cells(row, record_qrs(r.report), true);
     stat_cells(row, ec57_veb(r.report.ec57), r.report.has_classes);
     stat_cells(row, ec57_sveb(r.report.ec57), r.report.has_classes);
@@ -175,7 +177,8 @@ std::string gross_evaluation_text(const GrossEvaluation& g) {
     out += buf;
     out += episode_stats_text(g.af, g.rhythms);
   }
-  for (const UnpairedRecord& u : g.skipped) out += "skipped " + u.record + ": no " + u.missing + " (" + u.expected + ")\n";
+  for (const UnpairedRecord& u : g.skipped)
+    out += "skipped " + text::visible(u.record) + ": no " + u.missing + " (" + text::visible(u.expected) + ")\n";
   return out;
 }
 

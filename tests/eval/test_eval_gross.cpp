@@ -118,6 +118,26 @@ TEST(GrossEvaluation, Utf8NamesAreAlignedByCharacters) {
   EXPECT_EQ(line.rfind("\xC3\xA9l\xC3\xA8ve    250", 0), 0u) << "'average' is 7 wide, then two spaces" << line;
 }
 
+// A record is named by its file, and a file name may hold a newline or an escape sequence: in
+// the table it is one row, the controls shown as \xHH (the table reached the terminal with the
+// name's newline in it, a forged row "b,..." below the real one; found on a hostile tour of eval
+// --reference-dir). The same for a record skipped.
+TEST(GrossEvaluation, ControlCharactersInANameStayInItsRow) {
+  std::vector<ecgpipe::RecordEvaluation> r = two_records();
+  r[1].record = "a\nb\x1b[2J";
+  const std::string text = ecgpipe::gross_evaluation_text(
+      ecgpipe::gross_evaluation(std::move(r), {{"x\ny", "detections", "out/x\ny/beats.csv"}}));
+  std::istringstream lines(text);
+  std::string line, header;
+  std::getline(lines, line);
+  std::getline(lines, header);
+  std::getline(lines, line);  // a
+  std::getline(lines, line);
+  EXPECT_EQ(line.rfind("a\\x0ab\\x1b[2J  250", 0), 0u) << line;
+  EXPECT_EQ(text.find('\x1b'), std::string::npos);
+  EXPECT_NE(text.find("skipped x\\x0ay: no detections (out/x\\x0ay/beats.csv)\n"), std::string::npos) << text;
+}
+
 TEST(GrossEvaluation, RecordsWithoutClassesOrBeats) {
   // c: detections without classes; d: no reference beats (Se undefined: left out of the mean).
   std::vector<ecgpipe::RecordEvaluation> r = two_records();
