@@ -12,13 +12,13 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <mutex>
 #include <set>
 #include <thread>
 
 #include <spdlog/spdlog.h>
 
+#include "common/file_read.hpp"
 #include "common/paths.hpp"
 #include "common/text.hpp"
 #include "ecgpipe/io/wfdb.hpp"
@@ -57,24 +57,24 @@ constexpr std::size_t kMaxManifestLine = 64 * 1024;
 }  // namespace
 
 std::vector<BatchItem> parse_manifest(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError("cannot open manifest " + path);
+  // Whole, within the bound of every text input: /dev/zero as a manifest is one line that never
+  // ends, which getline grew until std::bad_alloc.
+  const std::string manifest = read_file_bounded(path, kMaxTextInputBytes, "manifest");
   const std::string base = dir_name(path);
   std::vector<BatchItem> items;
-  std::string line;
-  for (int number = 1; std::getline(in, line); ++number) {
+  text::for_each_line(manifest, [&](std::string_view line, std::size_t number) {
     const std::string where = path + ":" + std::to_string(number);
     // Text, one path per line: a NUL byte (a binary file, or a path no file system takes) and a
     // line longer than any path are refused with the line's number, quoting none of it; a UTF-8
-    // BOM, which some editors write first, is not part of the first path (issue 25).
-    if (number == 1 && text::starts_with_bom(line)) line.erase(0, text::kUtf8Bom.size());
-    if (const auto nul = line.find('\0'); nul != std::string::npos)
+    // BOM, which some editors write first, is not part of the first path (issue 25; for_each_line
+    // skips it).
+    if (const auto nul = line.find('\0'); nul != std::string_view::npos)
       throw InputError(where + ": a NUL byte at column " + std::to_string(nul + 1) + " (a manifest is text)");
     if (line.size() > kMaxManifestLine)
       throw InputError(where + ": a line of " + std::to_string(line.size()) + " bytes (at most " +
                        std::to_string(kMaxManifestLine) + ": path[,reference[,column]])");
-    const std::string text = trim(line);  // also drops a CRLF file's '\r'
-    if (text.empty() || text[0] == '#') continue;
+    const std::string text = trim(std::string(line));
+    if (text.empty() || text[0] == '#') return;
     std::vector<std::string> fields;
     for (std::size_t start = 0;;) {
       const auto comma = text.find(',', start);
@@ -92,8 +92,7 @@ std::vector<BatchItem> parse_manifest(const std::string& path) {
     if (fields.size() > 2) item.column = fields[2];
     item.origin = where;
     items.push_back(std::move(item));
-  }
-  if (in.bad()) throw InputError("cannot read manifest " + path);
+  });
   if (items.empty()) throw InputError(path + ": the manifest lists no recordings");
   return items;
 }

@@ -7,8 +7,8 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <limits>
+#include <optional>
 #include <sstream>
 #include <string_view>
 
@@ -18,6 +18,7 @@
 #include "common/paths.hpp"
 #include "ecgpipe/batch/batch.hpp"
 #include "common/output_set.hpp"
+#include "common/file_read.hpp"
 #include "common/json_file.hpp"
 #include "common/json_number.hpp"
 #include "common/text.hpp"
@@ -96,20 +97,28 @@ int column_of(const std::vector<std::string>& header, const std::string& name) {
   return it == header.end() ? -1 : static_cast<int>(it - header.begin());
 }
 
+// An output folder's CSV read back, as report.json is: a regular file within the bound of text
+// inputs (a FIFO in its place hung summarize; /dev/zero filled memory), or nothing when absent.
+std::optional<std::string> read_back(const std::string& path) {
+  if (!path_exists(path)) return std::nullopt;
+  return read_regular_file(path, kMaxTextInputBytes, "output file");
+}
+
 // beats.csv: the heart rate from its R peaks and, when it has a `class` column, the count per class.
 void read_beats(const std::string& path, SummaryRow& row) {
-  std::ifstream in(path);
-  if (!in) return;  // a row without beats.csv keeps NaN / no classes
-  std::string line;
-  if (!std::getline(in, line)) return;
-  if (!line.empty() && line.back() == '\r') line.pop_back();
-  const auto header = split_csv_line(line);
-  const int peak_col = column_of(header, "r_peak"), class_col = column_of(header, "class");
+  const std::optional<std::string> csv = read_back(path);
+  if (!csv) return;  // a row without beats.csv keeps NaN / no classes
+  int peak_col = -1, class_col = -1;
   std::int64_t first = -1, last = -1, n = 0;
-  for (int number = 2; std::getline(in, line); ++number) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.empty()) continue;
-    const auto f = split_csv_line(line);
+  text::for_each_line(*csv, [&](std::string_view line, std::size_t number) {
+    if (number == 1) {
+      const auto header = split_csv_line(std::string(line));
+      peak_col = column_of(header, "r_peak");
+      class_col = column_of(header, "class");
+      return;
+    }
+    if (line.empty()) return;
+    const auto f = split_csv_line(std::string(line));
     if (peak_col >= 0) {
       if (peak_col >= static_cast<int>(f.size())) throw InputError(path + ":" + std::to_string(number) + ": too few fields");
       const std::int64_t p = std::strtoll(f[peak_col].c_str(), nullptr, 10);
@@ -118,25 +127,28 @@ void read_beats(const std::string& path, SummaryRow& row) {
     }
     if (class_col >= 0 && class_col < static_cast<int>(f.size())) ++row.classes[f[class_col]];
     ++n;
-  }
+  });
   // Mean heart rate over the beats: (beats - 1) intervals between the first and last R peak.
   if (n >= 2 && last > first && row.fs > 0) row.hr_mean_bpm = 60.0 * static_cast<double>(n - 1) * row.fs / static_cast<double>(last - first);
 }
 
 void read_outliers(const std::string& path, SummaryRow& row) {
-  std::ifstream in(path);
-  if (!in) return;
-  std::string line;
-  if (!std::getline(in, line)) return;
-  const auto header = split_csv_line(line);
-  const int peak = column_of(header, "r_peak"), time = column_of(header, "time_s"), score = column_of(header, "score");
-  if (peak < 0 || time < 0 || score < 0) return;
-  while (row.top.size() < kSummaryTopOutliers && std::getline(in, line)) {
-    const auto f = split_csv_line(line);
-    if (static_cast<int>(f.size()) <= std::max({peak, time, score})) break;
+  const std::optional<std::string> csv = read_back(path);
+  if (!csv) return;
+  int peak = -1, time = -1, score = -1;
+  text::for_each_line(*csv, [&](std::string_view line, std::size_t number) {
+    const auto f = split_csv_line(std::string(line));
+    if (number == 1) {
+      peak = column_of(f, "r_peak");
+      time = column_of(f, "time_s");
+      score = column_of(f, "score");
+      return peak >= 0 && time >= 0 && score >= 0;
+    }
+    if (static_cast<int>(f.size()) <= std::max({peak, time, score})) return false;
     row.top.push_back({std::strtoll(f[peak].c_str(), nullptr, 10), std::strtod(f[time].c_str(), nullptr),
                        std::strtod(f[score].c_str(), nullptr)});
-  }
+    return row.top.size() < kSummaryTopOutliers;
+  });
 }
 
 std::string fmt(double v) {

@@ -5,9 +5,9 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <map>
 
+#include "common/file_read.hpp"
 #include "common/paths.hpp"
 #include "common/text.hpp"
 #include "ecgpipe/common/error.hpp"
@@ -189,13 +189,7 @@ RecordPairs parse_record_pairs(std::string_view text, const std::string& path) {
 
 RecordPairs read_record_pairs(const std::string& path) {
   if (detail::is_directory(path)) throw InputError("the pairs file " + path + " is a directory");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError("cannot open the pairs file " + path);
-  std::string text;
-  char buf[1 << 16];
-  while (in.read(buf, sizeof buf) || in.gcount() > 0) text.append(buf, static_cast<std::size_t>(in.gcount()));
-  if (in.bad()) throw InputError("cannot read the pairs file " + path);
-  RecordPairs all = parse_record_pairs(text, path);
+  RecordPairs all = parse_record_pairs(read_file_bounded(path, kMaxTextInputBytes, "the pairs file"), path);
   RecordPairs out;
   for (RecordPair& p : all.pairs) {
     if (!detail::path_exists(p.reference.path))

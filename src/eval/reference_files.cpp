@@ -7,7 +7,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <limits>
 #include <optional>
 #include <string_view>
@@ -15,6 +14,7 @@
 #include "ecgpipe/common/error.hpp"
 #include "ecgpipe/eval/evaluate.hpp"
 #include "ecgpipe/eval/rhythm_eval.hpp"
+#include "common/file_read.hpp"
 #include "common/text.hpp"
 
 namespace ecgpipe {
@@ -113,18 +113,8 @@ bool parse_sample(std::string_view s, std::int64_t& out) {
   return true;
 }
 
-// The whole file (InputError "cannot open PATH" / "cannot read PATH"), for the parse_* functions.
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError("cannot open " + path);
-  std::string text;
-  char buf[1 << 16];
-  // read() rather than istreambuf_iterator: a read error (a directory: EISDIR) sets badbit here
-  // instead of escaping as std::ios_base::failure.
-  while (in.read(buf, sizeof buf) || in.gcount() > 0) text.append(buf, static_cast<std::size_t>(in.gcount()));
-  if (in.bad()) throw InputError("cannot read " + path);
-  return text;
-}
+// The whole file (InputError "cannot open PATH" / "cannot read PATH: why"), for the parse_* functions.
+std::string read_file(const std::string& path) { return read_file_bounded(path, kMaxTextInputBytes, ""); }
 
 std::string cell_error(const std::string& path, std::size_t line, const std::string& what) {
   return path + ":" + std::to_string(line) + ": " + what;

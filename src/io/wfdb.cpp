@@ -11,14 +11,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <string>
 #include <vector>
 #include <string_view>
 
 #include "ecgpipe/common/sample_rate.hpp"
 #include "ecgpipe/common/error.hpp"
+#include "common/file_read.hpp"
 #include "common/text.hpp"
 
 namespace ecgpipe {
@@ -60,15 +59,16 @@ void require_not_directory(const std::string& path, const std::string& what) {
 }
 
 // The whole file, for the parse_* functions (which work on bytes in memory; the fuzz harnesses
-// call them directly).
-std::string read_bytes(const std::string& path, const char* what) {
+// call them directly), never past `max_bytes`.
+std::string read_bytes(const std::string& path, const char* what, std::size_t max_bytes = kMaxTextInputBytes) {
   require_not_directory(path, what);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(std::string("cannot open ") + what + " " + path);
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw InputError(std::string("cannot read ") + what + " " + path);
-  return bytes;
+  return read_file_bounded(path, max_bytes, what);
 }
+
+// The most of a signal file read: 4 G values of format 16 (24 h of 12 leads at 1 kHz is 2 GB),
+// which as floats is 16 GB. A header that announces more, or a file without a sample count in its
+// header that goes on past it (a device), is refused rather than filling memory.
+constexpr std::size_t kMaxSignalFileBytes = std::size_t{8} << 30;
 
 std::string extension_lower(const std::string& path) {
   return lower(std::filesystem::path(path).extension().string());
@@ -269,12 +269,7 @@ std::vector<Annotation> parse_wfdb_annotations(std::string_view bytes, const std
 }
 
 WfdbHeader read_wfdb_header(const std::string& path) {
-  require_not_directory(path, "WFDB header");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError("cannot open WFDB header " + path);
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw InputError("cannot read WFDB header " + path);
-  return parse_wfdb_header(text, path);
+  return parse_wfdb_header(read_bytes(path, "WFDB header"), path);
 }
 
 WfdbHeader parse_wfdb_header(std::string_view text, const std::string& path) {
@@ -314,6 +309,12 @@ WfdbHeader parse_wfdb_header(std::string_view text, const std::string& path) {
     if (tok.size() < 2) throw InputError(header_error(path, line_no, "signal line needs a file name and a format"));
     WfdbSignalSpec s;
     s.file_name = std::string(tok[0]);
+    // Beside the header or below it, as PhysioNet's records are: an absolute path or one out
+    // through ".." would make any file on the machine a signal (and /dev/zero one without end).
+    const std::filesystem::path file(s.file_name);
+    if (file.is_absolute() || std::any_of(file.begin(), file.end(), [](const auto& part) { return part == ".."; }))
+      throw InputError(header_error(path, line_no, "signal file '" + text::visible(s.file_name) +
+                                                       "' is not in the header's folder (an absolute path or '..')"));
     parse_format(tok[1], s, path, line_no);
     bool baseline_given = false;
     if (tok.size() > 2) parse_gain(tok[2], s, baseline_given, path, line_no);
@@ -474,7 +475,32 @@ WfdbSignal parse_wfdb_signal(const WfdbHeader& header, const std::string& channe
 WfdbSignal read_wfdb_signal(const std::string& path, const std::string& channel) {
   const WfdbHeader h = read_wfdb_header(wfdb_header_path(path));
   const ChannelChoice choice = choose_channel(h, channel);  // channel errors before the file's
-  return decode_signal(h, choice, read_bytes(choice.dat, "WFDB signal file"), choice.dat);
+  // As far as the header's samples go (the file may be longer, or a device that does not end).
+  const WfdbSignalSpec& spec = h.signals[choice.ch];
+  std::size_t need = kMaxSignalFileBytes + 1;
+  if (h.samples > 0) {
+    const double values = static_cast<double>(h.samples) * static_cast<double>(choice.group);
+    const double bytes = static_cast<double>(spec.byte_offset) + (spec.format == kFormat16 ? 2.0 * values : std::ceil(1.5 * values));
+    if (bytes > static_cast<double>(kMaxSignalFileBytes))
+      throw InputError(h.path + ": " + std::to_string(h.samples) + " samples announced, more than the " +
+                       std::to_string(kMaxSignalFileBytes) + " bytes of a signal file ecgpipe reads");
+    need = static_cast<std::size_t>(bytes);
+  }
+  require_not_directory(choice.dat, "WFDB signal file");
+  if (h.samples <= 0) {
+    // The samples are as many as the file holds: a file's size says so; a device's does not.
+    struct stat st {};
+    if (::stat(choice.dat.c_str(), &st) == 0 &&
+        (!S_ISREG(st.st_mode) || static_cast<std::uint64_t>(st.st_size) > kMaxSignalFileBytes))
+      throw InputError("WFDB signal file " + choice.dat + ": " +
+                       (S_ISREG(st.st_mode) ? "more than the " + std::to_string(kMaxSignalFileBytes) + " bytes ecgpipe reads"
+                                            : std::string("not a regular file")) +
+                       ", and " + h.path + " gives no sample count");
+  }
+  const std::string bytes = read_file_prefix(choice.dat, need, "WFDB signal file");
+  if (bytes.size() > kMaxSignalFileBytes)
+    throw InputError("WFDB signal file " + choice.dat + ": grew past " + std::to_string(kMaxSignalFileBytes) + " bytes while being read");
+  return decode_signal(h, choice, bytes, choice.dat);
 }
 
 }  // namespace ecgpipe

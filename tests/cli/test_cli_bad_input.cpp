@@ -787,14 +787,21 @@ TEST(CliPipeInput, WfdbSignalFileOrEdfFromAFifoIsRefusedByName) {
   write_text(dir / "r.hea", "r 2 250 1000\nr.dat 16 200 16 0 0 0 0 MLII\nr.dat 16 200 16 0 0 0 0 V1\n");
   ASSERT_EQ(::mkfifo((dir / "r.dat").c_str(), 0600), 0);
   ASSERT_EQ(::mkfifo((dir / "r.edf").c_str(), 0600), 0);
-  // A header may name its signal file by an absolute path, which the reader opens as it is: the
-  // check looked beside the header instead (dir + "/" + the absolute path) and the open hung.
+  // A header that names its signal file by an absolute path: the check looked beside the header
+  // instead (dir + "/" + the absolute path) and the open hung. Such a header is refused now (a
+  // signal file lies in the header's folder or below: Wfdb.HeadersNameSignalFilesBesideThem...);
+  // one below it that is a FIFO is refused as one.
   const std::string absolute = (dir / "r.dat").string();
   write_text(dir / "a.hea", "a 1 250 1000\n" + absolute + " 16 200 16 0 0 0 0 MLII\n");
-  for (const char* name : {"r.hea", "r.edf", "a.hea"}) {
+  std::filesystem::create_directories(dir / "sub");
+  ASSERT_EQ(::mkfifo((dir / "sub" / "s.dat").c_str(), 0600), 0);
+  write_text(dir / "s.hea", "s 1 250 1000\nsub/s.dat 16 200 16 0 0 0 0 MLII\n");
+  for (const auto& [name, says] : std::vector<std::pair<std::string, std::string>>{
+           {"r.hea", "r.dat is a pipe"}, {"r.edf", "r.edf is a pipe"}, {"s.hea", "s.dat is a pipe"},
+           {"a.hea", "a.hea:2: signal file '" + absolute + "' is not in the header's folder"}}) {
     SCOPED_TRACE(name);
     const auto r = testutil::run_bounded(q(exe()), "-q analyze " + q(dir / name) + " --device cpu --out " + q(dir / "o"), dir, 30);
-    expect_one_line(r, kInput, std::string(name) == "r.edf" ? "r.edf is a pipe" : "r.dat is a pipe");
+    expect_one_line(r, kInput, says);
     expect_empty(dir / "o");
   }
 }

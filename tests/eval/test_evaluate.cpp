@@ -297,8 +297,8 @@ TEST_F(EvalFiles, ReadersAreParsersOfTheFileText) {
   EXPECT_EQ(message([&] { ecgpipe::parse_detections_with_scores("sample,score\n1,2E62\n", "d.csv"); }),
             "d.csv:2: score '2E62' is beyond float's range");
   const std::string missing = (dir_ / "missing.csv").string();
-  EXPECT_EQ(message([&] { ecgpipe::read_detections_csv(missing); }), "cannot open " + missing);
-  EXPECT_EQ(message([&] { ecgpipe::read_reference_csv(dir_.string()); }), "cannot read " + dir_.string());
+  EXPECT_EQ(message([&] { ecgpipe::read_detections_csv(missing); }), "cannot open " + missing + ": No such file or directory");
+  EXPECT_EQ(message([&] { ecgpipe::read_reference_csv(dir_.string()); }), "cannot read " + dir_.string() + ": a directory");
 }
 
 TEST_F(EvalFiles, DetectionsPreferRPeakThenSampleThenFirstColumn) {

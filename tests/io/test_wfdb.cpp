@@ -317,6 +317,41 @@ TEST_F(Wfdb, SignalErrorsNameTheFile) {
   expect_input_error([&] { ecgpipe::read_wfdb_signal(multi); }, "multi-segment");
 }
 
+// A header names its signal file: one beside it (or below), never an absolute path or one out
+// through "..", which made any file on the machine a signal (into report.html's strips) and
+// /dev/zero one that filled memory until std::bad_alloc. A signal file is read only as far as
+// the header's sample count, and an annotation file that does not end is refused at the bound.
+TEST_F(Wfdb, HeadersNameSignalFilesBesideThemAndReadsAreBounded) {
+  const auto error_of = [](auto&& call) -> std::string {
+    try {
+      call();
+    } catch (const ecgpipe::InputError& e) {
+      return e.what();
+    }
+    return "(no error)";
+  };
+  for (const char* name : {"/dev/zero", "../x.dat", "sub/../../x.dat", ".."}) {
+    const auto hea = write_text("out.hea", std::string("out 1 360 2\n") + name + " 16 200\n");
+    EXPECT_NE(error_of([&] { ecgpipe::read_wfdb_header(hea); }).find(
+                  "out.hea:2: signal file '" + std::string(name) + "' is not in the header's folder"),
+              std::string::npos)
+        << name;
+  }
+  fs::create_directories(dir_ / "sub");
+  write("sub/s.dat", pack16({3, -4}));
+  EXPECT_EQ(ecgpipe::read_wfdb_signal(write_text("s.hea", "s 1 360 2\nsub/s.dat 16 1\n")).values, (std::vector<float>{3, -4}));
+  if (!fs::exists("/dev/zero")) GTEST_SKIP() << "no /dev/zero";
+  fs::create_symlink("/dev/zero", dir_ / "z.dat");
+  const auto z = ecgpipe::read_wfdb_signal(write_text("z.hea", "z 1 360 1000\nz.dat 16 200 16 0 0 0 0 MLII\n"));
+  EXPECT_EQ(z.values, std::vector<float>(1000, 0.0f)) << "2000 bytes read of a file that does not end";
+  EXPECT_NE(error_of([&] { ecgpipe::read_wfdb_signal(write_text("n.hea", "n 1 360\nz.dat 16 200\n")); }).find(
+                "z.dat: not a regular file, and " + (dir_ / "n.hea").string() + " gives no sample count"),
+            std::string::npos)
+      << "no sample count: as many as the file holds, which a device does not say";
+  fs::create_symlink("/dev/zero", dir_ / "z.atr");
+  EXPECT_NE(error_of([&] { ecgpipe::read_wfdb_annotations((dir_ / "z.atr").string()); }).find("more than"), std::string::npos);
+}
+
 // The readers read the files, then parse the bytes (parse_*, which the fuzz harnesses call
 // directly): the same results, and messages that name the paths given.
 TEST_F(Wfdb, ReadersAreParsersOfTheFileBytes) {
