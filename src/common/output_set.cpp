@@ -279,6 +279,16 @@ class Transaction {
     }
     renamed_.push_back({target, backed_up ? backup : std::string()});
   }
+  // Takes `target` away (renamed to `backup` until done(), renamed back by a roll-back): a file
+  // that must not outlive the set it belonged to. Nothing there: nothing to do.
+  void remove(const std::string& target, const std::string& backup) {
+    struct stat st {};
+    if (::lstat(target.c_str(), &st) != 0) return;
+    ::unlink(backup.c_str());
+    if (::rename(target.c_str(), backup.c_str()) != 0) throw OutputError("cannot remove " + target + ": " + errno_text());
+    backups_.push_back(backup);
+    renamed_.push_back({target, backup});
+  }
   void done() {
     done_ = true;
     for (const auto& b : backups_) ::unlink(b.c_str());
@@ -383,6 +393,8 @@ void OutputSet::pieces(const std::string& path, std::vector<std::string> parts) 
   files_.back()->is_text = false;
 }
 
+void OutputSet::remove(const std::string& path) { removals_.push_back(path); }
+
 void OutputSet::commit() {
   if (committed_) throw InternalError("an output set is committed twice");
   const std::string pid = std::to_string(static_cast<long long>(::getpid()));
@@ -403,7 +415,22 @@ void OutputSet::commit() {
     plans.push_back(std::move(p));
   }
 
+  // Files of an earlier set that this one does not have: regular files and links only (a FIFO
+  // or a device someone put there is not ours to take away).
+  struct Removal {
+    std::string target, backup;
+  };
+  std::vector<Removal> removals;
+  for (const std::string& path : removals_) {
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) != 0 || !(S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))) continue;
+    const fs::path target(path);
+    const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+    removals.push_back({path, (dir / ("." + target.filename().string() + ".ecgpipe-bak." + pid)).string()});
+  }
+
   Transaction tx;
+  for (const Removal& r : removals) tx.add_temp(r.backup, /*create=*/false, r.target);
   // 1. Every regular file complete under a temporary name beside its target.
   for (auto& p : plans) {
     if (p.direct) continue;
@@ -424,6 +451,7 @@ void OutputSet::commit() {
     try {
       for (const auto& p : plans)
         if (!p.direct) tx.replace(p.temp, p.target.string(), p.backup);
+      for (const Removal& r : removals) tx.remove(r.target, r.backup);
     } catch (...) {
       tx.roll_back();  // before a waiting signal may end the process
       throw;

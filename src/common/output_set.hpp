@@ -56,6 +56,11 @@ class OutputSet {
   // pieces on threads is kept once, not also joined (beats.csv of 14 days: ~0.3 GB).
   void pieces(const std::string& path, std::vector<std::string> parts);
 
+  // A file that is not part of the set and must not be left beside it (a truth file of an earlier
+  // synth scenario): taken away with the renames of commit(), put back if the commit fails. Only a
+  // regular file or a symbolic link (the link itself) is taken; a FIFO or device stays.
+  void remove(const std::string& path);
+
   // Writes the set. A target that is a symlink is written through (its target is replaced, the
   // link stays); an existing target that is not a regular file (a FIFO, a character device such
   // as /dev/stdout) is written into directly, after the regular files are in place; a directory
@@ -72,6 +77,7 @@ class OutputSet {
     bool is_text = true;
   };
   std::vector<std::unique_ptr<File>> files_;
+  std::vector<std::string> removals_;
   bool create_dirs_;
   bool committed_ = false;
 };

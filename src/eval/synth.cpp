@@ -907,12 +907,17 @@ void write_synth_files(const SynthRecord& record, const std::string& signal_path
   files.bytes(signal_path, format_signal_csv(record.signal, digits));
   files.bytes(truth_path, format_truth_csv(record.beats));
   if (!rhythm_path.empty()) files.bytes(rhythm_path, format_rhythm_truth_csv(record.rhythm));
+  const std::string noise_path = noise_truth_path(signal_path);
   if (!record.noise.empty()) {
-    const std::string noise_path = noise_truth_path(signal_path);
     if (same(truth_path, noise_path))
       throw UsageError("the truth file must differ from the noise truth, " + noise_path + " (beside the signal)");
     files.bytes(noise_path, format_noise_truth_csv(record.noise));
   }
+  // An earlier scenario's rhythm or noise truth beside the signal describes another recording:
+  // it goes with this commit (unless it is the path this one writes its beats to).
+  for (const std::string& earlier : {record.rhythm.empty() ? rhythm_truth_path(signal_path) : std::string(),
+                                     record.noise.empty() ? noise_path : std::string()})
+    if (!earlier.empty() && !same(earlier, truth_path) && !same(earlier, signal_path)) files.remove(earlier);
   files.commit();
 }
 

@@ -562,6 +562,25 @@ TEST(SynthScenario, ParoxysmalAfHasRhythmTruthAndIrregularRrInAf) {
   EXPECT_TRUE(testutil::list_dir(dir).empty());
   ecgpipe::write_synth_files(r, (dir / "s.csv").string(), (dir / "s_beats.csv").string());
   EXPECT_EQ(testutil::read_text(dir / "s_rhythm.csv"), ecgpipe::format_rhythm_truth_csv(r.rhythm));
+  // A scenario without rhythm truth written over it: the AF truth does not stay beside a sinus
+  // recording it does not describe (it did: `rhythm --reference s_rhythm.csv` then scored the
+  // new recording against the old one's AF). Nor a noise truth; a --truth named as the rhythm
+  // truth's path is the beats' truth now, and stays.
+  const auto files = [&dir] {
+    std::vector<std::string> names = testutil::list_dir(dir);
+    std::sort(names.begin(), names.end());
+    return names;
+  };
+  SynthOptions sinus = options_for(60.0, 2);
+  ecgpipe::write_synth_files(ecgpipe::synthesize(sinus), (dir / "s.csv").string(), (dir / "s_beats.csv").string());
+  EXPECT_EQ(files(), (std::vector<std::string>{"s.csv", "s_beats.csv"}));
+  sinus.scenario = ecgpipe::SynthScenario::noise;
+  ecgpipe::write_synth_files(ecgpipe::synthesize(sinus), (dir / "s.csv").string(), (dir / "s_beats.csv").string());
+  EXPECT_EQ(files(), (std::vector<std::string>{"s.csv", "s_beats.csv", "s_noise.csv"}));
+  sinus.scenario = ecgpipe::SynthScenario::none;
+  ecgpipe::write_synth_files(ecgpipe::synthesize(sinus), (dir / "s.csv").string(), (dir / "s_rhythm.csv").string());
+  EXPECT_EQ(files(), (std::vector<std::string>{"s.csv", "s_beats.csv", "s_rhythm.csv"}));
+  EXPECT_EQ(testutil::read_text(dir / "s_rhythm.csv").rfind("sample,symbol,class\n", 0), 0u);
 }
 
 // flutter: the rhythm truth alternates N / AFL at beats, every beat is N; within an episode the
