@@ -17,7 +17,10 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include <spdlog/spdlog.h>
+
 #include "common/step_log.hpp"
+#include "common/text.hpp"
 #include "ecgpipe/eval/eval_json.hpp"
 #include "ecgpipe/model/outlier_score.hpp"
 #include "ecgpipe/model/torch_runtime.hpp"
@@ -271,7 +274,15 @@ void write_run_outputs(const RunOptions& o, RunResult& r, std::vector<float> sig
   auto html_figures = std::async(std::launch::async, [&report] { return report_html_appendix_figures(report); });
   files.pieces(path("beats.csv"), beats.get());
   parts.done("beats.csv");
-  if (!o.analyze_only) write_outliers_csv(files.text(path("outliers.csv")), o, r);
+  if (!o.analyze_only) {
+    write_outliers_csv(files.text(path("outliers.csv")), o, r);
+  } else {
+    // An earlier run's scores in this folder rank beats this analysis did not score: they go
+    // with the commit. Its model stays (minutes of training; `score` may be pointed at it), said.
+    files.remove(path("outliers.csv"));
+    if (struct stat st {}; ::stat(path("model.safetensors").c_str(), &st) == 0)
+      spdlog::warn("{} is an earlier run's model, not of this analysis (kept)", text::visible(path("model.safetensors")));
+  }
   write_rhythm_csv(files.text(path("rhythm.csv")), r.rhythm_episodes, o.fs);
   write_artefact_csv(files.text(path("artefact.csv")), o, r);
   parts.done("outliers.csv, rhythm.csv, artefact.csv");

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -57,6 +58,31 @@ TEST(AnalyzeCli, HolterAnalysisWithoutAModel) {
   const auto e = run_ecgpipe("-q run '" ECGPIPE_SOURCE_DIR "/data/sample.csv' --epochs 0 --out " + q(dir / "r"), dir);
   EXPECT_EQ(e.code, 2);
   EXPECT_NE(e.err.find("--epochs"), std::string::npos) << e.err;
+}
+
+// `analyze` into the folder of an earlier `run`: that run's outliers.csv scored another recording's
+// beats (or the same one's, by a model this analysis did not use); it stayed beside the new
+// beats.csv, and `summarize` listed its top outliers as this analysis's (found on a hostile tour).
+// It goes with the analysis's commit; the model stays (minutes of training, and a file `score`
+// may be pointed at) and the log says whose it is.
+TEST(AnalyzeCli, AnEarlierRunsScoresDoNotStayBesideAnAnalysis) {
+  const auto dir = testutil::fresh_dir();
+  ASSERT_EQ(run_ecgpipe("-q synth " + q(dir / "a.csv") + " --duration 60", dir).code, 0);
+  ASSERT_EQ(run_ecgpipe("-q synth " + q(dir / "b.csv") + " --duration 60 --seed 7", dir).code, 0);
+  ASSERT_EQ(run_ecgpipe("-q run " + q(dir / "a.csv") + " --fs 250 --epochs 1 --out " + q(dir / "o"), dir).code, 0);
+  ASSERT_TRUE(std::filesystem::exists(dir / "o" / "outliers.csv"));
+  const auto r = run_ecgpipe("analyze " + q(dir / "b.csv") + " --fs 250 --out " + q(dir / "o"), dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "o" / "outliers.csv"));
+  EXPECT_TRUE(std::filesystem::exists(dir / "o" / "model.safetensors"));
+  EXPECT_NE(r.err.find("model.safetensors is an earlier run's model, not of this analysis (kept)"), std::string::npos) << r.err;
+  const auto s = run_ecgpipe("-q summarize " + q(dir / "o") + " --out " + q(dir / "s"), dir);
+  ASSERT_EQ(s.code, 0) << s.err;
+  const auto rows = testutil::csv_rows(read_text(dir / "s" / "summary.csv"));
+  ASSERT_GE(rows.size(), 2u);
+  const auto top = std::find(rows[0].begin(), rows[0].end(), "top_outliers") - rows[0].begin();
+  ASSERT_LT(static_cast<std::size_t>(top), rows[1].size());
+  EXPECT_EQ(rows[1][top], "") << "no outliers in an analysis";
 }
 
 // A `time,ECG` CSV (the NeuroKit2-style export): the ECG column at the time column's
