@@ -4,41 +4,20 @@
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include <spdlog/spdlog.h>
 
+#include "common/dir_locks.hpp"
 #include "common/output_set.hpp"
 #include "ecgpipe/common/error.hpp"
 
 namespace ecgpipe {
-namespace {
-
-// The pid holding an flock on the file `st` describes, from /proc/locks ("1: FLOCK  ADVISORY  WRITE
-// 1234 08:01:56789 0 EOF"), or "" where it cannot be told (no /proc, another namespace).
-std::string lock_holder(const struct stat& st) {
-  std::ifstream locks("/proc/locks");
-  char want[64];
-  std::snprintf(want, sizeof want, "%02x:%02x:%llu", major(st.st_dev), minor(st.st_dev),
-                static_cast<unsigned long long>(st.st_ino));
-  for (std::string line; std::getline(locks, line);) {
-    std::istringstream f(line);
-    std::string n, kind, advisory, access, pid, id;
-    if (f >> n >> kind >> advisory >> access >> pid >> id && kind == "FLOCK" && id == want) return pid;
-  }
-  return "";
-}
-
-}  // namespace
-
 OutputLock::OutputLock(const std::string& dir, Mode mode) {
   const std::string d = dir.empty() ? "." : dir;
   // The missing directories, outermost first: made with the signal handlers told (make_output_dir).
@@ -75,6 +54,12 @@ OutputLock::OutputLock(const std::string& dir, Mode mode) {
       throw OutputError(d + " is being written by another ecgpipe" + (pid.empty() ? "" : " (pid " + pid + ")") +
                         ": one output directory takes one writer at a time; wait for it or choose another --out");
     }
+    // Its commits are this lock's (output_set.hpp): they take no lock of their own on it.
+    struct stat st {};
+    if (::fstat(fd_, &st) == 0) {
+      locked_ = {static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)};
+      note_output_dir_locked(locked_->first, locked_->second);
+    }
   } catch (...) {
     release();
     throw;
@@ -84,6 +69,8 @@ OutputLock::OutputLock(const std::string& dir, Mode mode) {
 OutputLock::~OutputLock() { release(); }
 
 void OutputLock::release() {
+  if (locked_) note_output_dir_unlocked(locked_->first, locked_->second);
+  locked_.reset();
   if (fd_ >= 0) ::close(fd_);  // releases the flock
   fd_ = -1;
   // Directories this lock made and nothing filled: rmdir removes only empty ones, innermost first.

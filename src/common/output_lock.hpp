@@ -5,7 +5,10 @@
 // SIGKILL leaves no stale lock.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ecgpipe {
@@ -30,6 +33,7 @@ class OutputLock {
   void release();
 
   int fd_ = -1;
+  std::optional<std::pair<std::uint64_t, std::uint64_t>> locked_;  // the directory's device and inode
   std::vector<std::string> created_;  // outermost first
   std::vector<int> slots_;            // their entries in the signal handlers' table
 };

@@ -4,18 +4,25 @@
 #include "common/output_set.hpp"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <system_error>
+#include <utility>
+#include <vector>
 
+#include "common/dir_locks.hpp"
 #include "common/paths.hpp"
 #include "ecgpipe/common/error.hpp"
 
@@ -345,6 +352,96 @@ void test_stop_before_rename() {
   for (int i = 0; i < kWaitSteps; ++i) ::usleep(10000);
 }
 
+// Test seam: with ECGPIPE_TEST_PAUSE_AFTER_RENAME_MS=N a commit sleeps N ms after each rename,
+// so that a test can run another writer's whole commit inside this one's
+// (CliOutputs.TwoWritersOfOneSetLeaveOneOfThemWhole).
+void test_pause_after_rename() {
+  static const long ms = [] {
+    const char* v = std::getenv("ECGPIPE_TEST_PAUSE_AFTER_RENAME_MS");
+    return v == nullptr ? 0L : std::strtol(v, nullptr, 10);
+  }();
+  if (ms > 0) ::usleep(static_cast<useconds_t>(ms) * 1000);
+}
+
+bool locked_here(const struct stat& st) {
+  return output_dir_locked_here(static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino));
+}
+
+// Two writers of one set at once (two `synth`s of one OUT) renamed their files in turn, and the
+// directory was left with one's signal and the other's truth. The renames of a commit hold an
+// exclusive flock(2) on each directory they rename into, so such commits run one after the other
+// and the last is whole. Taken in one order (by device and inode), so two commits never wait on
+// each other in a circle; held for the renames alone (microseconds: a commit of another set into
+// the same folder waits that long). Not on a directory of this process's own OutputLock, and not
+// where the file system takes no locks (refusing to write would be worse than the race).
+class CommitLocks {
+ public:
+  explicit CommitLocks(const std::vector<fs::path>& dirs) {
+    std::vector<std::pair<std::pair<std::uint64_t, std::uint64_t>, int>> opened;
+    std::map<std::pair<std::uint64_t, std::uint64_t>, std::string> dirs_named;
+    for (const fs::path& d : dirs) {
+      const int fd = ::open(d.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      if (fd < 0) continue;  // the renames will say what is wrong with it
+      struct stat st {};
+      if (::fstat(fd, &st) != 0 || locked_here(st)) {
+        ::close(fd);
+        continue;
+      }
+      const std::pair<std::uint64_t, std::uint64_t> id{static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)};
+      opened.push_back({id, fd});
+      dirs_named.emplace(id, d.string());
+    }
+    std::sort(opened.begin(), opened.end());
+    std::vector<std::string> names;
+    for (std::size_t i = 0; i < opened.size(); ++i) {
+      if (i > 0 && opened[i].first == opened[i - 1].first) {  // one directory named twice
+        ::close(opened[i].second);
+        continue;
+      }
+      fds_.push_back(opened[i].second);
+      names.push_back(dirs_named[opened[i].first]);
+    }
+    try {
+      for (std::size_t i = 0; i < fds_.size(); ++i) lock(fds_[i], names[i]);
+    } catch (...) {
+      close_all();
+      throw;
+    }
+  }
+  ~CommitLocks() { close_all(); }
+
+  // Another commit holds a directory for microseconds; a run, batch or `rhythm` of another process
+  // holds its --out for as long as it writes (OutputLock): past kWait that is what this is, and
+  // the set is refused as OutputLock refuses a second writer (exit 4, the holder's pid).
+  static void lock(int fd, const std::string& dir) {
+    constexpr auto kWait = std::chrono::seconds(10);
+    const auto until = std::chrono::steady_clock::now() + kWait;
+    for (;;) {
+      if (::flock(fd, LOCK_EX | LOCK_NB) == 0) return;
+      if (errno == EINTR) continue;
+      if (errno != EWOULDBLOCK) return;  // no locks on this file system: go on without
+      if (std::chrono::steady_clock::now() >= until) {
+        struct stat st {};
+        const std::string pid = ::fstat(fd, &st) == 0 ? lock_holder(st) : "";
+        throw OutputError(dir + " is being written by another ecgpipe" + (pid.empty() ? "" : " (pid " + pid + ")") +
+                          ": wait for it or write elsewhere");
+      }
+      ::usleep(1000);
+    }
+  }
+
+  CommitLocks(const CommitLocks&) = delete;
+  CommitLocks& operator=(const CommitLocks&) = delete;
+
+ private:
+  void close_all() {
+    for (int fd : fds_) ::close(fd);  // releases the flock
+    fds_.clear();
+  }
+
+  std::vector<int> fds_;
+};
+
 }  // namespace
 
 void install_output_signal_handlers() {
@@ -446,11 +543,22 @@ void OutputSet::commit() {
   }
   test_stop_before_rename();
   {
+    std::vector<fs::path> dirs;
+    for (const auto& p : plans)
+      if (!p.direct) dirs.push_back(p.target.has_parent_path() ? p.target.parent_path() : fs::path("."));
+    for (const Removal& r : removals) {
+      const fs::path t(r.target);
+      dirs.push_back(t.has_parent_path() ? t.parent_path() : fs::path("."));
+    }
+    const CommitLocks locks(dirs);
     // 2. All renames, or none: a failure puts every earlier file back.
     SignalsWait wait;
     try {
-      for (const auto& p : plans)
-        if (!p.direct) tx.replace(p.temp, p.target.string(), p.backup);
+      for (const auto& p : plans) {
+        if (p.direct) continue;
+        tx.replace(p.temp, p.target.string(), p.backup);
+        test_pause_after_rename();
+      }
       for (const Removal& r : removals) tx.remove(r.target, r.backup);
     } catch (...) {
       tx.roll_back();  // before a waiting signal may end the process

@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -22,6 +23,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
+#include <future>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -595,6 +597,57 @@ TEST(CliOutputs, CommitFailureHalfWayKeepsEarlierSet) {
   std::size_t i = 0;
   for (const char* f : {"beats.csv", "outliers.csv", "model.safetensors", "report.html"})
     EXPECT_TRUE(read_text(out / f) == before[i++]) << f << " changed: a partial set";
+  EXPECT_TRUE(hidden_entries(out).empty()) << hidden_entries(out).front();
+}
+
+// Two writers of one set at once (two `synth`s of the same OUT): each set's renames ran while the
+// other's did, and 8 of 300 tries left the signal of one and the truth of the other (found on a
+// hostile tour). The renames of a commit now hold the directory's lock, so the set committed last
+// is there whole. The first writer pauses after each rename (a test seam), and the second runs
+// whole inside that pause: without the lock, the signal is the second's and the truth the first's.
+TEST(CliOutputs, TwoWritersOfOneSetLeaveOneOfThemWhole) {
+  const auto dir = fresh_dir();
+  for (const char* seed : {"1", "2"}) {
+    const auto r = run(std::string("-q synth ") + q(dir / ("ref" + std::string(seed) + ".csv")) + " --duration 10 --seed " + seed, dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+  }
+  const std::string first_csv = read_text(dir / "ref1.csv"), second_csv = read_text(dir / "ref2.csv");
+  const std::string second_truth = read_text(dir / "ref2_beats.csv");
+  fs::create_directories(dir / "first");  // its stdout and stderr files, apart from the second's
+  auto first = std::async(std::launch::async, [&] {
+    return testutil::run_bounded("env ECGPIPE_TEST_PAUSE_AFTER_RENAME_MS=1000 '" + std::string(ECGPIPE_EXE) + "'",
+                                 "-q synth " + q(dir / "o.csv") + " --duration 10 --seed 1", dir / "first");
+  });
+  // Until the first writer's first rename is done (o.csv is its signal), then the second whole.
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (!(fs::exists(dir / "o.csv") && read_text(dir / "o.csv") == first_csv) && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  const auto second = run("-q synth " + q(dir / "o.csv") + " --duration 10 --seed 2", dir);
+  EXPECT_EQ(second.code, 0) << second.err;
+  EXPECT_EQ(first.get().code, 0);
+  EXPECT_TRUE(read_text(dir / "o.csv") == second_csv) << "the signal is the second writer's";
+  EXPECT_TRUE(read_text(dir / "o_beats.csv") == second_truth) << "so is its truth: one set";
+  EXPECT_TRUE(hidden_entries(dir).empty()) << hidden_entries(dir).front();
+}
+
+// A folder held by a writer for longer than a commit takes (another process's run, batch or
+// `rhythm` holds its --out for as long as it writes): a set to be renamed into it waits 10 s,
+// then is refused as a second writer of the folder is (exit 4, the holder named), its temporaries
+// removed and the earlier files kept. Before, a `synth` or `summarize` into such a folder wrote
+// in the middle of the other's outputs.
+TEST(CliOutputs, ASetIntoAFolderAnotherWriterHoldsIsRefused) {
+  const auto dir = fresh_dir();
+  const auto out = dir / "held";
+  fs::create_directories(out);
+  testutil::write_text(out / "o.csv", "earlier");
+  const int fd = ::open(out.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::flock(fd, LOCK_EX), 0);  // as OutputLock holds it
+  const auto r = run("-q synth " + q(out / "o.csv") + " --duration 10", dir);
+  ::close(fd);
+  expect_one_line(r, kOutput, out.string() + " is being written by another ecgpipe (pid " + std::to_string(::getpid()) + ")");
+  EXPECT_EQ(read_text(out / "o.csv"), "earlier");
+  EXPECT_FALSE(fs::exists(out / "o_beats.csv"));
   EXPECT_TRUE(hidden_entries(out).empty()) << hidden_entries(out).front();
 }
 
