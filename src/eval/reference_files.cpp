@@ -193,6 +193,17 @@ ReferenceBeats parse_reference_csv(std::string_view text, const std::string& pat
   return std::move(reader.out);
 }
 
+namespace {
+// A header without r_peak or sample whose first columns are ecgpipe's episode lists' (rhythm.csv,
+// artefact.csv): not beat times, though its first column would be taken for them.
+void refuse_episode_list(const std::vector<std::string>& h, const std::string& path) {
+  const auto has = [&h](const char* name) { return std::find(h.begin(), h.end(), name) != h.end(); };
+  if (!has("r_peak") && !has("sample") && has("start_sample") && has("end_sample"))
+    throw InputError(path + ": columns start_sample and end_sample: a list of episodes or stretches (ecgpipe's "
+                            "rhythm.csv or artefact.csv), not beat times; give beats.csv");
+}
+}  // namespace
+
 std::vector<std::int64_t> read_detections_csv(const std::string& path) {
   return parse_detections_csv(read_file(path), path);
 }
@@ -202,6 +213,7 @@ std::vector<std::int64_t> parse_detections_csv(std::string_view text, const std:
     const std::string& path;
     std::vector<std::int64_t> out;
     std::size_t header(const std::vector<std::string>& h) {
+      refuse_episode_list(h, path);
       for (const char* name : {"r_peak", "sample"}) {
         const auto it = std::find(h.begin(), h.end(), name);
         if (it != h.end()) return static_cast<std::size_t>(it - h.begin());
@@ -414,6 +426,7 @@ Detections parse_detections_with_scores(std::string_view text, const std::string
     bool score_by_default = false;  // the score column was chosen here, not asked for
     bool first_row = true;
     std::size_t header(const std::vector<std::string>& h) {
+      refuse_episode_list(h, path);
       const auto find = [&](const std::string& name) { return std::find(h.begin(), h.end(), lower(name)); };
       if (const auto it = find("quality"); it != h.end()) {
         quality_index = static_cast<std::size_t>(it - h.begin());

@@ -301,6 +301,22 @@ TEST_F(EvalFiles, ReadersAreParsersOfTheFileText) {
   EXPECT_EQ(message([&] { ecgpipe::read_reference_csv(dir_.string()); }), "cannot read " + dir_.string() + ": a directory");
 }
 
+// ecgpipe's rhythm.csv or artefact.csv given where beats belong (`rhythm OUT/rhythm.csv --out
+// OUT`): without r_peak or sample, the first column, start_sample, was read as beat times, and the
+// analysis's own rhythm.csv was replaced by the AF of 20 episode starts (found on a hostile tour).
+// A list of episodes or stretches is refused by its columns.
+TEST_F(EvalFiles, AnEpisodeListIsNoBeatTimes) {
+  for (const char* text : {"start_sample,end_sample,start_s,end_s,rhythm,beats,mean_hr\n156,16623,0.6,66.5,N,76,68.9\n",
+                           "start_sample,end_sample,start_s,end_s,beats\n0,10,0,0.04,0\n"}) {
+    const std::string want = "o/x.csv: columns start_sample and end_sample: a list of episodes or stretches (ecgpipe's "
+                             "rhythm.csv or artefact.csv), not beat times";
+    EXPECT_EQ(testutil::input_error_of([&] { ecgpipe::parse_detections_csv(text, "o/x.csv"); }).rfind(want, 0), 0u) << text;
+    EXPECT_EQ(testutil::input_error_of([&] { ecgpipe::parse_detections_with_scores(text, "o/x.csv"); }).rfind(want, 0), 0u) << text;
+  }
+  // With a beat column beside them, the beats are read.
+  EXPECT_EQ(ecgpipe::parse_detections_csv("start_sample,end_sample,sample\n1,2,3\n", "d.csv"), (std::vector<std::int64_t>{3}));
+}
+
 TEST_F(EvalFiles, DetectionsPreferRPeakThenSampleThenFirstColumn) {
   EXPECT_EQ(ecgpipe::read_detections_csv(
                 write("beats.csv", "index,start,r_peak,length,split,recon_error\n0,50,140,100,train,0.5\n"
