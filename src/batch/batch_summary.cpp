@@ -24,6 +24,7 @@
 #include "common/text.hpp"
 #include "common/time_format.hpp"
 #include "common/xml_escape.hpp"
+#include "common/json_text.hpp"
 
 namespace ecgpipe {
 namespace {
@@ -378,7 +379,7 @@ std::vector<SummaryRow> collect_batch_rows(const std::string& out_dir, const std
         OutputSet f(/*create_dirs=*/true);
         const nlohmann::json j = {{"input", o.path}, {"status", "failed"}, {"exit_code", static_cast<int>(o.code)},
                                   {"error", o.error}, {"seconds", o.seconds}};
-        f.text(path_join(folder, "error.json")) << j.dump(2) << '\n';
+        f.text(path_join(folder, "error.json")) << json_text(j, 2) << '\n';
         f.commit();
       }
       rows.push_back(read_output_folder(folder, o.name));
@@ -509,7 +510,7 @@ std::string summary_json(const std::vector<SummaryRow>& rows) {
                                 {"qrs", stat_json(g.qrs)},
                                 {"veb_stat", stat_json(g.veb_stat)},
                                 {"sveb_stat", stat_json(g.sveb_stat)}};
-  return nlohmann::json({{"recordings", rows.size()}, {"failed", failed}, {"rows", list}, {"gross", gross}}).dump(2);
+  return json_text(nlohmann::json({{"recordings", rows.size()}, {"failed", failed}, {"rows", list}, {"gross", gross}}), 2);
 }
 
 void write_summary(const std::string& out_dir, const std::vector<SummaryRow>& rows) {

@@ -21,6 +21,7 @@
 #include "ecgpipe/pipeline/segment.hpp"
 #ifdef ECGPIPE_WITH_CUDA
 #include "ecgpipe/pipeline/segment_cuda.hpp"
+#include "common/json_text.hpp"
 #endif
 
 namespace ecgpipe::cli {
@@ -92,7 +93,7 @@ void bench(const BenchArgs& a) {
   j["csv_GB_per_s"] = bytes / median(t["csv"]) / kGB;
   j["pool_peak_MiB"] = static_cast<double>(pool_peak) / kMiB;
   if (a.json) {
-    std::cout << j.dump(2) << std::endl;
+    std::cout << json_text(j, 2) << std::endl;
     return;
   }
   std::printf("ecgpipe bench: %s, %.0f MB, %zu samples, preset %s, model %s, %zu candidates, %zu beats, device %s, %d runs after warm-up\n",

@@ -22,6 +22,7 @@
 #include "ecgpipe/eval/eval_records.hpp"
 #include "ecgpipe/eval/evaluate.hpp"
 #include "ecgpipe/eval/rhythm_eval.hpp"
+#include "common/json_text.hpp"
 
 namespace ecgpipe::cli {
 
@@ -85,7 +86,7 @@ void eval_one(EvalArgs a, const EvalOptions& options) {
   else
     spdlog::info("eval: {:g} Hz (from {})", r.report.fs, r.fs_source);
   if (a.json)
-    std::cout << eval_report_json(r.report).dump(kJsonIndent) << '\n';
+    std::cout << json_text(eval_report_json(r.report), kJsonIndent) << '\n';
   else
     std::cout << text::visible(eval_report_text(r.report), true);  // record names come from file names
 }
@@ -141,7 +142,7 @@ void eval_many(const EvalArgs& a, const EvalOptions& options) {
   }
   const GrossEvaluation gross = gross_evaluation(std::move(records), std::move(pairs.unpaired));
   if (a.json)
-    std::cout << gross_evaluation_json(gross).dump(kJsonIndent) << '\n';
+    std::cout << json_text(gross_evaluation_json(gross), kJsonIndent) << '\n';
   else
     std::cout << text::visible(gross_evaluation_text(gross), true);  // record names come from file names
 }

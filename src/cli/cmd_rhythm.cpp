@@ -29,6 +29,7 @@
 #include "ecgpipe/rhythm/rhythm_episodes.hpp"
 #include "rhythm/hrv_json.hpp"
 #include "rhythm/rhythm_json.hpp"
+#include "common/json_text.hpp"
 
 namespace ecgpipe::cli {
 namespace {
@@ -210,7 +211,7 @@ void add_rhythm_command(CLI::App& app) {
       j["af"] = af_stats_json(stats, fs);
     }
     if (a->json) {
-      std::cout << j.dump(2) << '\n';
+      std::cout << json_text(j, 2) << '\n';
       return;
     }
     // A value that is not defined here (Se of no reference episodes, SDANN of one 5-min segment) in

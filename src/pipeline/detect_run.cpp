@@ -19,6 +19,7 @@
 #include "ecgpipe/io/edf.hpp"
 #include "ecgpipe/io/wfdb.hpp"
 #include "ecgpipe/pipeline/segment_cuda.hpp"
+#include "common/json_text.hpp"
 #endif
 
 namespace ecgpipe {
@@ -125,7 +126,7 @@ void write_detect_folder(const std::string& dir, const DetectFileOptions& o, con
   j["counts"] = {{"candidates", r.candidates}, {"beats", r.r_peaks.size()}};
   j["seconds"] = {{"total", r.seconds}};
   if (r.evaluated) j["evaluation"] = eval_report_json(r.evaluation);
-  files.text(dir + "/report.json") << j.dump(2) << '\n';
+  files.text(dir + "/report.json") << json_text(j, 2) << '\n';
   files.commit();
 }
 

@@ -6,6 +6,7 @@
 #include "ecgpipe/common/error.hpp"
 #include "ecgpipe/model/model_file.hpp"
 #include "ecgpipe/pipeline/pipeline.hpp"
+#include "common/json_text.hpp"
 
 namespace ecgpipe {
 namespace {
@@ -31,7 +32,7 @@ std::string model_meta_json(const RunOptions& o) {
   j["row_length"] = row_length(o.rows());        // the beat length the model takes
   j["normalisation"] = o.model == Model::rr ? "per-beat median, per-recording median-beat RMS" : "none";
   j["trained_on"] = o.input;
-  return j.dump();
+  return json_text(j);
 }
 
 // An int field of the meta record (is_json_int: no float, no wrap).

@@ -39,6 +39,7 @@
 #include "ecgpipe/report/report.hpp"
 #include "ecgpipe/model/vae.hpp"
 #include "common/output_set.hpp"
+#include "common/json_text.hpp"
 
 namespace ecgpipe {
 namespace {
@@ -235,7 +236,7 @@ std::string beats_csv(const RunOptions& o, const RunResult& r, int threads) {
   return text;
 }
 
-std::string run_report_json(const RunOptions& o, const RunResult& r) { return report_json(o, r).dump(2); }
+std::string run_report_json(const RunOptions& o, const RunResult& r) { return json_text(report_json(o, r), 2); }
 
 std::string run_beats_csv(const RunOptions& o, const RunResult& r) { return beats_csv(o, r, cpu_threads()); }
 
@@ -291,7 +292,7 @@ void write_run_outputs(const RunOptions& o, RunResult& r, std::vector<float> sig
   std::ostream& json = files.text(path("report.json"));
   r.seconds.write = detail::seconds_since(t_write);
   r.seconds.total = detail::seconds_since(run_start);
-  json << report_json(o, r).dump(2) << '\n';
+  json << json_text(report_json(o, r), 2) << '\n';
   parts.done("report.json");
   std::ostream& html = files.text(path("report.html"));
   html << html_body.get();

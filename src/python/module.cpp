@@ -39,6 +39,7 @@
 #include "ecgpipe/pipeline/segment.hpp"
 #ifdef ECGPIPE_WITH_CUDA
 #include "ecgpipe/pipeline/segment_cuda.hpp"
+#include "common/json_text.hpp"
 #endif
 
 namespace nb = nanobind;
@@ -310,7 +311,7 @@ std::string evaluate(const std::string& reference_path, const nb::ndarray<const 
   nb::gil_scoped_release release;
   EvalReport report = evaluate_detections(reference, peaks, {}, eo, std::vector<char>(classes.begin(), classes.end()));
   report.reference_path = reference_path;  // the detections are the caller's array: no path
-  return eval_report_json(report).dump();
+  return json_text(eval_report_json(report));
 }
 
 void set_log_level(const std::string& level) {

@@ -27,6 +27,7 @@
 #include "ecgpipe/view/view.hpp"
 #include "common/text.hpp"
 #include "view/view_assets.hpp"
+#include "common/json_text.hpp"
 
 namespace ecgpipe {
 namespace {
@@ -99,7 +100,7 @@ class StopPipe {
 
 void reply_error(httplib::Response& res, int status, const std::string& message) {
   res.status = status;
-  res.set_content(json{{"error", message}}.dump(), "application/json");
+  res.set_content(json_text(json{{"error", message}}), "application/json");
 }
 
 // A query parameter that must be a whole decimal integer (no sign other than '-', no spaces, no
@@ -188,7 +189,7 @@ void beats_reply(const ViewData& d, const httplib::Request& req, httplib::Respon
                       {"symbol", d.ref_symbol.substr(ra, rb - ra)},
                       {"matched", ref_matched}};
   }
-  res.set_content(j.dump(), "application/json");
+  res.set_content(json_text(j), "application/json");
 }
 
 // Heart rate 60 fs / RR of each beat (from the previous detection) in [from, to), per bin.
@@ -221,7 +222,7 @@ void hr_reply(const ViewData& d, const httplib::Request& req, httplib::Response&
       mean.push_back(sum[k] / count[k]), mn.push_back(lo[k]), mx.push_back(hi[k]);
     }
   }
-  res.set_content(json{{"from", from}, {"to", to}, {"bins", bins}, {"mean", mean}, {"min", mn}, {"max", mx}}.dump(),
+  res.set_content(json_text(json{{"from", from}, {"to", to}, {"bins", bins}, {"mean", mean}, {"min", mn}, {"max", mx}}),
                   "application/json");
 }
 
@@ -399,7 +400,7 @@ ViewServer::ViewServer(std::shared_ptr<const ViewData> data) : impl_(std::make_s
   std::weak_ptr<Impl> weak = impl_;  // the queue is made in listen(), while impl_ is alive
   s.new_task_queue = [weak] { return new ConnectionThreads(weak.lock()); };
   const std::string* bound = &impl_->bound;
-  const std::string meta = meta_json(d).dump(), outliers = outliers_json(d).dump();
+  const std::string meta = json_text(meta_json(d)), outliers = json_text(outliers_json(d));
   // httplib's default also sets SO_REUSEPORT, with which a second viewer on a taken port binds
   // silently and the two share its connections; SO_REUSEADDR alone still allows a quick restart.
   s.set_socket_options([](socket_t sock) {
@@ -445,7 +446,7 @@ ViewServer::ViewServer(std::shared_ptr<const ViewData> data) : impl_(std::make_s
   });
   // Unknown paths (and so any attempt at ../): a short JSON error instead of an empty 404.
   s.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
-    if (res.body.empty()) res.set_content(json{{"error", "not found: " + req.path}}.dump(), "application/json");
+    if (res.body.empty()) res.set_content(json_text(json{{"error", "not found: " + req.path}}), "application/json");
   });
 }
 
