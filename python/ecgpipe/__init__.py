@@ -319,6 +319,7 @@ def _signal_args(signal: Any, fs: Optional[float], name: Optional[str]) -> Tuple
     name = "signal" if name is None else str(name)
     if "\0" in name:
         raise UsageError(f"name: a NUL character in {name!r}")
+    _utf8("name", name)
     return _host_signal(signal), _rate(fs), name, info
 
 
@@ -340,7 +341,19 @@ def _path(what: str, path: PathLike) -> str:
         text = os.fsdecode(text)
     if "\0" in text:
         raise UsageError(f"{what}: a path with a NUL character: {text!r}")
+    _utf8(what, text)
     return text
+
+
+def _utf8(what: str, text: str) -> None:
+    """The native side takes UTF-8 text. A file name of other bytes (a Latin-1 b"M\\xfcller.csv")
+    comes from os.fsdecode with lone surrogates, which have no UTF-8: said here, instead of the
+    binding's "incompatible function arguments" TypeError."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise UsageError(f"{what}: {text!r} is not UTF-8 (a file name in another encoding?); "
+                         "rename it, or link it under a UTF-8 name") from None
 
 
 def _out(out: Optional[PathLike]) -> str:

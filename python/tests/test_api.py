@@ -367,6 +367,22 @@ def test_nul_in_a_path_or_name_is_a_usage_error(sample, tmp_path):
     assert not (tmp_path / "o").exists()
 
 
+def test_a_path_or_name_that_is_not_utf8_is_a_usage_error(sample, tmp_path):
+    # A Latin-1 file name: bytes the binding cannot take as text (it raised a TypeError,
+    # "incompatible function arguments").
+    signal, fs = sample
+    latin1 = os.fsdecode(b"M\xfcller.csv")
+    with pytest.raises(ecgpipe.UsageError, match="not UTF-8"):
+        ecgpipe.read(tmp_path / latin1)
+    with pytest.raises(ecgpipe.UsageError, match="not UTF-8"):
+        ecgpipe.read(os.fsencode(str(tmp_path)) + b"/M\xfcller.csv")
+    with pytest.raises(ecgpipe.UsageError, match="not UTF-8"):
+        ecgpipe.analyze(signal, fs, device="cpu", out=tmp_path / latin1)
+    with pytest.raises(ecgpipe.UsageError, match="not UTF-8"):
+        ecgpipe.analyze(signal, fs, device="cpu", name=latin1)
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_output_errors(sample, tmp_path):
     signal, fs = sample
     (tmp_path / "file").write_text("x")
