@@ -1,11 +1,13 @@
 // `ecgpipe synth OUT.csv`: writes a synthetic ECG and its ground-truth beats (issue 4).
 #include <CLI/CLI.hpp>
 
-#include <iostream>
 #include <memory>
 #include <string>
 
+#include <spdlog/spdlog.h>
+
 #include "cli/commands.hpp"
+#include "common/text.hpp"
 #include "ecgpipe/common/error.hpp"
 #include "ecgpipe/eval/synth.hpp"
 
@@ -80,10 +82,11 @@ void add_synth_command(CLI::App& app) {
     const std::string truth = args->truth.empty() ? default_truth_path(args->out) : args->truth;
     const SynthRecord record = synthesize(options);
     write_synth_files(record, args->out, truth, args->digits);
-    std::cerr << "synth: wrote " << args->out << " and " << truth
-              << (record.rhythm.empty() ? std::string() : " and " + rhythm_truth_path(args->out))
-              << (record.noise.empty() ? std::string() : " and " + noise_truth_path(args->out)) << ": "
-              << synth_summary(record, options) << '\n';
+    // A log line as every command's: the names shown, not obeyed (text::visible), and quiet under -q.
+    std::string wrote = text::visible(args->out) + " and " + text::visible(truth);
+    if (!record.rhythm.empty()) wrote += " and " + text::visible(rhythm_truth_path(args->out));
+    if (!record.noise.empty()) wrote += " and " + text::visible(noise_truth_path(args->out));
+    spdlog::info("synth: wrote {}: {}", wrote, synth_summary(record, options));
   });
 }
 

@@ -681,6 +681,21 @@ TEST(CliNames, ANameThatIsNotUtf8IsWrittenAsReplacementCharacters) {
   EXPECT_NE(d.code, 1) << d.err;
 }
 
+// synth's summary line: written straight to stderr, it quoted its file names as they were (an
+// ESC in a name drove the terminal) and spoke under -q. Now a log line like the others: names
+// shown, not obeyed (\xHH), and quiet under -q (found on a hostile tour).
+TEST(CliNames, SynthsSummarySaysNamesAndKeepsQuiet) {
+  const auto dir = fresh_dir();
+  const auto out = dir / "a\x1b[31mred.csv";
+  const auto r = run("synth " + q(out) + " --duration 5", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("info: synth: wrote " + (dir / "a\\x1b[31mred.csv").string() + " and "), std::string::npos) << r.err;
+  const auto quiet = run("-q synth " + q(out) + " --duration 5", dir);
+  EXPECT_EQ(quiet.code, 0);
+  EXPECT_EQ(quiet.err, "");
+}
+
 // --- Row 5: SIGINT/SIGTERM during the write phase remove the temporaries.
 // The child stops itself (ECGPIPE_TEST_STOP_BEFORE_COMMIT) when its temporaries are written.
 // Returns what the child wrote to stderr.
