@@ -278,6 +278,9 @@ WfdbHeader parse_wfdb_header(std::string_view text, const std::string& path) {
   std::vector<std::string_view> tok;  // the line's fields, views into text (reused: no allocation per line)
   long long nsig = -1;
   text::for_each_line(text, [&](std::string_view line, std::size_t line_no) {
+    // Text: a NUL would cut a file name short where the C library opens it (another file).
+    if (const auto nul = line.find('\0'); nul != std::string_view::npos)
+      throw InputError(header_error(path, line_no, "a NUL byte at column " + std::to_string(nul + 1) + " (a header is text)"));
     const std::size_t first = line.find_first_not_of(" \t");
     if (first == std::string_view::npos || line[first] == '#') return true;
     split_fields(line, tok);

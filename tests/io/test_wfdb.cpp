@@ -388,6 +388,17 @@ TEST_F(Wfdb, ReadersAreParsersOfTheFileBytes) {
 // Fields are split as `istream >> std::string` split them (the parser's tokenizer before it
 // worked on views): any run of ' ', '\t', '\v', '\f', '\r'; a description of several words keeps
 // one space between them.
+// A header is text: a NUL byte in it (in "h\0.dat" the C library would open "h", another file than
+// the one named) is refused with its line, as a manifest's is (found on a hostile tour).
+TEST(WfdbHeader, ANulByteIsRefusedWithItsLine) {
+  try {
+    (void)ecgpipe::parse_wfdb_header(std::string("h 1 360 10\nh\0.dat 16 200\n", 25), "h.hea");
+    ADD_FAILURE() << "no error";
+  } catch (const ecgpipe::InputError& e) {
+    EXPECT_EQ(std::string(e.what()), "h.hea:2: a NUL byte at column 2 (a header is text)");
+  }
+}
+
 TEST(WfdbHeader, FieldsSplitOnAnyWhitespaceAndDescriptionsJoinWithOneSpace) {
   const std::string text = "\t rec\v2\f360  650000\n"
                            "rec.dat\t212+512 200(-5)/uV 11 1024 0 0 0 \tchest \f lead\r\n"
