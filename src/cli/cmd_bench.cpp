@@ -19,9 +19,9 @@
 #include "ecgpipe/io/signal_input.hpp"
 #include "ecgpipe/pipeline/pipeline.hpp"
 #include "ecgpipe/pipeline/segment.hpp"
+#include "common/json_text.hpp"
 #ifdef ECGPIPE_WITH_CUDA
 #include "ecgpipe/pipeline/segment_cuda.hpp"
-#include "common/json_text.hpp"
 #endif
 
 namespace ecgpipe::cli {

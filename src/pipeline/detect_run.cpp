@@ -15,11 +15,11 @@
 #include "ecgpipe/eval/eval_json.hpp"
 #include "ecgpipe/pipeline/plausibility.hpp"
 #include "ecgpipe/pipeline/segment.hpp"
+#include "common/json_text.hpp"
 #ifdef ECGPIPE_WITH_CUDA
 #include "ecgpipe/io/edf.hpp"
 #include "ecgpipe/io/wfdb.hpp"
 #include "ecgpipe/pipeline/segment_cuda.hpp"
-#include "common/json_text.hpp"
 #endif
 
 namespace ecgpipe {

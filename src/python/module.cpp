@@ -37,9 +37,9 @@
 #include "ecgpipe/pipeline/detect_run.hpp"
 #include "ecgpipe/pipeline/pipeline.hpp"
 #include "ecgpipe/pipeline/segment.hpp"
+#include "common/json_text.hpp"
 #ifdef ECGPIPE_WITH_CUDA
 #include "ecgpipe/pipeline/segment_cuda.hpp"
-#include "common/json_text.hpp"
 #endif
 
 namespace nb = nanobind;
