@@ -478,32 +478,28 @@ WfdbSignal parse_wfdb_signal(const WfdbHeader& header, const std::string& channe
 WfdbSignal read_wfdb_signal(const std::string& path, const std::string& channel) {
   const WfdbHeader h = read_wfdb_header(wfdb_header_path(path));
   const ChannelChoice choice = choose_channel(h, channel);  // channel errors before the file's
-  // As far as the header's samples go (the file may be longer, or a device that does not end).
-  const WfdbSignalSpec& spec = h.signals[choice.ch];
-  std::size_t need = kMaxSignalFileBytes + 1;
   if (h.samples > 0) {
+    // As far as the header's samples go (the file may be longer, or a device that does not end).
+    const WfdbSignalSpec& spec = h.signals[choice.ch];
     const double values = static_cast<double>(h.samples) * static_cast<double>(choice.group);
     const double bytes = static_cast<double>(spec.byte_offset) + (spec.format == kFormat16 ? 2.0 * values : std::ceil(1.5 * values));
     if (bytes > static_cast<double>(kMaxSignalFileBytes))
       throw InputError(h.path + ": " + std::to_string(h.samples) + " samples announced, more than the " +
                        std::to_string(kMaxSignalFileBytes) + " bytes of a signal file ecgpipe reads");
-    need = static_cast<std::size_t>(bytes);
+    require_not_directory(choice.dat, "WFDB signal file");
+    return decode_signal(h, choice, read_file_prefix(choice.dat, static_cast<std::size_t>(bytes), "WFDB signal file"), choice.dat);
   }
+  // No sample count: as many as the file holds, which a regular file's size says and a device's
+  // does not (read_regular_file also refuses one that grows past the bound while read).
   require_not_directory(choice.dat, "WFDB signal file");
-  if (h.samples <= 0) {
-    // The samples are as many as the file holds: a file's size says so; a device's does not.
-    struct stat st {};
-    if (::stat(choice.dat.c_str(), &st) == 0 &&
-        (!S_ISREG(st.st_mode) || static_cast<std::uint64_t>(st.st_size) > kMaxSignalFileBytes))
-      throw InputError("WFDB signal file " + choice.dat + ": " +
-                       (S_ISREG(st.st_mode) ? "more than the " + std::to_string(kMaxSignalFileBytes) + " bytes ecgpipe reads"
-                                            : std::string("not a regular file")) +
-                       ", and " + h.path + " gives no sample count");
-  }
-  const std::string bytes = read_file_prefix(choice.dat, need, "WFDB signal file");
-  if (bytes.size() > kMaxSignalFileBytes)
-    throw InputError("WFDB signal file " + choice.dat + ": grew past " + std::to_string(kMaxSignalFileBytes) + " bytes while being read");
-  return decode_signal(h, choice, bytes, choice.dat);
+  struct stat st {};
+  if (::stat(choice.dat.c_str(), &st) == 0 &&
+      (!S_ISREG(st.st_mode) || static_cast<std::uint64_t>(st.st_size) > kMaxSignalFileBytes))
+    throw InputError("WFDB signal file " + choice.dat + ": " +
+                     (S_ISREG(st.st_mode) ? "more than the " + std::to_string(kMaxSignalFileBytes) + " bytes ecgpipe reads"
+                                          : std::string("not a regular file")) +
+                     ", and " + h.path + " gives no sample count");
+  return decode_signal(h, choice, read_regular_file(choice.dat, kMaxSignalFileBytes, "WFDB signal file"), choice.dat);
 }
 
 }  // namespace ecgpipe
