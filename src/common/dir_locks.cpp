@@ -31,6 +31,12 @@ std::string lock_holder(const struct stat& st) {
   return "";
 }
 
+std::string written_by_another(const std::string& dir, int fd) {
+  struct stat st {};
+  const std::string pid = ::fstat(fd, &st) == 0 ? lock_holder(st) : "";
+  return dir + " is being written by another ecgpipe" + (pid.empty() ? "" : " (pid " + pid + ")");
+}
+
 void note_output_dir_locked(std::uint64_t dev, std::uint64_t ino) {
   const std::lock_guard<std::mutex> hold(g_locked_dirs_mutex);
   g_locked_dirs.insert({dev, ino});

@@ -13,6 +13,9 @@ namespace ecgpipe {
 // The pid that holds an flock on the file `st` describes, from /proc/locks ("1: FLOCK  ADVISORY
 // WRITE 1234 08:01:56789 0 EOF"), or "" where it cannot be told (no /proc, another namespace).
 std::string lock_holder(const struct stat& st);
+// "DIR is being written by another ecgpipe (pid N)", for a directory whose flock another holds
+// (`fd` open on it; the pid where lock_holder can tell it).
+std::string written_by_another(const std::string& dir, int fd);
 
 // The directories this process holds an OutputLock on, by device and inode. A commit locks each
 // directory it renames into for the renames' time, but not these: they are its own already, and

@@ -49,9 +49,7 @@ OutputLock::OutputLock(const std::string& dir, Mode mode) {
         return;
       }
       if (err != EWOULDBLOCK) throw OutputError("cannot lock output directory " + d + ": " + std::strerror(err));
-      struct stat st {};
-      const std::string pid = ::fstat(fd_, &st) == 0 ? lock_holder(st) : "";
-      throw OutputError(d + " is being written by another ecgpipe" + (pid.empty() ? "" : " (pid " + pid + ")") +
+      throw OutputError(written_by_another(d, fd_) +
                         ": one output directory takes one writer at a time; wait for it or choose another --out");
     }
     // Its commits are this lock's (output_set.hpp): they take no lock of their own on it.

@@ -17,7 +17,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <map>
 #include <system_error>
 #include <utility>
 #include <vector>
@@ -363,6 +362,15 @@ void test_pause_after_rename() {
   if (ms > 0) ::usleep(static_cast<useconds_t>(ms) * 1000);
 }
 
+// The folder a path lies in ("." for a bare name).
+fs::path folder_of(const fs::path& p) { return p.has_parent_path() ? p.parent_path() : fs::path("."); }
+
+// The hidden file beside `target` that process `pid`'s commit keeps as `kind` ("tmp", "bak"), in
+// the form remove_stale_temporaries knows.
+std::string beside(const fs::path& target, const char* kind, const std::string& pid) {
+  return (folder_of(target) / ("." + target.filename().string() + ".ecgpipe-" + kind + "." + pid)).string();
+}
+
 bool locked_here(const struct stat& st) {
   return output_dir_locked_here(static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino));
 }
@@ -377,8 +385,6 @@ bool locked_here(const struct stat& st) {
 class CommitLocks {
  public:
   explicit CommitLocks(const std::vector<fs::path>& dirs) {
-    std::vector<std::pair<std::pair<std::uint64_t, std::uint64_t>, int>> opened;
-    std::map<std::pair<std::uint64_t, std::uint64_t>, std::string> dirs_named;
     for (const fs::path& d : dirs) {
       const int fd = ::open(d.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
       if (fd < 0) continue;  // the renames will say what is wrong with it
@@ -387,59 +393,57 @@ class CommitLocks {
         ::close(fd);
         continue;
       }
-      const std::pair<std::uint64_t, std::uint64_t> id{static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)};
-      opened.push_back({id, fd});
-      dirs_named.emplace(id, d.string());
+      held_.push_back({{static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)}, fd, d.string()});
     }
-    std::sort(opened.begin(), opened.end());
-    std::vector<std::string> names;
-    for (std::size_t i = 0; i < opened.size(); ++i) {
-      if (i > 0 && opened[i].first == opened[i - 1].first) {  // one directory named twice
-        ::close(opened[i].second);
-        continue;
-      }
-      fds_.push_back(opened[i].second);
-      names.push_back(dirs_named[opened[i].first]);
+    std::sort(held_.begin(), held_.end(), [](const Dir& a, const Dir& b) { return a.id < b.id; });
+    std::vector<Dir> once;  // one directory named twice is locked once
+    for (Dir& d : held_) {
+      if (!once.empty() && once.back().id == d.id)
+        ::close(d.fd);
+      else
+        once.push_back(std::move(d));
     }
+    held_ = std::move(once);
     try {
-      for (std::size_t i = 0; i < fds_.size(); ++i) lock(fds_[i], names[i]);
+      for (const Dir& d : held_) lock(d);
     } catch (...) {
       close_all();
       throw;
     }
   }
   ~CommitLocks() { close_all(); }
-
-  // Another commit holds a directory for microseconds; a run, batch or `rhythm` of another process
-  // holds its --out for as long as it writes (OutputLock): past kWait that is what this is, and
-  // the set is refused as OutputLock refuses a second writer (exit 4, the holder's pid).
-  static void lock(int fd, const std::string& dir) {
-    constexpr auto kWait = std::chrono::seconds(10);
-    const auto until = std::chrono::steady_clock::now() + kWait;
-    for (;;) {
-      if (::flock(fd, LOCK_EX | LOCK_NB) == 0) return;
-      if (errno == EINTR) continue;
-      if (errno != EWOULDBLOCK) return;  // no locks on this file system: go on without
-      if (std::chrono::steady_clock::now() >= until) {
-        struct stat st {};
-        const std::string pid = ::fstat(fd, &st) == 0 ? lock_holder(st) : "";
-        throw OutputError(dir + " is being written by another ecgpipe" + (pid.empty() ? "" : " (pid " + pid + ")") +
-                          ": wait for it or write elsewhere");
-      }
-      ::usleep(1000);
-    }
-  }
-
   CommitLocks(const CommitLocks&) = delete;
   CommitLocks& operator=(const CommitLocks&) = delete;
 
  private:
-  void close_all() {
-    for (int fd : fds_) ::close(fd);  // releases the flock
-    fds_.clear();
+  struct Dir {
+    std::pair<std::uint64_t, std::uint64_t> id;  // device and inode
+    int fd;
+    std::string name;
+  };
+
+  // Another commit holds a directory for microseconds; a run, batch or `rhythm` of another process
+  // holds its --out for as long as it writes (OutputLock): past kWait that is what this is, and
+  // the set is refused as OutputLock refuses a second writer (exit 4, the holder's pid).
+  static void lock(const Dir& d) {
+    constexpr auto kWait = std::chrono::seconds(10);
+    const auto until = std::chrono::steady_clock::now() + kWait;
+    for (;;) {
+      if (::flock(d.fd, LOCK_EX | LOCK_NB) == 0) return;
+      if (errno == EINTR) continue;
+      if (errno != EWOULDBLOCK) return;  // no locks on this file system: go on without
+      if (std::chrono::steady_clock::now() >= until)
+        throw OutputError(written_by_another(d.name, d.fd) + ": wait for it or write elsewhere");
+      ::usleep(1000);
+    }
   }
 
-  std::vector<int> fds_;
+  void close_all() {
+    for (const Dir& d : held_) ::close(d.fd);  // releases the flock
+    held_.clear();
+  }
+
+  std::vector<Dir> held_;
 };
 
 }  // namespace
@@ -518,12 +522,12 @@ void OutputSet::commit() {
     std::string target, backup;
   };
   std::vector<Removal> removals;
+  std::vector<fs::path> dirs;  // every folder the renames touch: locked for them (CommitLocks)
   for (const std::string& path : removals_) {
     struct stat st {};
     if (::lstat(path.c_str(), &st) != 0 || !(S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))) continue;
-    const fs::path target(path);
-    const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-    removals.push_back({path, (dir / ("." + target.filename().string() + ".ecgpipe-bak." + pid)).string()});
+    removals.push_back({path, beside(path, "bak", pid)});
+    dirs.push_back(folder_of(path));
   }
 
   Transaction tx;
@@ -531,25 +535,18 @@ void OutputSet::commit() {
   // 1. Every regular file complete under a temporary name beside its target.
   for (auto& p : plans) {
     if (p.direct) continue;
-    const fs::path dir = p.target.has_parent_path() ? p.target.parent_path() : fs::path(".");
-    const std::string name = p.target.filename().string();
+    const fs::path dir = folder_of(p.target);
+    dirs.push_back(dir);
     tx.make_dirs(dir, create_dirs_, p.file->path);
-    remove_stale_temporaries(dir, name);
-    p.temp = (dir / ("." + name + ".ecgpipe-tmp." + pid)).string();
-    p.backup = (dir / ("." + name + ".ecgpipe-bak." + pid)).string();
+    remove_stale_temporaries(dir, p.target.filename().string());
+    p.temp = beside(p.target, "tmp", pid);
+    p.backup = beside(p.target, "bak", pid);
     tx.add_temp(p.backup, /*create=*/false, p.file->path);  // made during the renames; a signal removes it too
     const int fd = tx.add_temp(p.temp, /*create=*/true, p.file->path);
     write_and_close(fd, p.file->data, p.file->is_text ? p.file->text.rdbuf() : nullptr, /*sync=*/true, p.file->path);
   }
   test_stop_before_rename();
   {
-    std::vector<fs::path> dirs;
-    for (const auto& p : plans)
-      if (!p.direct) dirs.push_back(p.target.has_parent_path() ? p.target.parent_path() : fs::path("."));
-    for (const Removal& r : removals) {
-      const fs::path t(r.target);
-      dirs.push_back(t.has_parent_path() ? t.parent_path() : fs::path("."));
-    }
     const CommitLocks locks(dirs);
     // 2. All renames, or none: a failure puts every earlier file back.
     SignalsWait wait;
