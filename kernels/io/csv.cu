@@ -2,9 +2,10 @@
 // launchers' header is csv_kernels.hpp). Per chunk of text, which always starts at a line start:
 //  1. cub::DeviceSelect::If over byte indices picks the *row starts*: the first byte of each
 //     non-blank line that is not a space/tab (RowStartOp). Row starts come out in file order.
-//  2. parse_rows_kernel (one thread per row) splits the row on ',', takes field `index` and
-//     parses it into float32 (csv_parse.cuh: fast_float's parser ported, tested against fast_float
-//     on the host), written to out[row_base + row].
+//  2. parse_rows_kernel (one thread per row) splits the row on ',', takes field `index` (and a
+//     second field, a two-lead file's other lead, in the same walk) and parses it into float32
+//     (csv_parse.cuh: fast_float's parser ported, tested against fast_float on the host), written
+//     to out[row_base + row] (out2[row_base + row]).
 // Bad rows (too few fields, not a finite float32, too long, a NUL byte) do atomicMin on the file
 // offset of their row start; cells the port cannot decide are listed for the host (csv_parse.cuh).
 #include <cub/device/device_select.cuh>
@@ -64,24 +65,32 @@ struct RowStartOp {
 };
 
 // One thread per row r (grid-stride): row_starts[r] is the row's first non-blank byte; the
-// thread walks the row to its field, parses it and writes out[row_base + r].
+// thread walks the row to its field (and the second one, if any), parses it and writes
+// out[row_base + r] (out2[row_base + r]).
 __global__ void parse_rows_kernel(ParseArgs a) {
+  const bool two = a.field2 != kNoField;
   for (std::uint32_t r = blockIdx.x * blockDim.x + threadIdx.x; r < a.rows; r += gridDim.x * blockDim.x) {
     const std::uint32_t start = a.row_starts[r];
     std::uint32_t i = start;
     std::uint32_t field_begin = start;
     std::uint64_t field = 0;
     CellResult result = kCellBad;  // stays bad if the line has too few fields
-    float value = 0.0f;
+    CellResult result2 = two ? kCellBad : kCellOk;
+    bool found = false, found2 = !two;
+    float value = 0.0f, value2 = 0.0f;
     bool nul = false;  // a NUL byte anywhere in the row makes it bad (the host names the error)
     for (;; ++i) {
       const bool end = is_text_end(a.text, i, a.len);
       if (end || a.text[i] == ',') {
         if (field == a.field) {
           result = csv_parse::parse_cell(a.text + field_begin, a.text + i, value, csv_parse::ParseTables{g_pow5, c_pow10f});
-          break;
+          found = true;
         }
-        if (end) break;
+        if (field == a.field2) {
+          result2 = csv_parse::parse_cell(a.text + field_begin, a.text + i, value2, csv_parse::ParseTables{g_pow5, c_pow10f});
+          found2 = true;
+        }
+        if (end || (found && found2)) break;
         ++field;
         field_begin = i + 1;
       }
@@ -97,8 +106,14 @@ __global__ void parse_rows_kernel(ParseArgs a) {
       while (line_begin > 0 && is_blank(a.text[line_begin - 1])) --line_begin;
       if (line_end - line_begin > kMaxLineBytes) result = kCellBad;
     }
+    if (result == kCellBad || result2 == kCellBad) {
+      result = kCellBad;
+    } else if (result2 == kCellUndecided) {
+      result = kCellUndecided;
+    }
     if (result == kCellOk) {
       a.out[a.row_base + r] = value;
+      if (two) a.out2[a.row_base + r] = value2;
     } else if (result == kCellUndecided) {
       const unsigned int slot = atomicAdd(&a.status->undecided, 1u);
       if (slot < kHardCapacity) a.undecided[slot] = {a.file_offset + start, a.row_base + r};

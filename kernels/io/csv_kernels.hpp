@@ -15,6 +15,7 @@ namespace ecgpipe::csv_kernels {
 inline constexpr std::size_t kMaxLineBytes = (std::size_t{1} << 24) - 1;
 
 constexpr std::uint64_t kNoOffset = ~std::uint64_t{0};
+constexpr std::uint64_t kNoField = ~std::uint64_t{0};
 constexpr std::uint32_t kHardCapacity = 4096;  // undecided cells handled on the host, at most
 
 // Written by the kernels; copied to the host as a whole (16 bytes) once per chunk.
@@ -37,6 +38,10 @@ struct ParseArgs {
   std::uint32_t rows;
   std::uint64_t field;            // 0-based column index
   float* out;                     // output, row_base + row
+  // A second column parsed in the same walk of the row (the second lead, issue 24), or kNoField.
+  // A row is bad when either cell is, undecided when either is (the host settles both).
+  std::uint64_t field2;
+  float* out2;                    // its output, row_base + row; null with kNoField
   std::uint64_t row_base;         // rows before this chunk
   std::uint64_t file_offset;      // file offset of text[0]
   bool check_length;              // the chunk is longer than kMaxLineBytes: lines may be too
@@ -52,7 +57,7 @@ std::size_t row_starts_scratch_bytes(std::size_t max_bytes, cudaStream_t stream)
 // row_starts, their count into *rows (device memory).
 void select_row_starts(const char* text, std::uint32_t len, std::uint32_t* row_starts, unsigned int* rows,
                        DeviceSpan<unsigned char> scratch, cudaStream_t stream);
-// Parses field a.field of every row into a.out (see parse_rows_kernel).
+// Parses field a.field (and a.field2) of every row into a.out (a.out2) (see parse_rows_kernel).
 void parse_rows(const ParseArgs& a, cudaStream_t stream);
 
 }  // namespace ecgpipe::csv_kernels

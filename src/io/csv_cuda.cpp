@@ -27,6 +27,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -123,14 +124,25 @@ std::string row_text_at(std::FILE* file, const std::string& path, std::uint64_t 
   return std::string(csv_internal::reader_view(raw));
 }
 
+// Both columns' chunk (CsvColumnsUse): the second span is empty when there is no second column.
+using ColumnsUse = CsvColumnsUse;
+
 class GpuCsvReader {
  public:
-  GpuCsvReader(const std::string& path, const CsvOptions& options, cudaStream_t stream, std::size_t chunk_bytes)
+  GpuCsvReader(const std::string& path, const CsvOptions& options, cudaStream_t stream, std::size_t chunk_bytes,
+               const CsvSecondColumn* second = nullptr)
       : path_(path), options_(options), stream_(stream),
-        chunk_(std::clamp<std::size_t>(chunk_bytes, 16, std::size_t{1} << 30)) {}
+        chunk_(std::clamp<std::size_t>(chunk_bytes, 16, std::size_t{1} << 30)) {
+    if (second != nullptr) {
+      second_note_ = second->note;
+      options2_ = options;
+      options2_.column = second->column;
+      two_ = true;
+    }
+  }
 
-  DeviceBuffer<float> run();
-  std::uint64_t stream(const CsvChunkUse& use);
+  DeviceColumns run();
+  std::uint64_t stream(const ColumnsUse& use);
 
  private:
   void open_and_allocate();
@@ -143,11 +155,18 @@ class GpuCsvReader {
   void parse_pending();
   void grow_output(std::size_t needed, std::uint64_t bytes_done);
   std::uint64_t fetch_final_status();
-  std::uint64_t settle_undecided(std::uint64_t first_bad, float* target, std::size_t target_size);
+  std::uint64_t settle_undecided(std::uint64_t first_bad, float* target, float* target2, std::size_t target_size);
+  bool parse_row(std::string_view line, float& value, float& value2) const;
+  std::vector<float> read_on_cpu(bool second) const;
   [[noreturn]] void fail(std::uint64_t offset, bool chunk_overflow = false);
 
   const std::string path_;
   const CsvOptions options_;
+  // The second column (CsvSecondColumn), if two_: its options as the CPU reader would take them.
+  bool two_ = false;
+  CsvOptions options2_;
+  CsvColumn column2_;
+  std::string second_note_;
   const cudaStream_t stream_;
   const std::size_t chunk_;
   csv_internal::FilePtr file_;
@@ -170,8 +189,10 @@ class GpuCsvReader {
   bool slot_used_[2] = {false, false};
   DeviceBuffer<float> out_;
   std::uint64_t rows_ = 0;
-  const CsvChunkUse* use_ = nullptr;  // streaming: the caller's callback
-  DeviceBuffer<float> chunk_out_[2];   // streaming: a chunk's values
+  DeviceBuffer<float> out2_;          // the second column's, as out_
+  const ColumnsUse* use_ = nullptr;   // streaming: the caller's callback
+  DeviceBuffer<float> chunk_out_[2];  // streaming: a chunk's values
+  DeviceBuffer<float> chunk_out2_[2];
   struct Pending {
     bool active = false;
     int slot = 0;
@@ -183,6 +204,7 @@ class GpuCsvReader {
 void GpuCsvReader::read_header() {
   if (!options_.has_header) {
     column_ = resolve_column({}, options_, path_);
+    if (two_) column2_ = resolve_column({}, options2_, path_);
     char head[3];
     const std::size_t got = std::fread(head, 1, 3, file_.get());
     if (csv_internal::starts_with_bom(std::string_view(head, got))) {
@@ -210,6 +232,7 @@ void GpuCsvReader::read_header() {
     csv_internal::check_no_nul(path_, line_no, text);
     if (!is_blank_line(text)) {
       column_ = resolve_column(text, options_, path_);
+      if (two_) column2_ = resolve_column(text, options2_, path_);
       data_start_ = consumed;
       return;
     }
@@ -240,6 +263,7 @@ void GpuCsvReader::parse_pending() {
   const std::uint32_t rows = st.rows;
   if (rows == 0) return;
   if (use_ == nullptr) grow_output(rows_ + rows, pending_.file_offset + pending_.len);
+  float* out2 = use_ != nullptr ? chunk_out2_[slot].data() : out2_.data();
   ParseArgs a;
   a.text = text_[slot].data();
   a.len = pending_.len;
@@ -247,6 +271,8 @@ void GpuCsvReader::parse_pending() {
   a.rows = rows;
   a.field = column_.index;
   a.out = use_ != nullptr ? chunk_out_[slot].data() : out_.data();
+  a.field2 = two_ ? column2_.index : csv_kernels::kNoField;
+  a.out2 = two_ ? out2 : nullptr;
   a.row_base = use_ != nullptr ? 0 : rows_;
   a.file_offset = pending_.file_offset;
   a.check_length = pending_.len > csv_internal::kMaxLineBytes;
@@ -267,10 +293,11 @@ void GpuCsvReader::deliver(int slot, std::uint32_t rows) {
   if (st->undecided > kHardCapacity) {
     parse_chunk_on_host(slot, rows, pending_.len, pending_.file_offset);
   } else if (st->undecided > 0) {
-    const std::uint64_t bad = settle_undecided(kNoOffset, chunk_out_[slot].data(), rows);
+    const std::uint64_t bad = settle_undecided(kNoOffset, chunk_out_[slot].data(), chunk_out2_[slot].data(), rows);
     if (bad != kNoOffset) fail(bad);
   }
-  (*use_)(DeviceSpan<const float>{chunk_out_[slot].data(), rows}, rows_);
+  (*use_)(DeviceSpan<const float>{chunk_out_[slot].data(), rows},
+          DeviceSpan<const float>{two_ ? chunk_out2_[slot].data() : nullptr, two_ ? rows : 0}, rows_);
   ECGPIPE_CUDA_CHECK(cudaMemsetAsync(&status_.data()->undecided, 0, sizeof(unsigned int), stream_));
 }
 
@@ -282,16 +309,18 @@ void GpuCsvReader::parse_chunk_on_host(int slot, std::uint32_t rows, std::uint32
                                      cudaMemcpyDeviceToHost, stream_));
   ECGPIPE_CUDA_CHECK(cudaStreamSynchronize(stream_));  // the host reads the row starts next
   const char* text = host_[slot]->as<char>();
-  std::vector<float> values(rows);
+  std::vector<float> values(rows), values2(two_ ? rows : 0);
+  float ignored = 0.0f;
   for (std::uint32_t r = 0; r < rows; ++r) {
     const std::uint32_t begin = starts[r];
     const void* lf = std::memchr(text + begin, '\n', len - begin);
     const std::uint32_t end = lf == nullptr ? len : static_cast<std::uint32_t>(static_cast<const char*>(lf) - text);
     const std::string_view line = csv_internal::reader_view(std::string_view(text + begin, end - begin));
-    if (!csv_internal::parse_data_line(line, column_.index, values[r])) fail(file_offset + begin);
+    if (!parse_row(line, values[r], two_ ? values2[r] : ignored)) fail(file_offset + begin);
   }
   copy_to_device(chunk_out_[slot].span(), values.data(), rows, stream_);
-  ECGPIPE_CUDA_CHECK(cudaStreamSynchronize(stream_));  // `values` is freed on return
+  if (two_) copy_to_device(chunk_out2_[slot].span(), values2.data(), rows, stream_);
+  ECGPIPE_CUDA_CHECK(cudaStreamSynchronize(stream_));  // `values` and `values2` are freed on return
 }
 
 // Makes out_ hold at least `needed` rows; sizes it from the rows per byte seen so far, so a file
@@ -304,11 +333,15 @@ void GpuCsvReader::grow_output(std::size_t needed, std::uint64_t bytes_done) {
     const double estimate = per_byte * static_cast<double>(file_size_ - data_start_) * 1.02 + 1024.0;
     capacity = std::max(capacity, static_cast<std::size_t>(estimate));
   }
-  DeviceBuffer<float> bigger(capacity, stream_);
-  if (rows_ > 0) {
-    ECGPIPE_CUDA_CHECK(cudaMemcpyAsync(bigger.data(), out_.data(), rows_ * sizeof(float), cudaMemcpyDeviceToDevice, stream_));
-  }
-  out_ = std::move(bigger);
+  const auto grow = [&](DeviceBuffer<float>& out) {
+    DeviceBuffer<float> bigger(capacity, stream_);
+    if (rows_ > 0) {
+      ECGPIPE_CUDA_CHECK(cudaMemcpyAsync(bigger.data(), out.data(), rows_ * sizeof(float), cudaMemcpyDeviceToDevice, stream_));
+    }
+    out = std::move(bigger);
+  };
+  grow(out_);
+  if (two_) grow(out2_);
 }
 
 // Waits for everything queued and returns the final first_bad (the status lands in slot 2).
@@ -320,29 +353,52 @@ std::uint64_t GpuCsvReader::fetch_final_status() {
   return final_status->first_bad;
 }
 
-// Parses the undecided cells on the host (fast_float's big-integer path) and patches their rows.
-// Returns the smallest bad offset: first_bad, or an undecided cell that turns out bad (inf).
-// Call after fetch_final_status(). Throws nothing for too many cells: the caller checks.
-std::uint64_t GpuCsvReader::settle_undecided(std::uint64_t first_bad, float* target, std::size_t target_size) {
+// A data line's cells as the CPU reader parses them: the column's, and the second column's when
+// there is one (value2 untouched otherwise). False if either is missing or not a number.
+bool GpuCsvReader::parse_row(std::string_view line, float& value, float& value2) const {
+  return csv_internal::parse_data_line(line, column_.index, value) &&
+         (!two_ || csv_internal::parse_data_line(line, column2_.index, value2));
+}
+
+// The whole column (second: the second column) read by the CPU reader; its InputError for the
+// second column ends with the caller's note, as every error about that column does.
+std::vector<float> GpuCsvReader::read_on_cpu(bool second) const {
+  if (!second) return read_csv_column(path_, options_);
+  try {
+    return read_csv_column(path_, options2_);
+  } catch (const InputError& e) {
+    throw InputError(e.what() + second_note_);
+  }
+}
+
+// Parses the undecided cells on the host (fast_float's big-integer path) and patches their rows
+// (in both columns: a row is undecided when either cell is). Returns the smallest bad offset:
+// first_bad, or an undecided cell that turns out bad (inf). Call after fetch_final_status().
+// Throws nothing for too many cells: the caller checks.
+std::uint64_t GpuCsvReader::settle_undecided(std::uint64_t first_bad, float* target, float* target2, std::size_t target_size) {
   const unsigned int count = host_status_->as<Status>()[2].undecided;
   if (count == 0) return first_bad;
   std::vector<UndecidedCell> cells(std::min<unsigned int>(count, kHardCapacity));
   ECGPIPE_CUDA_CHECK(cudaMemcpyAsync(cells.data(), undecided_.data(), cells.size() * sizeof(UndecidedCell),
                                      cudaMemcpyDeviceToHost, stream_));
   ECGPIPE_CUDA_CHECK(cudaStreamSynchronize(stream_));
-  std::vector<float> values(cells.size());
+  std::vector<float> values(cells.size()), values2(cells.size());
   for (std::size_t k = 0; k < cells.size(); ++k) {
     if (cells[k].offset >= first_bad) continue;  // after the first error: irrelevant
     const std::string text = row_text_at(file_.get(), path_, cells[k].offset);
-    if (!csv_internal::parse_data_line(text, column_.index, values[k])) {
+    if (!parse_row(text, values[k], values2[k])) {
       first_bad = cells[k].offset;
       continue;
     }
     if (cells[k].row < target_size) {
       ECGPIPE_CUDA_CHECK(cudaMemcpyAsync(target + cells[k].row, &values[k], sizeof(float), cudaMemcpyHostToDevice, stream_));
+      if (two_) {
+        ECGPIPE_CUDA_CHECK(
+            cudaMemcpyAsync(target2 + cells[k].row, &values2[k], sizeof(float), cudaMemcpyHostToDevice, stream_));
+      }
     }
   }
-  ECGPIPE_CUDA_CHECK(cudaStreamSynchronize(stream_));  // `values` is read by the copies above
+  ECGPIPE_CUDA_CHECK(cudaStreamSynchronize(stream_));  // `values` and `values2` are read by the copies above
   return first_bad;
 }
 
@@ -351,9 +407,10 @@ std::uint64_t GpuCsvReader::settle_undecided(std::uint64_t first_bad, float* tar
 void GpuCsvReader::fail(std::uint64_t offset, bool chunk_overflow) {
   const std::uint64_t device_bad = fetch_final_status();
   if (host_status_->as<Status>()[2].undecided > kHardCapacity) {
-    (void)read_csv_column(path_, options_);  // throws the CPU's error for this file
+    (void)read_on_cpu(false);  // throws the CPU's error for this file
+    if (two_) (void)read_on_cpu(true);
   }
-  const std::uint64_t first = settle_undecided(std::min(offset, device_bad), nullptr, 0);
+  const std::uint64_t first = settle_undecided(std::min(offset, device_bad), nullptr, nullptr, 0);
   if (first != offset) chunk_overflow = false;
   const LocatedLine line = locate_line(path_, first);
   if (line.length > csv_internal::kMaxLineBytes) csv_internal::throw_line_too_long(path_, line.line_no);
@@ -364,7 +421,18 @@ void GpuCsvReader::fail(std::uint64_t offset, bool chunk_overflow) {
     throw InputError(path_ + ":" + std::to_string(line.line_no) + ": line longer than the GPU parser's chunk (" +
                      std::to_string(chunk_) + " bytes)");
   }
-  csv_internal::throw_bad_line(path_, line.line_no, csv_internal::reader_view(line.raw), column_, options_);
+  const std::string_view text = csv_internal::reader_view(line.raw);
+  float value = 0.0f;
+  // The first column's error where its cell is bad or the row has a NUL byte (the CPU reader names
+  // a NUL before any cell), else the second's.
+  if (!two_ || text.find('\0') != std::string_view::npos || !csv_internal::parse_data_line(text, column_.index, value)) {
+    csv_internal::throw_bad_line(path_, line.line_no, text, column_, options_);
+  }
+  try {
+    csv_internal::throw_bad_line(path_, line.line_no, text, column2_, options2_);
+  } catch (const InputError& e) {
+    throw InputError(e.what() + second_note_);
+  }
 }
 
 // Up to `want` bytes of the file's next bytes into dst (fewer only at the end of the file). A
@@ -419,7 +487,10 @@ void GpuCsvReader::open_and_allocate() {
   cub_temp_ = DeviceBuffer<unsigned char>(std::max<std::size_t>(row_starts_scratch_bytes(chunk_, stream_), 1), stream_);
   upload_parse_tables(stream_);
   if (use_ != nullptr) {
-    for (int s = 0; s < 2; ++s) chunk_out_[s] = DeviceBuffer<float>(max_rows, stream_);
+    for (int s = 0; s < 2; ++s) {
+      chunk_out_[s] = DeviceBuffer<float>(max_rows, stream_);
+      if (two_) chunk_out2_[s] = DeviceBuffer<float>(max_rows, stream_);
+    }
   }
 }
 
@@ -460,30 +531,40 @@ void GpuCsvReader::stream_chunks() {
   parse_pending();
 }
 
-DeviceBuffer<float> GpuCsvReader::run() {
+DeviceColumns GpuCsvReader::run() {
   open_and_allocate();
   stream_chunks();
 
   std::uint64_t first_bad = fetch_final_status();
+  DeviceColumns columns;
   if (host_status_->as<Status>()[2].undecided > kHardCapacity) {
     // Adversarial input with thousands of undecided cells: let the CPU parse the whole file.
-    const std::vector<float> cpu = read_csv_column(path_, options_);
-    DeviceBuffer<float> exact(cpu.size(), stream_);
-    copy_to_device(exact.span(), cpu.data(), cpu.size(), stream_);
-    ECGPIPE_CUDA_CHECK(cudaStreamSynchronize(stream_));  // `cpu` is freed on return
-    return exact;
+    for (const bool second : {false, true}) {
+      if (second && !two_) break;
+      const std::vector<float> cpu = read_on_cpu(second);
+      DeviceBuffer<float> exact(cpu.size(), stream_);
+      copy_to_device(exact.span(), cpu.data(), cpu.size(), stream_);
+      ECGPIPE_CUDA_CHECK(cudaStreamSynchronize(stream_));  // `cpu` is freed next
+      (second ? columns.second : columns.first) = std::move(exact);
+    }
+    return columns;
   }
-  first_bad = settle_undecided(first_bad, out_.data(), rows_);
+  first_bad = settle_undecided(first_bad, out_.data(), out2_.data(), rows_);
   if (first_bad != kNoOffset) fail(first_bad);
   if (rows_ == 0) csv_internal::throw_no_data_rows(path_, options_);
-  if (out_.size() == rows_) return std::move(out_);
-  DeviceBuffer<float> exact(rows_, stream_);
-  ECGPIPE_CUDA_CHECK(cudaMemcpyAsync(exact.data(), out_.data(), rows_ * sizeof(float), cudaMemcpyDeviceToDevice, stream_));
-  return exact;
+  const auto exact = [&](DeviceBuffer<float>& out) {
+    if (out.size() == rows_) return std::move(out);
+    DeviceBuffer<float> copy(rows_, stream_);
+    ECGPIPE_CUDA_CHECK(cudaMemcpyAsync(copy.data(), out.data(), rows_ * sizeof(float), cudaMemcpyDeviceToDevice, stream_));
+    return copy;
+  };
+  columns.first = exact(out_);
+  if (two_) columns.second = exact(out2_);
+  return columns;
 }
 
 
-std::uint64_t GpuCsvReader::stream(const CsvChunkUse& use) {
+std::uint64_t GpuCsvReader::stream(const ColumnsUse& use) {
   use_ = &use;
   open_and_allocate();
   stream_chunks();
@@ -498,7 +579,11 @@ std::uint64_t GpuCsvReader::stream(const CsvChunkUse& use) {
 namespace csv_internal {
 DeviceBuffer<float> read_csv_column_cuda(const std::string& path, const CsvOptions& options, cudaStream_t stream,
                                          std::size_t chunk_bytes) {
-  return GpuCsvReader(path, options, stream, chunk_bytes).run();
+  return GpuCsvReader(path, options, stream, chunk_bytes).run().first;
+}
+DeviceColumns read_csv_columns_cuda(const std::string& path, const CsvOptions& options, const CsvSecondColumn& second,
+                                    cudaStream_t stream, std::size_t chunk_bytes) {
+  return GpuCsvReader(path, options, stream, chunk_bytes, &second).run();
 }
 }  // namespace csv_internal
 
@@ -506,9 +591,23 @@ DeviceBuffer<float> read_csv_column_cuda(const std::string& path, const CsvOptio
   return csv_internal::read_csv_column_cuda(path, options, stream, csv_internal::kDefaultChunkBytes);
 }
 
+DeviceColumns read_csv_columns_cuda(const std::string& path, const CsvOptions& options, const CsvSecondColumn& second,
+                                    cudaStream_t stream) {
+  return csv_internal::read_csv_columns_cuda(path, options, second, stream, csv_internal::kDefaultChunkBytes);
+}
+
 std::uint64_t stream_csv_column_cuda(const std::string& path, const CsvOptions& options, cudaStream_t stream,
                                      const CsvChunkUse& use, std::size_t chunk_bytes) {
-  return GpuCsvReader(path, options, stream, chunk_bytes == 0 ? csv_internal::kDefaultChunkBytes : chunk_bytes).stream(use);
+  const ColumnsUse one = [&use](DeviceSpan<const float> first, DeviceSpan<const float>, std::uint64_t index) {
+    use(first, index);
+  };
+  return GpuCsvReader(path, options, stream, chunk_bytes == 0 ? csv_internal::kDefaultChunkBytes : chunk_bytes).stream(one);
+}
+
+std::uint64_t stream_csv_columns_cuda(const std::string& path, const CsvOptions& options, const CsvSecondColumn& second,
+                                      cudaStream_t stream, const CsvColumnsUse& use, std::size_t chunk_bytes) {
+  return GpuCsvReader(path, options, stream, chunk_bytes == 0 ? csv_internal::kDefaultChunkBytes : chunk_bytes, &second)
+      .stream(use);
 }
 
 }  // namespace ecgpipe

@@ -71,6 +71,8 @@ inline constexpr std::size_t kDefaultChunkBytes = kMaxLineBytes + 1 + (std::size
 // straddle chunk boundaries many times). chunk_bytes is clamped to at least 16.
 DeviceBuffer<float> read_csv_column_cuda(const std::string& path, const CsvOptions& options,
                                          cudaStream_t stream, std::size_t chunk_bytes);
+DeviceColumns read_csv_columns_cuda(const std::string& path, const CsvOptions& options, const CsvSecondColumn& second,
+                                    cudaStream_t stream, std::size_t chunk_bytes);
 #endif
 
 }  // namespace ecgpipe::csv_internal

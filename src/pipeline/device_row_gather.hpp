@@ -1,7 +1,7 @@
 // Internal (the GPU paths of segmentation): rows of a signal gathered into a device matrix from
 // the signal's pieces while each is on the device: the model's rows and the classifier's windows
 // of the chunked path (segment_cuda_stream.cpp), and the windows of the whole path past the host
-// copy's limit (segment_cuda.cpp), which is the same with one piece.
+// copy's limit and a CSV's second lead's (segment_cuda.cpp), which is the same with one piece.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -50,5 +50,21 @@ class DeviceRowGather {
   DeviceBuffer<std::int32_t> d_lengths_;
   std::size_t first_ = 0;
 };
+
+// The feature windows (beat_features.hpp: feature_window(fs)) at `peaks` (ascending) of a signal
+// that is whole on the device, zero outside it: row-major, one row per peak. Waits for the stream
+// (the gather's tables are freed on return).
+inline DeviceBuffer<float> device_feature_windows(DeviceSpan<const float> signal, const std::vector<std::int64_t>& peaks,
+                                                  double fs, cudaStream_t stream) {
+  const FeatureWindow fw = feature_window(fs);
+  DeviceBuffer<float> windows(peaks.size() * static_cast<std::size_t>(fw.length), stream);
+  if (peaks.empty()) return windows;
+  ECGPIPE_CUDA_CHECK(cudaMemsetAsync(windows.data(), 0, windows.size() * sizeof(float), stream));
+  DeviceRowGather gather(feature_window_starts(peaks, fw), {}, fw.length, static_cast<std::size_t>(fw.length), windows.data(),
+                         stream);
+  gather.push(signal, 0, stream);  // the whole signal: one piece
+  ECGPIPE_CUDA_CHECK(cudaStreamSynchronize(stream));  // the windows are whole; the starts are freed here
+  return windows;
+}
 
 }  // namespace ecgpipe

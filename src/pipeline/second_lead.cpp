@@ -6,6 +6,8 @@
 
 #include "ecgpipe/classify/beat_features.hpp"
 #include "ecgpipe/common/error.hpp"
+#include "ecgpipe/io/edf.hpp"
+#include "ecgpipe/io/wfdb.hpp"
 #include "pipeline/window_gather.hpp"
 
 namespace ecgpipe {
@@ -22,6 +24,14 @@ std::optional<SecondLead> second_lead_of(const RunOptions& o) {
   SecondLead lead{o.input, o.csv, o.fs, o.source.lead2_name, nullptr};
   lead.csv.column = o.source.lead2_column;
   return lead;
+}
+
+bool is_csv_column(const SecondLead& lead) {
+  return !lead.samples && !is_wfdb_record_path(lead.input) && !is_edf_path(lead.input);
+}
+
+std::string second_lead_note(const SecondLead& lead) {
+  return " (the second lead, " + lead.name + "; --lead2 none reads the primary lead alone)";
 }
 
 std::vector<float> gather_feature_windows(SignalStream& stream, const std::vector<std::int64_t>& r_peaks, double fs) {
@@ -42,23 +52,25 @@ std::vector<float> gather_feature_windows(SignalStream& stream, const std::vecto
 }
 
 SecondLeadFeature second_lead_feature(const std::optional<SecondLead>& lead, const std::vector<std::int64_t>& r_peaks,
-                                      int threads) {
+                                      int threads, const std::vector<float>* windows) {
   SecondLeadFeature f;
   if (!lead) return f;
-  std::vector<float> windows;
-  if (lead->samples) {
-    windows = feature_windows(*lead->samples, r_peaks, lead->fs, threads);
-  } else {
+  const auto length = static_cast<std::size_t>(feature_window(lead->fs).length);
+  std::vector<float> read;
+  if (windows == nullptr && lead->samples) {
+    read = feature_windows(*lead->samples, r_peaks, lead->fs, threads);
+  } else if (windows == nullptr) {
     try {
       const std::unique_ptr<SignalStream> stream = open_signal_stream(lead->input, lead->csv, lead->fs);
-      windows = gather_feature_windows(*stream, r_peaks, lead->fs);
+      read = gather_feature_windows(*stream, r_peaks, lead->fs);
     } catch (const InputError& e) {
       // The primary lead was read: say that this is the other one, and how to do without it.
-      throw InputError(std::string(e.what()) + " (the second lead, " + lead->name + "; --lead2 none reads the primary lead alone)");
+      throw InputError(std::string(e.what()) + second_lead_note(*lead));
     }
   }
-  f.correlation = lead2_qrs_correlation(windows.data(), static_cast<std::size_t>(feature_window(lead->fs).length),
-                                        r_peaks.size(), lead->fs, threads);
+  if (windows == nullptr) windows = &read;
+  if (windows->size() != r_peaks.size() * length) throw InternalError("second_lead_feature: not one window per R peak");
+  f.correlation = lead2_qrs_correlation(windows->data(), length, r_peaks.size(), lead->fs, threads);
   if (f.correlation.empty()) return f;  // no beats: nothing to classify either way
   std::vector<float> sorted = f.correlation;
   const auto mid = sorted.begin() + static_cast<std::ptrdiff_t>(sorted.size() / 2);

@@ -61,31 +61,43 @@ struct CudaContext {
 std::shared_ptr<CudaContext> make_cuda_context() { return std::make_shared<CudaContext>(); }
 cudaStream_t cuda_stream(CudaContext& context) { return context.stream; }
 
-std::future<Segmentation::Classes> classes_beside_training(
-    DeviceBuffer<float> device, std::function<Segmentation::Classes(std::vector<float> host)> classify) {
+std::future<Segmentation::Classes> classes_beside_training(DeviceBuffer<float> device,
+                                                           std::optional<DeviceBuffer<float>> lead2_windows,
+                                                           ClassesFromHost classify) {
   auto own_stream = std::make_unique<Stream>();
   device.set_stream(*own_stream);
+  if (lead2_windows) lead2_windows->set_stream(*own_stream);
   return std::async(std::launch::async, [own_stream = std::move(own_stream), device = std::move(device),
-                                         classify = std::move(classify)]() mutable {
+                                         lead2_windows = std::move(lead2_windows), classify = std::move(classify)]() mutable {
     const auto t0 = detail::Clock::now();
-    const std::unique_ptr<Stream> own = std::move(own_stream);  // declared first: it outlives the free
+    const std::unique_ptr<Stream> own = std::move(own_stream);  // declared first: it outlives the frees
+    const auto down = [&own](DeviceBuffer<float>& buffer) {
+      std::vector<float> host(buffer.size());
+      if (!host.empty()) copy_to_host(host.data(), buffer.cspan(), host.size(), *own);
+      return host;
+    };
     DeviceBuffer<float> buffer = std::move(device);
-    std::vector<float> host(buffer.size());
-    if (!host.empty()) copy_to_host(host.data(), buffer.cspan(), host.size(), *own);
+    std::vector<float> host = down(buffer);
+    std::optional<std::vector<float>> lead2_host;
+    if (lead2_windows) lead2_host = down(*lead2_windows);
     ECGPIPE_CUDA_CHECK(cudaStreamSynchronize(*own));
     buffer.reset();
-    Segmentation::Classes c = classify(std::move(host));
+    lead2_windows.reset();
+    Segmentation::Classes c = classify(std::move(host), lead2_host ? &*lead2_host : nullptr);
     c.seconds = detail::seconds_since(t0);
     return c;
   });
 }
 
 std::future<Segmentation::Classes> classes_from_device_windows(DeviceBuffer<float> windows, std::vector<std::int64_t> peaks,
-                                                              int length, double fs, std::optional<SecondLead> lead2) {
-  return classes_beside_training(std::move(windows), [peaks = std::move(peaks), length, fs, lead2 = std::move(lead2),
-                                                      threads = std::max(1, cpu_threads() - 1)](std::vector<float> host) {
+                                                              int length, double fs, std::optional<SecondLead> lead2,
+                                                              std::optional<DeviceBuffer<float>> lead2_windows) {
+  return classes_beside_training(std::move(windows), std::move(lead2_windows),
+                                 [peaks = std::move(peaks), length, fs, lead2 = std::move(lead2),
+                                  threads = std::max(1, cpu_threads() - 1)](std::vector<float> host,
+                                                                             const std::vector<float>* lead2_host) {
     Segmentation::Classes c;
-    const SecondLeadFeature lead2_feature = second_lead_feature(lead2, peaks, threads);
+    const SecondLeadFeature lead2_feature = second_lead_feature(lead2, peaks, threads, lead2_host);
     c.lead2_warning = lead2_feature.warning;
     c.classes = classify_beats_from_windows(host.data(), static_cast<std::size_t>(length), peaks, fs, threads, &c.atrial,
                                             lead2_feature.for_classes());
@@ -189,12 +201,22 @@ Segmentation segment_cuda(const RunOptions& o, CudaContext& ctx) {
   // CSV: parsed on the device. A WFDB record (binary samples) is read on the host (wfdb.hpp)
   // and uploaded, as are samples given in memory: the data still crosses PCIe once.
   DeviceBuffer<float> signal;
+  // A CSV's second lead is parsed in the same pass (read_csv_columns_cuda) and kept on the device
+  // until its windows are cut at the R peaks below; any other input's is read on the classes'
+  // thread (second_lead.hpp).
+  std::optional<SecondLead> lead2 = second_lead_of(o);
+  const bool lead2_on_device = lead2 && is_csv_column(*lead2);
+  DeviceBuffer<float> lead2_signal;
   if (o.samples || is_wfdb_record_path(o.input)) {
     std::vector<float> read;
     const std::vector<float>& host = signal_or_read(o.samples, o.input, o.csv, o.fs, read);
     signal = DeviceBuffer<float>(host.size(), stream);
     if (!host.empty()) copy_to_device(signal.span(), host.data(), host.size(), stream);
     ECGPIPE_CUDA_CHECK(cudaStreamSynchronize(stream));  // `host` is freed at the end of this block
+  } else if (lead2_on_device) {
+    DeviceColumns both = read_csv_columns_cuda(o.input, o.csv, CsvSecondColumn{lead2->csv.column, second_lead_note(*lead2)}, stream);
+    signal = std::move(both.first);
+    lead2_signal = std::move(both.second);
   } else {
     signal = read_csv_column_cuda(o.input, o.csv, stream);
   }
@@ -267,31 +289,30 @@ Segmentation segment_cuda(const RunOptions& o, CudaContext& ctx) {
   // stream of its own (classes_beside_training; 80 MB of signal for 20 M samples, ~60 ms into
   // pageable memory on an H100 host: it was the last step before training, measured 2026-11-24).
   std::vector<std::int64_t> peaks = kept_r_peaks(o, seg.beats);
+  std::optional<DeviceBuffer<float>> lead2_windows;
+  if (lead2_on_device) {
+    lead2_windows = device_feature_windows(lead2_signal.cspan(), peaks, o.fs, stream);
+    lead2_signal.reset();
+  }
   if (signal.size() > kMaxHostSignal) {
     // Too long to keep on the host for signal quality and strips (run_pipeline assesses neither):
     // the classifier's windows are cut on the device, as the chunked path cuts them, and only
     // they go down. The whole signal on the host beside its windows had made this path's peak RSS
     // 2.8 GB for 14 days at 200 Hz, against 1.9 GB chunked.
-    const FeatureWindow fw = feature_window(o.fs);
-    DeviceBuffer<float> windows(peaks.size() * static_cast<std::size_t>(fw.length), stream);
-    if (!peaks.empty()) {
-      ECGPIPE_CUDA_CHECK(cudaMemsetAsync(windows.data(), 0, windows.size() * sizeof(float), stream));
-      DeviceRowGather gather(feature_window_starts(peaks, fw), {}, fw.length, static_cast<std::size_t>(fw.length),
-                             windows.data(), stream);
-      gather.push(signal.cspan(), 0, stream);  // the whole signal: one piece
-      ECGPIPE_CUDA_CHECK(cudaStreamSynchronize(stream));  // the windows are whole; the starts are freed here
-    }
-    seg.pending_classes = classes_from_device_windows(std::move(windows), std::move(peaks), fw.length, o.fs, second_lead_of(o));
+    DeviceBuffer<float> windows = device_feature_windows(signal.cspan(), peaks, o.fs, stream);
+    seg.pending_classes = classes_from_device_windows(std::move(windows), std::move(peaks), feature_window(o.fs).length, o.fs,
+                                                      std::move(lead2), std::move(lead2_windows));
   } else {
     seg.pending_classes = classes_beside_training(
-        std::move(signal), [peaks = std::move(peaks), fs = o.fs, lead2 = second_lead_of(o),
-                            threads = std::max(1, cpu_threads() - 1)](std::vector<float> host) {
+        std::move(signal), std::move(lead2_windows),
+        [peaks = std::move(peaks), fs = o.fs, lead2 = std::move(lead2),
+         threads = std::max(1, cpu_threads() - 1)](std::vector<float> host, const std::vector<float>* lead2_host) {
           Segmentation::Classes c;
           // Kept for signal quality and the report's strips (run_pipeline would read the file
           // again); the quality is assessed beside the classes.
           std::future<SignalQuality> quality = std::async(
               std::launch::async, [&host, &peaks, fs] { return assess_signal_quality(host.data(), host.size(), peaks, fs); });
-          const SecondLeadFeature lead2_feature = second_lead_feature(lead2, peaks, threads);
+          const SecondLeadFeature lead2_feature = second_lead_feature(lead2, peaks, threads, lead2_host);
           c.lead2_warning = lead2_feature.warning;
           c.classes = classify_beats(host, peaks, fs, threads, &c.atrial, lead2_feature.for_classes());
           c.quality = quality.get();

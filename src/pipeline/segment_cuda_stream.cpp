@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -36,29 +37,42 @@
 namespace ecgpipe {
 namespace {
 
-// Hands the recording to `use(piece, first)` as device pieces of at most chunk_samples samples,
-// in order: a CSV file parsed on the GPU (its chunks cut to size), anything else (WFDB, EDF/BDF,
-// samples in memory) read on the host a chunk at a time and uploaded. Returns the sample count.
+// Hands the recording to `use(piece, piece2, first)` as device pieces of at most chunk_samples
+// samples, in order: a CSV file parsed on the GPU (its chunks cut to size), anything else (WFDB,
+// EDF/BDF, samples in memory) read on the host a chunk at a time and uploaded. `second` (a CSV's
+// second lead, only with a CSV): that column parsed in the same pass, `piece2` its samples of the
+// same rows; otherwise `piece2` is empty. Returns the sample count.
 template <typename Use>
 std::int64_t for_each_device_chunk(const std::string& input, const CsvOptions& csv, double fs, const std::vector<float>* samples,
-                                   std::int64_t chunk_samples, cudaStream_t stream, Use&& use) {
-  const auto cut = [&](DeviceSpan<const float> chunk, std::int64_t first) {
+                                   std::int64_t chunk_samples, cudaStream_t stream, const CsvSecondColumn* second, Use&& use) {
+  const auto cut = [&](DeviceSpan<const float> chunk, DeviceSpan<const float> chunk2, std::int64_t first) {
     for (std::size_t at = 0; at < chunk.size; at += static_cast<std::size_t>(chunk_samples)) {
       const std::size_t count = std::min(chunk.size - at, static_cast<std::size_t>(chunk_samples));
-      use(DeviceSpan<const float>{chunk.data + at, count}, first + static_cast<std::int64_t>(at));
+      use(DeviceSpan<const float>{chunk.data + at, count},
+          DeviceSpan<const float>{chunk2.size == 0 ? nullptr : chunk2.data + at, chunk2.size == 0 ? 0 : count},
+          first + static_cast<std::int64_t>(at));
     }
   };
-  if (samples == nullptr && !is_wfdb_record_path(input) && !is_edf_path(input)) {
-    const std::uint64_t rows = stream_csv_column_cuda(
-        input, csv, stream,
-        [&](DeviceSpan<const float> chunk, std::uint64_t first) { cut(chunk, static_cast<std::int64_t>(first)); });
+  const bool csv_file = samples == nullptr && !is_wfdb_record_path(input) && !is_edf_path(input);
+  if (second != nullptr && !csv_file) throw InternalError("for_each_device_chunk: a second column of a file that is no CSV");
+  if (csv_file && second != nullptr) {
+    const std::uint64_t rows = stream_csv_columns_cuda(
+        input, csv, *second, stream, [&](DeviceSpan<const float> chunk, DeviceSpan<const float> chunk2, std::uint64_t first) {
+          cut(chunk, chunk2, static_cast<std::int64_t>(first));
+        });
+    return static_cast<std::int64_t>(rows);
+  }
+  if (csv_file) {
+    const std::uint64_t rows = stream_csv_column_cuda(input, csv, stream, [&](DeviceSpan<const float> chunk, std::uint64_t first) {
+      cut(chunk, {}, static_cast<std::int64_t>(first));
+    });
     return static_cast<std::int64_t>(rows);
   }
   DeviceBuffer<float> device(static_cast<std::size_t>(chunk_samples), stream);
   std::int64_t at = 0;
   const auto upload = [&](const float* host, std::size_t count) {
     copy_to_device(device.span(), host, count, stream);
-    use(DeviceSpan<const float>{device.data(), count}, at);
+    use(DeviceSpan<const float>{device.data(), count}, DeviceSpan<const float>{}, at);
     ECGPIPE_CUDA_CHECK(cudaStreamSynchronize(stream));  // the host buffer and `device` are reused next
     at += static_cast<std::int64_t>(count);
   };
@@ -93,7 +107,8 @@ Segmentation segment_cuda_chunked(const RunOptions& o, CudaContext& ctx, std::in
   double detect_seconds = 0.0;
   StreamingDetectorCuda detector(DetectOptions{o.fs, o.ricker_width}, excerpt, stream);
   std::size_t largest_piece = 0;
-  const std::int64_t samples = for_each_device_chunk(o.input, o.csv, o.fs, o.samples ? &*o.samples : nullptr, chunk_samples, stream, [&](DeviceSpan<const float> piece, std::int64_t first) {
+  const std::int64_t samples = for_each_device_chunk(o.input, o.csv, o.fs, o.samples ? &*o.samples : nullptr, chunk_samples, stream,
+                                                     nullptr, [&](DeviceSpan<const float> piece, DeviceSpan<const float>, std::int64_t first) {
     largest_piece = std::max(largest_piece, piece.size);
     if (static_cast<std::size_t>(first) < excerpt) {  // the report's excerpt: the first pieces only
       const std::size_t take = std::min(piece.size, excerpt - static_cast<std::size_t>(first));
@@ -122,7 +137,8 @@ Segmentation segment_cuda_chunked(const RunOptions& o, CudaContext& ctx, std::in
     report->bandpass_bytes = detector.bandpass_bytes();
   }
 
-  // Pass 2: the rows and the classifier's windows.
+  // Pass 2: the rows and the classifier's windows (and a CSV's second lead's, its column parsed in
+  // this pass: second_lead.hpp).
   t0 = detail::Clock::now();
   seg.beats = beat_rows(o.rows(), det.r_peaks, samples);
   std::vector<std::int64_t> peaks = kept_r_peaks(o, seg.beats);
@@ -136,15 +152,30 @@ Segmentation segment_cuda_chunked(const RunOptions& o, CudaContext& ctx, std::in
   const bool rows_hold_windows = o.model == Model::rr && r_peak_offset(o.rows()) == fw.before && width >= fw.length;
   DeviceBuffer<float> windows(rows_hold_windows ? 0 : peaks.size() * static_cast<std::size_t>(fw.length), stream);
   if (!windows.empty()) ECGPIPE_CUDA_CHECK(cudaMemsetAsync(windows.data(), 0, windows.size() * sizeof(float), stream));
+  std::optional<SecondLead> lead2 = second_lead_of(o);
+  std::optional<CsvSecondColumn> lead2_column;
+  std::optional<DeviceBuffer<float>> lead2_windows;
+  if (lead2 && is_csv_column(*lead2)) {
+    lead2_column = CsvSecondColumn{lead2->csv.column, second_lead_note(*lead2)};
+    lead2_windows = DeviceBuffer<float>(peaks.size() * static_cast<std::size_t>(fw.length), stream);
+    if (!lead2_windows->empty())
+      ECGPIPE_CUDA_CHECK(cudaMemsetAsync(lead2_windows->data(), 0, lead2_windows->size() * sizeof(float), stream));
+  }
   {
     DeviceRowGather row_gather(seg.beats.start, seg.beats.length, 0, static_cast<std::size_t>(width), matrix.data(), stream);
     DeviceRowGather window_gather(rows_hold_windows ? std::vector<std::int64_t>() : feature_window_starts(peaks, fw), {},
                                   fw.length, static_cast<std::size_t>(fw.length), windows.data(), stream);
-    const std::int64_t again = rows == 0 ? samples : for_each_device_chunk(o.input, o.csv, o.fs, o.samples ? &*o.samples : nullptr, chunk_samples, stream,
-                                                                            [&](DeviceSpan<const float> piece, std::int64_t first) {
-                                                                              row_gather.push(piece, first, stream);
-                                                                              window_gather.push(piece, first, stream);
-                                                                            });
+    DeviceRowGather lead2_gather(lead2_windows ? feature_window_starts(peaks, fw) : std::vector<std::int64_t>(), {}, fw.length,
+                                 static_cast<std::size_t>(fw.length), lead2_windows ? lead2_windows->data() : nullptr, stream);
+    const std::int64_t again =
+        rows == 0 ? samples
+                  : for_each_device_chunk(o.input, o.csv, o.fs, o.samples ? &*o.samples : nullptr, chunk_samples, stream,
+                                          lead2_column ? &*lead2_column : nullptr,
+                                          [&](DeviceSpan<const float> piece, DeviceSpan<const float> piece2, std::int64_t first) {
+                                            row_gather.push(piece, first, stream);
+                                            window_gather.push(piece, first, stream);
+                                            if (lead2_windows) lead2_gather.push(piece2, first, stream);
+                                          });
     // The file changed between the passes (rewritten by another process): its rows would not be the detected beats'.
     if (again != samples) throw InputError(o.input + ": the recording changed while it was read (" + std::to_string(samples) +
                                            " samples, then " + std::to_string(again) + ")");
@@ -164,7 +195,8 @@ Segmentation segment_cuda_chunked(const RunOptions& o, CudaContext& ctx, std::in
   // The classes on CPU threads while the GPU trains (segment_cuda's whole path does the same).
   // That thread also copies the windows down (0.8 GB for 14 days: ~0.4 s into pageable memory,
   // which had kept training waiting), on a stream of its own, and frees them there.
-  seg.pending_classes = classes_from_device_windows(std::move(windows), std::move(peaks), fw.length, o.fs, second_lead_of(o));
+  seg.pending_classes =
+      classes_from_device_windows(std::move(windows), std::move(peaks), fw.length, o.fs, std::move(lead2), std::move(lead2_windows));
   seg.matrix = device_beat_matrix(std::move(matrix), static_cast<std::int64_t>(rows), width, stream);
   return seg;
 }
@@ -179,7 +211,8 @@ PeakDetection detect_peaks_cuda_chunked(const std::string& input, const CsvOptio
   StreamingDetectorCuda detector(options, /*excerpt=*/0, stream);
   PeakDetection out;
   out.samples = static_cast<std::size_t>(for_each_device_chunk(
-      input, csv, fs, samples, chunk_samples, stream, [&](DeviceSpan<const float> piece, std::int64_t) { detector.push(piece); }));
+      input, csv, fs, samples, chunk_samples, stream, nullptr,
+      [&](DeviceSpan<const float> piece, DeviceSpan<const float>, std::int64_t) { detector.push(piece); }));
   detector.finish();
   Detection det =
       detection_from_scan(detector.found(), detector.refined(), detector.max_envelope(), detector.max_abs_sample(), options);

@@ -121,6 +121,47 @@ TEST(SecondLeadCli, ARecordsOtherLeadIsSaidAndReadAlikeOnEveryPath) {
 #endif
 }
 
+// A two-lead CSV (issue 24): the GPU paths parse the second column in the primary's pass and cut
+// its windows on the device, the CPU paths read it as a stream of its own; every path gives the
+// same beats and classes.
+TEST(SecondLeadCli, ACsvsSecondLeadIsReadAlikeOnEveryPath) {
+  const auto dir = testutil::fresh_dir();
+  auto r = run_ecgpipe("-q synth " + q(dir / "s.csv") + " --fs 360 --duration 180 --seed 7", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::istringstream in(read_text(dir / "s.csv"));
+  std::string line;
+  std::getline(in, line);
+  std::vector<double> x;
+  while (std::getline(in, line)) x.push_back(std::stod(line));
+  std::string csv = "MLII,V1\n";
+  char row[64];
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    std::snprintf(row, sizeof row, "%.4f,%.4f\n", x[i], -0.6 * x[i >= 3 ? i - 3 : 0] + 0.1 * std::sin(0.01 * static_cast<double>(i)));
+    csv += row;
+  }
+  write_text(dir / "two.csv", csv);
+  r = run_ecgpipe("analyze " + q(dir / "two.csv") + " --fs 360 --device cpu --chunk-seconds 0 --out " + q(dir / "a"), dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(read_text(dir / "a" / "report.json"))["input"]["lead2"], "column 'V1' (1)");
+  const std::string beats = read_text(dir / "a" / "beats.csv");
+  EXPECT_GT(testutil::count_lines(beats), 150u);
+  r = run_ecgpipe("analyze " + q(dir / "two.csv") + " --fs 360 --device cpu --chunk-seconds 20 --out " + q(dir / "b"), dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(read_text(dir / "b" / "beats.csv"), beats);
+#ifdef ECGPIPE_WITH_CUDA
+  if (!ecgpipe::cuda_device_available()) GTEST_SKIP() << "no CUDA device: the GPU paths' classes not compared";
+  for (const char* memory : {"1G", "1K"}) {  // whole on the GPU, and streamed through it
+    const fs::path out = dir / (std::string("g") + memory);
+    r = run_ecgpipe("analyze " + q(dir / "two.csv") + " --fs 360 --device cuda --gpu-memory " + memory + " --out " + q(out), dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(read_text(out / "beats.csv"), beats) << memory;
+    EXPECT_EQ(nlohmann::json::parse(read_text(out / "report.json"))["input"]["lead2"], "column 'V1' (1)") << memory;
+  }
+#else
+  GTEST_SKIP() << "built without CUDA: the GPU paths' classes not compared";
+#endif
+}
+
 // A CSV's second lead by its header name; a cell there that is no number: one line that says it
 // is the second lead's and how to do without it (exit 3), and --lead2 none reads the primary alone.
 TEST(SecondLeadCli, ACsvsSecondLeadWithABadCellIsNamed) {
@@ -138,6 +179,18 @@ TEST(SecondLeadCli, ACsvsSecondLeadWithABadCellIsNamed) {
   EXPECT_NE(r.err.find("bad.csv:5002: cannot parse \"abc\""), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("(the second lead, column 'V1' (2); --lead2 none reads the primary lead alone)"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(dir / "a"));
+#ifdef ECGPIPE_WITH_CUDA
+  if (ecgpipe::cuda_device_available()) {
+    for (const char* memory : {"1G", "1K"}) {  // whole and streamed: the column parsed in the primary's pass, the same line
+      r = run_ecgpipe("analyze " + q(dir / "bad.csv") + " --device cuda --gpu-memory " + memory + " --out " + q(dir / "a"), dir);
+      EXPECT_EQ(r.code, 3) << memory << ": " << r.err;
+      EXPECT_NE(r.err.find("bad.csv:5002: cannot parse \"abc\""), std::string::npos) << r.err;
+      EXPECT_NE(r.err.find("(the second lead, column 'V1' (2); --lead2 none reads the primary lead alone)"), std::string::npos)
+          << r.err;
+      EXPECT_FALSE(fs::exists(dir / "a"));
+    }
+  }
+#endif
   r = run_ecgpipe("analyze " + q(dir / "bad.csv") + " --device cpu --lead2 none --out " + q(dir / "a"), dir);
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.err.find("second lead"), std::string::npos) << r.err;

@@ -28,6 +28,12 @@ struct SecondLead {
 // The run's second lead: a file's as the source resolved it (none: none); for a signal given in
 // memory, the second lead given with it, if any.
 std::optional<SecondLead> second_lead_of(const RunOptions& o);
+// Whether it is a column of a CSV file (not a WFDB or EDF signal, not samples in memory): the GPU
+// paths then parse it in the primary's pass (csv_cuda.hpp: read_csv_columns_cuda) and cut its
+// windows on the device; otherwise it is read as a stream of its own.
+bool is_csv_column(const SecondLead& lead);
+// What an error about the second lead ends with: which lead, and how to do without it.
+std::string second_lead_note(const SecondLead& lead);
 
 // The feature windows (beat_features.hpp: feature_window) at `r_peaks` (ascending) of the signal
 // `stream` hands out, zero outside it: row-major beats x window length.
@@ -47,7 +53,9 @@ struct SecondLeadFeature {
   const std::vector<float>* for_classes() const { return usable ? &correlation : nullptr; }
 };
 // `lead`'s feature at `r_peaks` on `threads` threads; without a lead, none (not usable, no warning).
+// `windows`: its feature windows already cut at `r_peaks` (row-major, as gather_feature_windows
+// gives them: the GPU paths cut a CSV lead's on the device), or null: the lead is read here.
 SecondLeadFeature second_lead_feature(const std::optional<SecondLead>& lead, const std::vector<std::int64_t>& r_peaks,
-                                      int threads);
+                                      int threads, const std::vector<float>* windows = nullptr);
 
 }  // namespace ecgpipe

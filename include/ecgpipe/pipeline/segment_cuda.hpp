@@ -22,18 +22,23 @@ cudaStream_t cuda_stream(CudaContext& context);
 Segmentation segment_cuda(const RunOptions& options, CudaContext& context);
 // The host's share of a GPU run on a thread beside training (both GPU paths): `device` (the
 // signal, or the beats' feature windows) is copied down on a stream of its own and freed there,
-// then `classify` makes the classes from that copy; Classes::seconds is the thread's whole time.
-// The caller has waited for its stream (nothing queued there still reads the buffer); the free
-// moves to the thread's stream before the thread exists, so that no free from it can reach the
-// run's stream while training captures a CUDA graph there.
-std::future<Segmentation::Classes> classes_beside_training(
-    DeviceBuffer<float> device, std::function<Segmentation::Classes(std::vector<float> host)> classify);
+// and so are `lead2_windows` (a CSV's second lead's feature windows, cut on the device), if any;
+// then `classify` makes the classes from those copies (the second: null without it);
+// Classes::seconds is the thread's whole time. The caller has waited for its stream (nothing
+// queued there still reads the buffers); the frees move to the thread's stream before the thread
+// exists, so that no free from it can reach the run's stream while training captures a CUDA
+// graph there.
+using ClassesFromHost = std::function<Segmentation::Classes(std::vector<float> host, const std::vector<float>* lead2_windows)>;
+std::future<Segmentation::Classes> classes_beside_training(DeviceBuffer<float> device,
+                                                           std::optional<DeviceBuffer<float>> lead2_windows,
+                                                           ClassesFromHost classify);
 // classes_beside_training from the beats' feature windows (classify/beat_features.hpp:
 // feature_window(fs), `length` floats a row, one row per kept R peak) cut on the device: what the
-// host then holds is the windows, never the whole signal. `lead2`: the run's second lead, read on
-// that thread (second_lead.hpp).
+// host then holds is the windows, never the whole signal. `lead2`: the run's second lead, whose
+// windows are `lead2_windows` when given, else read on that thread (second_lead.hpp).
 std::future<Segmentation::Classes> classes_from_device_windows(DeviceBuffer<float> windows, std::vector<std::int64_t> peaks,
-                                                              int length, double fs, std::optional<SecondLead> lead2);
+                                                              int length, double fs, std::optional<SecondLead> lead2,
+                                                              std::optional<DeviceBuffer<float>> lead2_windows);
 // High-water mark of the device's default stream-ordered memory pool (bytes), then reset.
 std::size_t device_pool_peak_bytes();
 
