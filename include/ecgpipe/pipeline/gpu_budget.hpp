@@ -18,7 +18,7 @@ namespace ecgpipe {
 // kept as the bound until it is measured again (a lower one sends fewer recordings to the
 // chunked path, which gives the same results). The other stages: the CSV reader ~8 (its growing output and the
 // exact copy), the robust detector 36 (signal, band-pass, y, m and e or the candidates'
-// positions), the beat matrix ~3 (0.7 KB a beat). Measured (`ecgpipe bench`'s stream-ordered pool
+// positions), the beat matrix ~3 (0.7 KB a beat), a two-lead CSV's second lead 4 (held until its windows are cut at the R peaks). Measured (`ecgpipe bench`'s stream-ordered pool
 // peak over the samples, H100, 2026-11-26): 54.4 B for 21.6 M samples (24 h at 250 Hz), 52.2 B for
 // 241.9 M (14 days at 200 Hz), 127.5 B for 20,000,003 (a prime: cuFFT pads it for Bluestein's
 // algorithm). 144 covers the worst with a margin of an eighth.

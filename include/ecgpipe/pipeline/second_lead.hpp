@@ -1,8 +1,9 @@
 // Internal: the second lead of a run (issue 24), read for the beat classifier's lead2 model
 // (classify.hpp). Only its feature windows at the detected R peaks are kept (R - 0.25 s .. R +
 // 0.45 s: 1 KB a beat at 360 Hz), whichever path detected them: the CPU's whole or chunked reads
-// and the GPU's detect on the primary lead alone, and every path reads the second lead the same
-// way, so their classes stay equal.
+// and the GPU's detect on the primary lead alone. The CPU paths read it as a stream of its own
+// (gather_feature_windows); the GPU paths parse a CSV's in the primary's pass and cut its windows
+// on the device (is_csv_column), the same values bit for bit, so their classes stay equal.
 #pragma once
 
 #include <cstdint>
