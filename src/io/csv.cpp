@@ -250,13 +250,33 @@ void throw_bad_line(const std::string& path, std::size_t line_no, std::string_vi
   throw InternalError(where + "the GPU CSV parser rejected a line that the CPU parser accepts: " + quote(line));
 }
 
+void throw_bad_row(const std::string& path, std::size_t line_no, std::string_view line, const CsvColumn& column,
+                   const CsvOptions& options, const CsvColumn& column2, const CsvOptions& options2, const std::string& note2) {
+  float value = 0.0f;
+  if (line.find('\0') != std::string_view::npos || !parse_data_line(line, column.index, value)) {
+    throw_bad_line(path, line_no, line, column, options);
+  }
+  try {
+    throw_bad_line(path, line_no, line, column2, options2);
+  } catch (const InputError& e) {
+    throw InputError(e.what() + note2);
+  }
+}
+
 }  // namespace csv_internal
 
 // ---------------------------------------------------------------------------------------------
 // The CPU reader: lines split as io::LineReader did (see the top of this file), NUL refused.
 
-CsvColumnReader::CsvColumnReader(const std::string& path, const CsvOptions& options, std::size_t block_bytes)
+CsvColumnReader::CsvColumnReader(const std::string& path, const CsvOptions& options, std::size_t block_bytes,
+                                 const CsvSecondColumn* second)
     : path_(path), options_(options), block_bytes_(std::max<std::size_t>(1, block_bytes)) {
+  if (second != nullptr) {
+    two_ = true;
+    options2_ = options;
+    options2_.column = second->column;
+    note2_ = second->note;
+  }
   csv_internal::FilePtr file = csv_internal::open_csv_file(path);  // the error messages of every reader
   total_bytes_ = csv_internal::file_size_or_zero(file.get());
   fd_ = ::dup(fileno(file.get()));
@@ -343,21 +363,27 @@ void CsvColumnReader::start(const CsvOptions& options) {
     }
     if (!found) csv_internal::throw_empty_file(path_);
     column_ = resolve_column(line, options, path_);
+    if (two_) column2_ = resolve_column(line, options2_, path_);
   } else {
     column_ = resolve_column({}, options, path_);
+    if (two_) column2_ = resolve_column({}, options2_, path_);
   }
 }
 
-std::size_t CsvColumnReader::read(std::vector<float>& out, std::size_t max) {
+std::size_t CsvColumnReader::read(std::vector<float>& out, std::size_t max, std::vector<float>* second) {
+  if (second != nullptr && !two_) throw InternalError("CsvColumnReader::read: a second column's values from a reader without one");
   std::size_t got = 0;
   std::string_view line;
   while (got < max && next_line(line)) {
     if (is_blank_line(line)) continue;
-    float value = 0.0f;
-    if (!csv_internal::parse_data_line(line, column_.index, value)) {
-      csv_internal::throw_bad_line(path_, line_no_, line, column_, options_);
+    float value = 0.0f, value2 = 0.0f;
+    if (!csv_internal::parse_data_line(line, column_.index, value) ||
+        (second != nullptr && !csv_internal::parse_data_line(line, column2_.index, value2))) {
+      if (second == nullptr) csv_internal::throw_bad_line(path_, line_no_, line, column_, options_);
+      csv_internal::throw_bad_row(path_, line_no_, line, column_, options_, column2_, options2_, note2_);
     }
     out.push_back(value);
+    if (second != nullptr) second->push_back(value2);
     ++got;
   }
   values_ += got;
@@ -390,6 +416,14 @@ std::vector<float> parse_csv_column(std::string_view text, const CsvOptions& opt
 std::vector<float> read_csv_column(const std::string& path, const CsvOptions& options) {
   CsvColumnReader reader(path, options);
   return read_all(reader);
+}
+
+CsvColumns read_csv_columns(const std::string& path, const CsvOptions& options, const CsvSecondColumn& second) {
+  CsvColumnReader reader(path, options, CsvColumnReader::kDefaultBlockBytes, &second);
+  CsvColumns c;
+  while (reader.read(c.first, std::size_t{1} << 20, &c.second) > 0) {
+  }
+  return c;
 }
 
 }  // namespace ecgpipe

@@ -157,7 +157,7 @@ class GpuCsvReader {
   std::uint64_t fetch_final_status();
   std::uint64_t settle_undecided(std::uint64_t first_bad, float* target, float* target2, std::size_t target_size);
   bool parse_row(std::string_view line, float& value, float& value2) const;
-  std::vector<float> read_on_cpu(bool second) const;
+  CsvColumns read_on_cpu() const;
   [[noreturn]] void fail(std::uint64_t offset, bool chunk_overflow = false);
 
   const std::string path_;
@@ -360,15 +360,10 @@ bool GpuCsvReader::parse_row(std::string_view line, float& value, float& value2)
          (!two_ || csv_internal::parse_data_line(line, column2_.index, value2));
 }
 
-// The whole column (second: the second column) read by the CPU reader; its InputError for the
-// second column ends with the caller's note, as every error about that column does.
-std::vector<float> GpuCsvReader::read_on_cpu(bool second) const {
-  if (!second) return read_csv_column(path_, options_);
-  try {
-    return read_csv_column(path_, options2_);
-  } catch (const InputError& e) {
-    throw InputError(e.what() + second_note_);
-  }
+// The whole file read by the CPU reader (both columns, if two), with its values and errors.
+CsvColumns GpuCsvReader::read_on_cpu() const {
+  if (!two_) return CsvColumns{read_csv_column(path_, options_), {}};
+  return read_csv_columns(path_, options_, CsvSecondColumn{options2_.column, second_note_});
 }
 
 // Parses the undecided cells on the host (fast_float's big-integer path) and patches their rows
@@ -407,8 +402,7 @@ std::uint64_t GpuCsvReader::settle_undecided(std::uint64_t first_bad, float* tar
 void GpuCsvReader::fail(std::uint64_t offset, bool chunk_overflow) {
   const std::uint64_t device_bad = fetch_final_status();
   if (host_status_->as<Status>()[2].undecided > kHardCapacity) {
-    (void)read_on_cpu(false);  // throws the CPU's error for this file
-    if (two_) (void)read_on_cpu(true);
+    (void)read_on_cpu();  // throws the CPU's error for this file
   }
   const std::uint64_t first = settle_undecided(std::min(offset, device_bad), nullptr, nullptr, 0);
   if (first != offset) chunk_overflow = false;
@@ -422,17 +416,8 @@ void GpuCsvReader::fail(std::uint64_t offset, bool chunk_overflow) {
                      std::to_string(chunk_) + " bytes)");
   }
   const std::string_view text = csv_internal::reader_view(line.raw);
-  float value = 0.0f;
-  // The first column's error where its cell is bad or the row has a NUL byte (the CPU reader names
-  // a NUL before any cell), else the second's.
-  if (!two_ || text.find('\0') != std::string_view::npos || !csv_internal::parse_data_line(text, column_.index, value)) {
-    csv_internal::throw_bad_line(path_, line.line_no, text, column_, options_);
-  }
-  try {
-    csv_internal::throw_bad_line(path_, line.line_no, text, column2_, options2_);
-  } catch (const InputError& e) {
-    throw InputError(e.what() + second_note_);
-  }
+  if (!two_) csv_internal::throw_bad_line(path_, line.line_no, text, column_, options_);
+  csv_internal::throw_bad_row(path_, line.line_no, text, column_, options_, column2_, options2_, second_note_);
 }
 
 // Up to `want` bytes of the file's next bytes into dst (fewer only at the end of the file). A
@@ -539,14 +524,15 @@ DeviceColumns GpuCsvReader::run() {
   DeviceColumns columns;
   if (host_status_->as<Status>()[2].undecided > kHardCapacity) {
     // Adversarial input with thousands of undecided cells: let the CPU parse the whole file.
-    for (const bool second : {false, true}) {
-      if (second && !two_) break;
-      const std::vector<float> cpu = read_on_cpu(second);
-      DeviceBuffer<float> exact(cpu.size(), stream_);
-      copy_to_device(exact.span(), cpu.data(), cpu.size(), stream_);
-      ECGPIPE_CUDA_CHECK(cudaStreamSynchronize(stream_));  // `cpu` is freed next
-      (second ? columns.second : columns.first) = std::move(exact);
-    }
+    const CsvColumns cpu = read_on_cpu();
+    const auto up = [&](const std::vector<float>& values) {
+      DeviceBuffer<float> exact(values.size(), stream_);
+      copy_to_device(exact.span(), values.data(), values.size(), stream_);
+      return exact;
+    };
+    columns.first = up(cpu.first);
+    if (two_) columns.second = up(cpu.second);
+    ECGPIPE_CUDA_CHECK(cudaStreamSynchronize(stream_));  // `cpu` is freed on return
     return columns;
   }
   first_bad = settle_undecided(first_bad, out_.data(), out2_.data(), rows_);

@@ -59,6 +59,13 @@ bool parse_data_line(std::string_view line, std::size_t index, float& out);
 [[noreturn]] void throw_bad_line(const std::string& path, std::size_t line_no, std::string_view line,
                                  const CsvColumn& column, const CsvOptions& options);
 
+// The error for a data row of a two-column read (CsvSecondColumn) that did not parse: the first
+// column's (throw_bad_line) where its cell is bad or the row holds a NUL byte, else the second
+// column's followed by `note2`.
+[[noreturn]] void throw_bad_row(const std::string& path, std::size_t line_no, std::string_view line, const CsvColumn& column,
+                                const CsvOptions& options, const CsvColumn& column2, const CsvOptions& options2,
+                                const std::string& note2);
+
 #ifdef ECGPIPE_WITH_CUDA
 // Default size of one streamed chunk (one pinned host buffer, one device buffer). It must stay
 // above kMaxLineBytes + 1 so that every line the CPU accepts fits in a chunk; beyond that, small:

@@ -10,6 +10,8 @@
 #include "ecgpipe/signal/peaks.hpp"
 #include "ecgpipe/io/wfdb.hpp"
 #include "ecgpipe/io/signal_input.hpp"
+#include "ecgpipe/classify/beat_features.hpp"
+#include "ecgpipe/io/csv.hpp"
 
 namespace ecgpipe {
 
@@ -25,7 +27,17 @@ Segmentation segment_cpu(const RunOptions& o) {
 Segmentation segment_cpu_whole(const RunOptions& o) {
   Segmentation seg;
   auto t0 = detail::Clock::now();
-  std::vector<float> signal = read_run_signal(o);  // any input format, or the caller's samples
+  // A CSV's second lead is read in the same pass (csv.hpp: read_csv_columns; second_lead.hpp).
+  const std::optional<SecondLead> lead2 = second_lead_of(o);
+  const bool lead2_with_signal = lead2 && is_csv_column(*lead2);
+  std::vector<float> signal, lead2_signal;
+  if (lead2_with_signal) {
+    CsvColumns both = read_csv_columns(o.input, o.csv, CsvSecondColumn{lead2->csv.column, second_lead_note(*lead2)});
+    signal = std::move(both.first);
+    lead2_signal = std::move(both.second);
+  } else {
+    signal = read_run_signal(o);  // any input format, or the caller's samples
+  }
   seg.samples = signal.size();
   seg.seconds.csv = detail::seconds_since(t0);
   seg.signal_excerpt.assign(signal.begin(), signal.begin() + static_cast<std::ptrdiff_t>(report_excerpt_samples(o.fs, signal.size())));
@@ -55,9 +67,12 @@ Segmentation segment_cpu_whole(const RunOptions& o) {
   seg.seconds.beats = detail::seconds_since(t0);
   t0 = detail::Clock::now();
   const std::vector<std::int64_t> peaks = kept_r_peaks(o, seg.beats);
-  const SecondLeadFeature lead2 = second_lead_feature(second_lead_of(o), peaks, cpu_threads());
-  seg.lead2_warning = lead2.warning;
-  seg.beat_class = classify_beats(signal, peaks, o.fs, cpu_threads(), &seg.atrial, lead2.for_classes());
+  std::vector<float> lead2_windows;
+  if (lead2_with_signal) lead2_windows = feature_windows(lead2_signal, peaks, o.fs, cpu_threads());
+  const SecondLeadFeature lead2_feature =
+      second_lead_feature(lead2, peaks, cpu_threads(), lead2_with_signal ? &lead2_windows : nullptr);
+  seg.lead2_warning = lead2_feature.warning;
+  seg.beat_class = classify_beats(signal, peaks, o.fs, cpu_threads(), &seg.atrial, lead2_feature.for_classes());
   seg.seconds.classify = detail::seconds_since(t0);
   seg.host_signal = std::move(signal);  // for signal quality and the report's strips
   return seg;

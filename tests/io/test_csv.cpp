@@ -24,6 +24,9 @@ namespace {
 using ecgpipe::CsvOptions;
 using ecgpipe::InputError;
 using ecgpipe::read_csv_column;
+using ecgpipe::CsvColumns;
+using ecgpipe::CsvSecondColumn;
+using ecgpipe::read_csv_columns;
 
 std::uint32_t bits(float f) {
   std::uint32_t u;
@@ -359,6 +362,61 @@ TEST(CsvCpu, ErrorsInTinyBlocksNameTheSameLine) {
       });
       EXPECT_EQ(piecewise, whole) << name << ", block " << block;
     }
+  }
+}
+
+// Two columns in one pass (issue 24: a two-lead CSV's second lead): each is the column read
+// alone, bit for bit, in any block size, whichever comes first in the row; the pieces of a
+// reader that stops parsing the second column are the first column's alone.
+TEST(CsvCpu, TwoColumnsInOnePassAreEachColumnRead) {
+  std::string text = "time,MLII,x,V1\n";
+  for (int i = 0; i < 3000; ++i) {
+    text += std::to_string(i) + "," + std::to_string(std::sin(i * 0.1)) + ",z," + std::to_string(-0.5 * std::cos(i * 0.07)) +
+            (i % 3 == 0 ? "\r\n" : "\n");
+    if (i % 97 == 5) text += " \n";
+  }
+  const std::string path = write_file("two.csv", text);
+  const auto mlii = read_csv_column(path, {"MLII"}), v1 = read_csv_column(path, {"V1"});
+  ASSERT_EQ(mlii.size(), 3000u);
+  const CsvColumns both = read_csv_columns(path, {"MLII"}, {"V1", " (note)"});
+  EXPECT_TRUE(same_bits(both.first, mlii));
+  EXPECT_TRUE(same_bits(both.second, v1));
+  const CsvColumns swapped = read_csv_columns(path, {"V1"}, {"1", " (note)"});
+  EXPECT_TRUE(same_bits(swapped.first, v1));
+  EXPECT_TRUE(same_bits(swapped.second, mlii));
+  for (const std::size_t block : {1, 7, 4096}) {
+    const CsvSecondColumn second{"V1", ""};
+    ecgpipe::CsvColumnReader reader(path, {"MLII"}, block, &second);
+    std::vector<float> a, b;
+    while (reader.read(a, 31, a.size() < 1000 ? &b : nullptr) > 0) {
+    }
+    EXPECT_TRUE(same_bits(a, mlii)) << block;
+    ASSERT_EQ(b.size(), 1023u) << block;  // 33 pieces of 31 rows read it
+    EXPECT_TRUE(same_bits(b, std::vector<float>(v1.begin(), v1.begin() + 1023))) << block;
+  }
+}
+
+// The first bad row of either column stops the read: a bad cell of the second column is the
+// column's own error with the note after it; one of the first (or a NUL byte) the first's.
+TEST(CsvCpu, TwoColumnErrorsAreTheBadColumnsWithTheNote) {
+  std::string good = "time,MLII,x,V1\n";
+  for (int i = 0; i < 300; ++i) good += std::to_string(i) + ",1.5,z,-2.25\n";
+  struct Case {
+    std::string name, tail, column;
+  };
+  const std::vector<Case> cases = {
+      {"second.csv", "300,1.5,z,abc\n301,def,z,1.0\n", "V1"},
+      {"first.csv", "300,abc,z,def\n", "MLII"},
+      {"few.csv", "300,1.5,z\n", "V1"},
+      {"empty.csv", "300,1.5,z,\n", "V1"},
+      {"nul.csv", std::string("300,1.5,z,2\0\n", 13), "MLII"},
+  };
+  for (const Case& c : cases) {
+    const std::string path = write_file(c.name, good + c.tail);
+    std::string expected = cpu_error(path, {c.column});
+    ASSERT_NE(expected, "") << c.name;
+    if (c.column == "V1") expected += " (the second lead)";
+    EXPECT_EQ(input_error_of([&] { (void)read_csv_columns(path, {"MLII"}, {"V1", " (the second lead)"}); }), expected) << c.name;
   }
 }
 

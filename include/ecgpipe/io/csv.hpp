@@ -28,7 +28,7 @@ struct CsvOptions {
   bool has_header = true;
   // The second lead (--lead2; resolve_signal_source, signal_source.hpp): "auto", "none", or a
   // name or 0-based index as for `column`. The readers ignore it: a second lead is read as a
-  // column of its own.
+  // CsvSecondColumn (below).
   std::string lead2 = "auto";
 };
 
@@ -61,6 +61,17 @@ bool field_of_line(std::string_view line, std::size_t index, std::string_view& f
 // True if the line is empty or holds only spaces and tabs (such lines are skipped).
 bool is_blank_line(std::string_view line);
 
+// A second column read in the same pass as the first (the second lead of a two-lead CSV, issue
+// 24: the file is split into lines and fields once): `column` as CsvOptions::column names one,
+// resolved against the same header. Errors: the first bad row of either column; a row whose first
+// cell is bad (or that holds a NUL byte) gets the first column's message, else the second
+// column's, as read_csv_column of that column words it, followed by `note` (which column this is,
+// and how to do without it).
+struct CsvSecondColumn {
+  std::string column;
+  std::string note;
+};
+
 // The column read piece by piece (issue 12: memory that does not grow with the file): the same
 // grammar, values and errors (file, line, byte) as read_csv_column, which reads through it. The
 // file is read `block_bytes` at a time into a buffer that holds the current line (a line may
@@ -69,7 +80,9 @@ class CsvColumnReader {
  public:
   static constexpr std::size_t kDefaultBlockBytes = std::size_t{4} << 20;
   // Opens `path` and reads up to the header: InputError for a missing file or an empty one.
-  CsvColumnReader(const std::string& path, const CsvOptions& options, std::size_t block_bytes = kDefaultBlockBytes);
+  // `second`: a second column read beside it (CsvSecondColumn), or null.
+  CsvColumnReader(const std::string& path, const CsvOptions& options, std::size_t block_bytes = kDefaultBlockBytes,
+                  const CsvSecondColumn* second = nullptr);
   // A text already in memory; `path` only names it in errors.
   CsvColumnReader(std::string_view text, const CsvOptions& options, const std::string& path);
   ~CsvColumnReader();
@@ -77,8 +90,10 @@ class CsvColumnReader {
   CsvColumnReader& operator=(const CsvColumnReader&) = delete;
 
   // Appends up to `max` next values to `out` and returns how many: 0 at the end. InputError on a
-  // bad line, and at the end when the file had no data row.
-  std::size_t read(std::vector<float>& out, std::size_t max);
+  // bad line, and at the end when the file had no data row. `second` (a reader with a second
+  // column): that column's values of the same rows appended to it; null: its cells are not parsed
+  // (a pass that does not keep them).
+  std::size_t read(std::vector<float>& out, std::size_t max, std::vector<float>* second = nullptr);
   const CsvColumn& column() const { return column_; }
   // Bytes of the input consumed so far, and its size (0 when unknown: a pipe).
   std::size_t bytes_consumed() const;
@@ -92,6 +107,10 @@ class CsvColumnReader {
   std::string path_;
   CsvOptions options_;
   CsvColumn column_;
+  bool two_ = false;  // a second column (CsvSecondColumn): its options, index and note
+  CsvOptions options2_;
+  CsvColumn column2_;
+  std::string note2_;
   int fd_ = -1;
   std::size_t block_bytes_ = kDefaultBlockBytes;
   std::vector<char> buffer_;   // file input: bytes [0, end_) read, [pos_, end_) not yet split
@@ -106,6 +125,12 @@ class CsvColumnReader {
 // CPU reference: reads the whole column. Throws InputError on a missing/unreadable file, a file
 // with no header, no data rows, a NUL byte, or a bad cell. A thin wrapper of parse_csv_column.
 std::vector<float> read_csv_column(const std::string& path, const CsvOptions& options);
+
+// Both columns of a file read whole in one pass (CsvSecondColumn).
+struct CsvColumns {
+  std::vector<float> first, second;
+};
+CsvColumns read_csv_columns(const std::string& path, const CsvOptions& options, const CsvSecondColumn& second);
 
 // The same over a whole file's bytes in memory; `path` only names the file in errors.
 std::vector<float> parse_csv_column(std::string_view text, const CsvOptions& options, const std::string& path);

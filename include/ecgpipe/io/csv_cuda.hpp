@@ -34,15 +34,8 @@ std::uint64_t stream_csv_column_cuda(const std::string& path, const CsvOptions& 
 // Two columns of one file in one pass (issue 24: the second lead of a two-lead CSV, which was
 // parsed again on the CPU, 1.1 s of a 2.3 s GPU run for 24 hours at 360 Hz): the file is read,
 // its rows found and each row walked once, both cells parsed in the walk. Each column's values
-// are read_csv_column's for that column, bit for bit. `column`: the second column, as
-// CsvOptions::column names one (resolved against the same header). Errors: the first bad row of
-// either column; a row whose first cell is bad (or with a NUL byte) gets the first column's
-// message, else the second column's, as read_csv_column of that column words it, followed by
-// `note` (which column this is, and how to do without it).
-struct CsvSecondColumn {
-  std::string column;
-  std::string note;
-};
+// are read_csv_column's for that column, bit for bit, and the errors read_csv_columns's
+// (csv.hpp: the first bad row of either column, a second column's error followed by its note).
 struct DeviceColumns {
   DeviceBuffer<float> first;
   DeviceBuffer<float> second;

@@ -1,9 +1,11 @@
 // Internal: the second lead of a run (issue 24), read for the beat classifier's lead2 model
 // (classify.hpp). Only its feature windows at the detected R peaks are kept (R - 0.25 s .. R +
 // 0.45 s: 1 KB a beat at 360 Hz), whichever path detected them: the CPU's whole or chunked reads
-// and the GPU's detect on the primary lead alone. The CPU paths read it as a stream of its own
-// (gather_feature_windows); the GPU paths parse a CSV's in the primary's pass and cut its windows
-// on the device (is_csv_column), the same values bit for bit, so their classes stay equal.
+// and the GPU's detect on the primary lead alone. A CSV's is parsed in the primary's pass on
+// either device (is_csv_column: csv.hpp's read_csv_columns and CsvColumnReader on the CPU,
+// csv_cuda.hpp's on the GPU, which cuts its windows on the device), the same values bit for bit,
+// so the classes stay equal; a WFDB or EDF lead, or one given in memory, is read on its own
+// (gather_feature_windows).
 #pragma once
 
 #include <cstdint>
@@ -29,9 +31,8 @@ struct SecondLead {
 // The run's second lead: a file's as the source resolved it (none: none); for a signal given in
 // memory, the second lead given with it, if any.
 std::optional<SecondLead> second_lead_of(const RunOptions& o);
-// Whether it is a column of a CSV file (not a WFDB or EDF signal, not samples in memory): the GPU
-// paths then parse it in the primary's pass (csv_cuda.hpp: read_csv_columns_cuda) and cut its
-// windows on the device; otherwise it is read as a stream of its own.
+// Whether it is a column of a CSV file (not a WFDB or EDF signal, not samples in memory): then it
+// is parsed in the primary's pass (above); otherwise read as a stream of its own.
 bool is_csv_column(const SecondLead& lead);
 // What an error about the second lead ends with: which lead, and how to do without it.
 std::string second_lead_note(const SecondLead& lead);

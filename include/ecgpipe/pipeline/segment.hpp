@@ -115,12 +115,15 @@ struct StreamedDetection {
   std::int64_t samples = 0;
   bool whole = false;          // the recording had at most keep_samples samples:
   std::vector<float> signal;   // ... then here, whole
+  std::vector<float> lead2;    // ... and the second column's, read with it (detect_streamed's `second`)
   std::vector<float> signal_excerpt;      // the first `excerpt` samples
   std::vector<double> curvature_excerpt;  // bandpass_cpu's first `excerpt` values
   double read_seconds = 0.0, bandpass_seconds = 0.0, detect_seconds = 0.0;
 };
+// `second`: a CSV's second lead (second_lead.hpp), read in the same pass while the recording is
+// kept whole, or null.
 StreamedDetection detect_streamed(const std::string& input, const CsvOptions& csv, double fs, int ricker_width,
-                                  const ChunkOptions& chunks, std::size_t excerpt);
+                                  const ChunkOptions& chunks, std::size_t excerpt, const CsvSecondColumn* second = nullptr);
 // Stages 1-4 of the robust preset in two passes over the recording (the second gathers the
 // beats' rows and classifier windows): equal to segment_cpu_whole's, field by field.
 Segmentation segment_cpu_chunked(const RunOptions& options, const ChunkOptions& chunks);
