@@ -271,12 +271,7 @@ void throw_bad_row(const std::string& path, std::size_t line_no, std::string_vie
 CsvColumnReader::CsvColumnReader(const std::string& path, const CsvOptions& options, std::size_t block_bytes,
                                  const CsvSecondColumn* second)
     : path_(path), options_(options), block_bytes_(std::max<std::size_t>(1, block_bytes)) {
-  if (second != nullptr) {
-    two_ = true;
-    options2_ = options;
-    options2_.column = second->column;
-    note2_ = second->note;
-  }
+  set_second(second);
   csv_internal::FilePtr file = csv_internal::open_csv_file(path);  // the error messages of every reader
   total_bytes_ = csv_internal::file_size_or_zero(file.get());
   fd_ = ::dup(fileno(file.get()));
@@ -288,9 +283,19 @@ CsvColumnReader::CsvColumnReader(const std::string& path, const CsvOptions& opti
   start(options);
 }
 
-CsvColumnReader::CsvColumnReader(std::string_view text, const CsvOptions& options, const std::string& path)
+CsvColumnReader::CsvColumnReader(std::string_view text, const CsvOptions& options, const std::string& path,
+                                 const CsvSecondColumn* second)
     : path_(path), options_(options), data_(text.data()), end_(text.size()), total_bytes_(text.size()), eof_(true) {
+  set_second(second);
   start(options);
+}
+
+void CsvColumnReader::set_second(const CsvSecondColumn* second) {
+  if (second == nullptr) return;
+  two_ = true;
+  options2_ = options_;
+  options2_.column = second->column;
+  note2_ = second->note;
 }
 
 CsvColumnReader::~CsvColumnReader() {

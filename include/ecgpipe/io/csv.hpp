@@ -84,7 +84,8 @@ class CsvColumnReader {
   CsvColumnReader(const std::string& path, const CsvOptions& options, std::size_t block_bytes = kDefaultBlockBytes,
                   const CsvSecondColumn* second = nullptr);
   // A text already in memory; `path` only names it in errors.
-  CsvColumnReader(std::string_view text, const CsvOptions& options, const std::string& path);
+  CsvColumnReader(std::string_view text, const CsvOptions& options, const std::string& path,
+                  const CsvSecondColumn* second = nullptr);
   ~CsvColumnReader();
   CsvColumnReader(const CsvColumnReader&) = delete;
   CsvColumnReader& operator=(const CsvColumnReader&) = delete;
@@ -101,6 +102,7 @@ class CsvColumnReader {
 
  private:
   bool next_line(std::string_view& line);
+  void set_second(const CsvSecondColumn* second);
   bool fill();
   void start(const CsvOptions& options);
 
