@@ -29,10 +29,11 @@ Segmentation segment_cpu_whole(const RunOptions& o) {
   auto t0 = detail::Clock::now();
   // A CSV's second lead is read in the same pass (csv.hpp: read_csv_columns; second_lead.hpp).
   const std::optional<SecondLead> lead2 = second_lead_of(o);
-  const bool lead2_with_signal = lead2 && is_csv_column(*lead2);
+  const std::optional<CsvSecondColumn> lead2_column = csv_second_column(lead2);
+  const bool lead2_with_signal = lead2_column.has_value();
   std::vector<float> signal, lead2_signal;
   if (lead2_with_signal) {
-    CsvColumns both = read_csv_columns(o.input, o.csv, CsvSecondColumn{lead2->csv.column, second_lead_note(*lead2)});
+    CsvColumns both = read_csv_columns(o.input, o.csv, *lead2_column);
     signal = std::move(both.first);
     lead2_signal = std::move(both.second);
   } else {

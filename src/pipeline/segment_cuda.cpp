@@ -205,7 +205,8 @@ Segmentation segment_cuda(const RunOptions& o, CudaContext& ctx) {
   // until its windows are cut at the R peaks below; any other input's is read on the classes'
   // thread (second_lead.hpp).
   std::optional<SecondLead> lead2 = second_lead_of(o);
-  const bool lead2_on_device = lead2 && is_csv_column(*lead2);
+  const std::optional<CsvSecondColumn> lead2_column = csv_second_column(lead2);
+  const bool lead2_on_device = lead2_column.has_value();
   DeviceBuffer<float> lead2_signal;
   if (o.samples || is_wfdb_record_path(o.input)) {
     std::vector<float> read;
@@ -214,7 +215,7 @@ Segmentation segment_cuda(const RunOptions& o, CudaContext& ctx) {
     if (!host.empty()) copy_to_device(signal.span(), host.data(), host.size(), stream);
     ECGPIPE_CUDA_CHECK(cudaStreamSynchronize(stream));  // `host` is freed at the end of this block
   } else if (lead2_on_device) {
-    DeviceColumns both = read_csv_columns_cuda(o.input, o.csv, CsvSecondColumn{lead2->csv.column, second_lead_note(*lead2)}, stream);
+    DeviceColumns both = read_csv_columns_cuda(o.input, o.csv, *lead2_column, stream);
     signal = std::move(both.first);
     lead2_signal = std::move(both.second);
   } else {

@@ -153,10 +153,9 @@ Segmentation segment_cuda_chunked(const RunOptions& o, CudaContext& ctx, std::in
   DeviceBuffer<float> windows(rows_hold_windows ? 0 : peaks.size() * static_cast<std::size_t>(fw.length), stream);
   if (!windows.empty()) ECGPIPE_CUDA_CHECK(cudaMemsetAsync(windows.data(), 0, windows.size() * sizeof(float), stream));
   std::optional<SecondLead> lead2 = second_lead_of(o);
-  std::optional<CsvSecondColumn> lead2_column;
+  const std::optional<CsvSecondColumn> lead2_column = csv_second_column(lead2);
   std::optional<DeviceBuffer<float>> lead2_windows;
-  if (lead2 && is_csv_column(*lead2)) {
-    lead2_column = CsvSecondColumn{lead2->csv.column, second_lead_note(*lead2)};
+  if (lead2_column) {
     lead2_windows = DeviceBuffer<float>(peaks.size() * static_cast<std::size_t>(fw.length), stream);
     if (!lead2_windows->empty())
       ECGPIPE_CUDA_CHECK(cudaMemsetAsync(lead2_windows->data(), 0, lead2_windows->size() * sizeof(float), stream));

@@ -25,7 +25,7 @@ namespace {
 
 // Reads the recording chunk_samples at a time, handing each chunk, the second lead's samples of it
 // and its first sample's index to `use`; the time spent reading (opening included) is added to
-// read_seconds. `second` (a CSV's second lead, second_lead.hpp: is_csv_column): that column read in
+// read_seconds. `second` (a CSV's second lead, second_lead.hpp: csv_second_column): that column read in
 // the same pass, while `second_wanted` holds (its cells are not parsed after); without it, or not
 // wanted, the second lead's samples are empty. Returns the samples read.
 template <typename Use>
@@ -98,8 +98,7 @@ Segmentation segment_cpu_chunked(const RunOptions& o, const ChunkOptions& chunks
   // A CSV's second lead is read in the passes over the primary (second_lead.hpp): kept with it in
   // pass 1 if the recording is kept whole, else gathered at the R peaks in pass 2.
   const std::optional<SecondLead> lead2 = second_lead_of(o);
-  std::optional<CsvSecondColumn> column2;
-  if (lead2 && is_csv_column(*lead2)) column2 = CsvSecondColumn{lead2->csv.column, second_lead_note(*lead2)};
+  const std::optional<CsvSecondColumn> column2 = csv_second_column(lead2);
   StreamedDetection pass1 = detect_streamed(o.input, o.csv, o.fs, o.ricker_width, chunks, report_excerpt_samples(o.fs, SIZE_MAX),
                                             column2 ? &*column2 : nullptr);
   Segmentation seg;

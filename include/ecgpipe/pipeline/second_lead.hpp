@@ -2,7 +2,7 @@
 // (classify.hpp). Only its feature windows at the detected R peaks are kept (R - 0.25 s .. R +
 // 0.45 s: 1 KB a beat at 360 Hz), whichever path detected them: the CPU's whole or chunked reads
 // and the GPU's detect on the primary lead alone. A CSV's is parsed in the primary's pass on
-// either device (is_csv_column: csv.hpp's read_csv_columns and CsvColumnReader on the CPU,
+// either device (csv_second_column: csv.hpp's read_csv_columns and CsvColumnReader on the CPU,
 // csv_cuda.hpp's on the GPU, which cuts its windows on the device), the same values bit for bit,
 // so the classes stay equal; a WFDB or EDF lead, or one given in memory, is read on its own
 // (gather_feature_windows).
@@ -31,11 +31,10 @@ struct SecondLead {
 // The run's second lead: a file's as the source resolved it (none: none); for a signal given in
 // memory, the second lead given with it, if any.
 std::optional<SecondLead> second_lead_of(const RunOptions& o);
-// Whether it is a column of a CSV file (not a WFDB or EDF signal, not samples in memory): then it
-// is parsed in the primary's pass (above); otherwise read as a stream of its own.
-bool is_csv_column(const SecondLead& lead);
-// What an error about the second lead ends with: which lead, and how to do without it.
-std::string second_lead_note(const SecondLead& lead);
+// The second lead as a column of the primary's CSV file, parsed in the primary's pass (above),
+// with the note its errors end with (which lead, and how to do without it); none for no lead, a
+// WFDB or EDF signal or samples in memory, which are read on their own.
+std::optional<CsvSecondColumn> csv_second_column(const std::optional<SecondLead>& lead);
 
 // The feature windows (beat_features.hpp: feature_window) at `r_peaks` (ascending) of the signal
 // `stream` hands out, zero outside it: row-major beats x window length.
