@@ -206,6 +206,22 @@ def test_a_recordings_second_lead_is_read_as_the_command_line_reads_it(hea, cli,
         ecgpipe.read(hea, lead2="no-such-lead")
 
 
+def test_a_csvs_second_lead_is_read_in_one_pass_and_named_in_its_errors(tmp_path):
+    rows = ["time,MLII,V1"] + [f"{i / 360:.6f},{np.sin(i / 10):.4f},{-0.5 * np.cos(i / 10):.4f}" for i in range(3000)]
+    (tmp_path / "two.csv").write_text("\n".join(rows) + "\n")
+    rec = ecgpipe.read(tmp_path / "two.csv")
+    # The rate from the time column's 6-decimal steps: 360 Hz to their rounding.
+    assert rec.fs == pytest.approx(360.0, rel=1e-6) and rec.info["lead2_name"] == "column 'V1' (2)"
+    np.testing.assert_array_equal(rec.signal, ecgpipe.read(tmp_path / "two.csv", lead2="none").signal)
+    np.testing.assert_array_equal(rec.lead2, ecgpipe.read(tmp_path / "two.csv", column="V1", lead2="none").signal)
+    rows[2001] = rows[2001].rsplit(",", 1)[0] + ",abc"
+    (tmp_path / "bad.csv").write_text("\n".join(rows) + "\n")
+    # As the command line says it: the line, and that it is the second lead's (before: the line alone).
+    with pytest.raises(ecgpipe.InputError, match=r"bad\.csv:2002: cannot parse \"abc\".*\(the second lead, column 'V1' \(2\)"):
+        ecgpipe.read(tmp_path / "bad.csv")
+    assert ecgpipe.read(tmp_path / "bad.csv", lead2="none").lead2 is None
+
+
 def test_a_recording_without_rate_keeps_the_readers_warning():
     with pytest.warns(ecgpipe.EcgpipeWarning):
         rec = ecgpipe.read(SAMPLE)

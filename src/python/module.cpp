@@ -30,12 +30,14 @@
 #include "ecgpipe/config.hpp"
 #include "ecgpipe/eval/eval_json.hpp"
 #include "ecgpipe/eval/evaluate.hpp"
+#include "ecgpipe/io/csv.hpp"
 #include "ecgpipe/io/signal_input.hpp"
 #include "ecgpipe/io/signal_source.hpp"
 #include "ecgpipe/model/model_file.hpp"
 #include "ecgpipe/model/vae_types.hpp"
 #include "ecgpipe/pipeline/detect_run.hpp"
 #include "ecgpipe/pipeline/pipeline.hpp"
+#include "ecgpipe/pipeline/second_lead.hpp"
 #include "ecgpipe/pipeline/segment.hpp"
 #include "common/json_text.hpp"
 #ifdef ECGPIPE_WITH_CUDA
@@ -162,11 +164,19 @@ nb::tuple read(const std::string& path, std::optional<std::string> column, std::
     nb::gil_scoped_release release;
     source = resolve_signal_source(path, csv, fs, kSeedFs);
     csv.column = source.column;
-    samples = read_signal(path, csv, source.fs);
-    if (!source.lead2_column.empty()) {  // the second lead, as the command line would read it (second_lead.hpp)
-      CsvOptions other = csv;
-      other.column = source.lead2_column;
-      lead2_samples = read_signal(path, other, source.fs);
+    // The second lead, as the command line reads it (second_lead.hpp): a CSV's in the primary's
+    // pass, its errors named as the second lead's.
+    SecondLead lead{path, csv, source.fs, source.lead2_name, nullptr};
+    lead.csv.column = source.lead2_column;
+    const std::optional<CsvSecondColumn> column2 =
+        source.lead2_column.empty() ? std::nullopt : csv_second_column(std::optional<SecondLead>(lead));
+    if (column2) {
+      CsvColumns both = read_csv_columns(path, csv, *column2);
+      samples = std::move(both.first);
+      lead2_samples = std::move(both.second);
+    } else {
+      samples = read_signal(path, csv, source.fs);
+      if (!source.lead2_column.empty()) lead2_samples = read_signal(path, lead.csv, source.fs);
     }
   }
   nb::dict info;
