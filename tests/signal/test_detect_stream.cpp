@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -173,6 +174,48 @@ TEST(SegmentChunked, EqualsWholeForBothModelsKeptOrReadTwice) {
     for (const std::int64_t chunk : {std::int64_t{750}, std::int64_t{4001}, std::int64_t{1} << 20})
       for (const std::int64_t keep : {std::int64_t{0}, std::int64_t{1} << 24}) expect_same_segmentation(o, ChunkOptions{chunk, keep});
   }
+}
+
+// A two-lead CSV's second lead (issue 24) is parsed in the primary's passes: kept with it when
+// the recording is kept whole, gathered at the R peaks in pass 2 when it is read twice (keep 0:
+// pass 1 stops parsing it at once). Either way the classes and the second lead's verdict are the
+// whole read's; a flat second lead is found flat (so it was read), and a bad cell in it is the
+// same error, named as the second lead's.
+TEST(SegmentChunked, ASecondLeadIsReadInThePrimarysPassesKeptOrReadTwice) {
+  const auto dir = testutil::fresh_dir();
+  const std::vector<float> x = testutil::synth_signal(250.0, 250 * 120, 3, SynthScenario::vt_runs);
+  const auto write = [&](const std::string& name, const std::function<std::string(std::size_t)>& v1) {
+    std::string text = "MLII,V1\n";
+    for (std::size_t i = 0; i < x.size(); ++i) text += std::to_string(x[i]) + "," + v1(i) + "\n";
+    testutil::write_text(dir / name, text);
+    return (dir / name).string();
+  };
+  RunOptions o;
+  o.fs = 250.0;
+  o.source.lead2_column = "V1";
+  o.source.lead2_name = "column 'V1' (1)";
+  const auto v1_like = [&](std::size_t i) { return std::to_string(-0.6 * x[i >= 2 ? i - 2 : 0]); };
+  struct Case {
+    std::string file;
+    bool flat;
+  };
+  for (const Case& c : {Case{write("two.csv", v1_like), false}, Case{write("flat.csv", [](std::size_t) { return "0"; }), true}}) {
+    o.input = c.file;
+    const Segmentation whole = segment_cpu_whole(o);
+    EXPECT_EQ(whole.lead2_warning.find("shows no consistent QRS") != std::string::npos, c.flat) << whole.lead2_warning;
+    for (const std::int64_t chunk : {std::int64_t{750}, std::int64_t{1} << 20})
+      for (const std::int64_t keep : {std::int64_t{0}, std::int64_t{1} << 24}) {
+        const Segmentation chunked = segment_cpu_chunked(o, ChunkOptions{chunk, keep});
+        EXPECT_EQ(chunked.beat_class, whole.beat_class) << c.file << ", chunk " << chunk << ", keep " << keep;
+        EXPECT_EQ(chunked.lead2_warning, whole.lead2_warning) << c.file << ", chunk " << chunk << ", keep " << keep;
+      }
+  }
+  o.input = write("bad.csv", [&](std::size_t i) { return i == 20000 ? std::string("abc") : v1_like(i); });
+  const std::string expected = testutil::input_error_of([&] { (void)segment_cpu_whole(o); });
+  EXPECT_NE(expected.find("bad.csv:20002: cannot parse \"abc\" as a number in column \"V1\""), std::string::npos) << expected;
+  EXPECT_NE(expected.find("(the second lead, column 'V1' (1); --lead2 none reads"), std::string::npos) << expected;
+  for (const std::int64_t keep : {std::int64_t{0}, std::int64_t{1} << 24})
+    EXPECT_EQ(testutil::input_error_of([&] { (void)segment_cpu_chunked(o, ChunkOptions{750, keep}); }), expected) << keep;
 }
 
 // The rr model's rows begin with the classifier's windows at the usual rates, so the chunked path
