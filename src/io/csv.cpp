@@ -398,15 +398,17 @@ std::size_t CsvColumnReader::read(std::vector<float>& out, std::size_t max, std:
 
 namespace {
 
-// Every value of a reader, the vector sized once from the first rows' mean length.
-std::vector<float> read_all(CsvColumnReader& reader) {
+// Every value of a reader (and of its second column, into `second`), the vectors sized once from
+// the first rows' mean length.
+std::vector<float> read_all(CsvColumnReader& reader, std::vector<float>* second = nullptr) {
   constexpr std::size_t kSampleRows = 4096;
   std::vector<float> values;
-  if (reader.read(values, kSampleRows) == kSampleRows && reader.total_bytes() > 0) {
+  if (reader.read(values, kSampleRows, second) == kSampleRows && reader.total_bytes() > 0) {
     const double rows = static_cast<double>(reader.total_bytes()) / static_cast<double>(reader.bytes_consumed()) * kSampleRows;
     values.reserve(static_cast<std::size_t>(rows * 1.05) + kSampleRows);
+    if (second != nullptr) second->reserve(values.capacity());
   }
-  while (reader.read(values, std::size_t{1} << 20) > 0) {
+  while (reader.read(values, std::size_t{1} << 20, second) > 0) {
   }
   return values;
 }
@@ -426,8 +428,7 @@ std::vector<float> read_csv_column(const std::string& path, const CsvOptions& op
 CsvColumns read_csv_columns(const std::string& path, const CsvOptions& options, const CsvSecondColumn& second) {
   CsvColumnReader reader(path, options, CsvColumnReader::kDefaultBlockBytes, &second);
   CsvColumns c;
-  while (reader.read(c.first, std::size_t{1} << 20, &c.second) > 0) {
-  }
+  c.first = read_all(reader, &c.second);
   return c;
 }
 
