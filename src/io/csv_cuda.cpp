@@ -1,5 +1,6 @@
-// Stage 1 on the GPU, the host side: one numeric column of a CSV file -> float32 samples on the
-// device, through the kernels of kernels/io/csv.cu (launchers: kernels/io/csv_kernels.hpp).
+// Stage 1 on the GPU, the host side: one numeric column of a CSV file (or two, a two-lead file's
+// second lead beside the primary: CsvSecondColumn) -> float32 samples on the device, through the
+// kernels of kernels/io/csv.cu (launchers: kernels/io/csv_kernels.hpp).
 //
 // Streaming: the header (and blank lines before it) is read with getc and resolved with
 // resolve_column(); then the file is read in chunks of `chunk_bytes` into two pinned host buffers
@@ -124,9 +125,6 @@ std::string row_text_at(std::FILE* file, const std::string& path, std::uint64_t 
   return std::string(csv_internal::reader_view(raw));
 }
 
-// Both columns' chunk (CsvColumnsUse): the second span is empty when there is no second column.
-using ColumnsUse = CsvColumnsUse;
-
 class GpuCsvReader {
  public:
   GpuCsvReader(const std::string& path, const CsvOptions& options, cudaStream_t stream, std::size_t chunk_bytes,
@@ -142,7 +140,7 @@ class GpuCsvReader {
   }
 
   DeviceColumns run();
-  std::uint64_t stream(const ColumnsUse& use);
+  std::uint64_t stream(const CsvColumnsUse& use);  // the second span empty without a second column
 
  private:
   void open_and_allocate();
@@ -190,7 +188,7 @@ class GpuCsvReader {
   DeviceBuffer<float> out_;
   std::uint64_t rows_ = 0;
   DeviceBuffer<float> out2_;          // the second column's, as out_
-  const ColumnsUse* use_ = nullptr;   // streaming: the caller's callback
+  const CsvColumnsUse* use_ = nullptr;  // streaming: the caller's callback
   DeviceBuffer<float> chunk_out_[2];  // streaming: a chunk's values
   DeviceBuffer<float> chunk_out2_[2];
   struct Pending {
@@ -550,7 +548,7 @@ DeviceColumns GpuCsvReader::run() {
 }
 
 
-std::uint64_t GpuCsvReader::stream(const ColumnsUse& use) {
+std::uint64_t GpuCsvReader::stream(const CsvColumnsUse& use) {
   use_ = &use;
   open_and_allocate();
   stream_chunks();
@@ -584,7 +582,7 @@ DeviceColumns read_csv_columns_cuda(const std::string& path, const CsvOptions& o
 
 std::uint64_t stream_csv_column_cuda(const std::string& path, const CsvOptions& options, cudaStream_t stream,
                                      const CsvChunkUse& use, std::size_t chunk_bytes) {
-  const ColumnsUse one = [&use](DeviceSpan<const float> first, DeviceSpan<const float>, std::uint64_t index) {
+  const CsvColumnsUse one = [&use](DeviceSpan<const float> first, DeviceSpan<const float>, std::uint64_t index) {
     use(first, index);
   };
   return GpuCsvReader(path, options, stream, chunk_bytes == 0 ? csv_internal::kDefaultChunkBytes : chunk_bytes).stream(one);
