@@ -250,16 +250,22 @@ void throw_bad_line(const std::string& path, std::size_t line_no, std::string_vi
   throw InternalError(where + "the GPU CSV parser rejected a line that the CPU parser accepts: " + quote(line));
 }
 
+CsvOptions second_column_options(const CsvOptions& options, const CsvSecondColumn& second) {
+  CsvOptions o = options;
+  o.column = second.column;
+  return o;
+}
+
 void throw_bad_row(const std::string& path, std::size_t line_no, std::string_view line, const CsvColumn& column,
-                   const CsvOptions& options, const CsvColumn& column2, const CsvOptions& options2, const std::string& note2) {
+                   const CsvOptions& options, const CsvColumn& column2, const CsvSecondColumn& second) {
   float value = 0.0f;
   if (line.find('\0') != std::string_view::npos || !parse_data_line(line, column.index, value)) {
     throw_bad_line(path, line_no, line, column, options);
   }
   try {
-    throw_bad_line(path, line_no, line, column2, options2);
+    throw_bad_line(path, line_no, line, column2, second_column_options(options, second));
   } catch (const InputError& e) {
-    throw InputError(e.what() + note2);
+    throw InputError(e.what() + second.note);
   }
 }
 
@@ -270,8 +276,9 @@ void throw_bad_row(const std::string& path, std::size_t line_no, std::string_vie
 
 CsvColumnReader::CsvColumnReader(const std::string& path, const CsvOptions& options, std::size_t block_bytes,
                                  const CsvSecondColumn* second)
-    : path_(path), options_(options), block_bytes_(std::max<std::size_t>(1, block_bytes)) {
-  set_second(second);
+    : path_(path), options_(options),
+      second_(second != nullptr ? std::make_optional(*second) : std::nullopt),
+      block_bytes_(std::max<std::size_t>(1, block_bytes)) {
   csv_internal::FilePtr file = csv_internal::open_csv_file(path);  // the error messages of every reader
   total_bytes_ = csv_internal::file_size_or_zero(file.get());
   fd_ = ::dup(fileno(file.get()));
@@ -285,17 +292,9 @@ CsvColumnReader::CsvColumnReader(const std::string& path, const CsvOptions& opti
 
 CsvColumnReader::CsvColumnReader(std::string_view text, const CsvOptions& options, const std::string& path,
                                  const CsvSecondColumn* second)
-    : path_(path), options_(options), data_(text.data()), end_(text.size()), total_bytes_(text.size()), eof_(true) {
-  set_second(second);
+    : path_(path), options_(options), second_(second != nullptr ? std::make_optional(*second) : std::nullopt),
+      data_(text.data()), end_(text.size()), total_bytes_(text.size()), eof_(true) {
   start(options);
-}
-
-void CsvColumnReader::set_second(const CsvSecondColumn* second) {
-  if (second == nullptr) return;
-  two_ = true;
-  options2_ = options_;
-  options2_.column = second->column;
-  note2_ = second->note;
 }
 
 CsvColumnReader::~CsvColumnReader() {
@@ -368,15 +367,15 @@ void CsvColumnReader::start(const CsvOptions& options) {
     }
     if (!found) csv_internal::throw_empty_file(path_);
     column_ = resolve_column(line, options, path_);
-    if (two_) column2_ = resolve_column(line, options2_, path_);
+    if (second_) column2_ = resolve_column(line, csv_internal::second_column_options(options, *second_), path_);
   } else {
     column_ = resolve_column({}, options, path_);
-    if (two_) column2_ = resolve_column({}, options2_, path_);
+    if (second_) column2_ = resolve_column({}, csv_internal::second_column_options(options, *second_), path_);
   }
 }
 
 std::size_t CsvColumnReader::read(std::vector<float>& out, std::size_t max, std::vector<float>* second) {
-  if (second != nullptr && !two_) throw InternalError("CsvColumnReader::read: a second column's values from a reader without one");
+  if (second != nullptr && !second_) throw InternalError("CsvColumnReader::read: a second column's values from a reader without one");
   std::size_t got = 0;
   std::string_view line;
   while (got < max && next_line(line)) {
@@ -385,7 +384,7 @@ std::size_t CsvColumnReader::read(std::vector<float>& out, std::size_t max, std:
     if (!csv_internal::parse_data_line(line, column_.index, value) ||
         (second != nullptr && !csv_internal::parse_data_line(line, column2_.index, value2))) {
       if (second == nullptr) csv_internal::throw_bad_line(path_, line_no_, line, column_, options_);
-      csv_internal::throw_bad_row(path_, line_no_, line, column_, options_, column2_, options2_, note2_);
+      csv_internal::throw_bad_row(path_, line_no_, line, column_, options_, column2_, *second_);
     }
     out.push_back(value);
     if (second != nullptr) second->push_back(value2);

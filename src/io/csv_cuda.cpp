@@ -30,6 +30,7 @@
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -130,14 +131,8 @@ class GpuCsvReader {
   GpuCsvReader(const std::string& path, const CsvOptions& options, cudaStream_t stream, std::size_t chunk_bytes,
                const CsvSecondColumn* second = nullptr)
       : path_(path), options_(options), stream_(stream),
-        chunk_(std::clamp<std::size_t>(chunk_bytes, 16, std::size_t{1} << 30)) {
-    if (second != nullptr) {
-      second_note_ = second->note;
-      options2_ = options;
-      options2_.column = second->column;
-      two_ = true;
-    }
-  }
+        chunk_(std::clamp<std::size_t>(chunk_bytes, 16, std::size_t{1} << 30)),
+        second_(second != nullptr ? std::make_optional(*second) : std::nullopt) {}
 
   DeviceColumns run();
   std::uint64_t stream(const CsvColumnsUse& use);  // the second span empty without a second column
@@ -160,13 +155,10 @@ class GpuCsvReader {
 
   const std::string path_;
   const CsvOptions options_;
-  // The second column (CsvSecondColumn), if two_: its options as the CPU reader would take them.
-  bool two_ = false;
-  CsvOptions options2_;
-  CsvColumn column2_;
-  std::string second_note_;
   const cudaStream_t stream_;
   const std::size_t chunk_;
+  const std::optional<CsvSecondColumn> second_;  // a second column, if any, and its index once resolved
+  CsvColumn column2_;
   csv_internal::FilePtr file_;
   std::size_t file_size_ = 0;
   CsvColumn column_;
@@ -202,7 +194,7 @@ class GpuCsvReader {
 void GpuCsvReader::read_header() {
   if (!options_.has_header) {
     column_ = resolve_column({}, options_, path_);
-    if (two_) column2_ = resolve_column({}, options2_, path_);
+    if (second_) column2_ = resolve_column({}, csv_internal::second_column_options(options_, *second_), path_);
     char head[3];
     const std::size_t got = std::fread(head, 1, 3, file_.get());
     if (csv_internal::starts_with_bom(std::string_view(head, got))) {
@@ -230,7 +222,7 @@ void GpuCsvReader::read_header() {
     csv_internal::check_no_nul(path_, line_no, text);
     if (!is_blank_line(text)) {
       column_ = resolve_column(text, options_, path_);
-      if (two_) column2_ = resolve_column(text, options2_, path_);
+      if (second_) column2_ = resolve_column(text, csv_internal::second_column_options(options_, *second_), path_);
       data_start_ = consumed;
       return;
     }
@@ -269,8 +261,8 @@ void GpuCsvReader::parse_pending() {
   a.rows = rows;
   a.field = column_.index;
   a.out = use_ != nullptr ? chunk_out_[slot].data() : out_.data();
-  a.field2 = two_ ? column2_.index : csv_kernels::kNoField;
-  a.out2 = two_ ? out2 : nullptr;
+  a.field2 = second_ ? column2_.index : csv_kernels::kNoField;
+  a.out2 = second_ ? out2 : nullptr;
   a.row_base = use_ != nullptr ? 0 : rows_;
   a.file_offset = pending_.file_offset;
   a.check_length = pending_.len > csv_internal::kMaxLineBytes;
@@ -295,7 +287,7 @@ void GpuCsvReader::deliver(int slot, std::uint32_t rows) {
     if (bad != kNoOffset) fail(bad);
   }
   (*use_)(DeviceSpan<const float>{chunk_out_[slot].data(), rows},
-          DeviceSpan<const float>{two_ ? chunk_out2_[slot].data() : nullptr, two_ ? rows : 0}, rows_);
+          DeviceSpan<const float>{second_ ? chunk_out2_[slot].data() : nullptr, second_ ? rows : 0}, rows_);
   ECGPIPE_CUDA_CHECK(cudaMemsetAsync(&status_.data()->undecided, 0, sizeof(unsigned int), stream_));
 }
 
@@ -307,17 +299,17 @@ void GpuCsvReader::parse_chunk_on_host(int slot, std::uint32_t rows, std::uint32
                                      cudaMemcpyDeviceToHost, stream_));
   ECGPIPE_CUDA_CHECK(cudaStreamSynchronize(stream_));  // the host reads the row starts next
   const char* text = host_[slot]->as<char>();
-  std::vector<float> values(rows), values2(two_ ? rows : 0);
+  std::vector<float> values(rows), values2(second_ ? rows : 0);
   float ignored = 0.0f;
   for (std::uint32_t r = 0; r < rows; ++r) {
     const std::uint32_t begin = starts[r];
     const void* lf = std::memchr(text + begin, '\n', len - begin);
     const std::uint32_t end = lf == nullptr ? len : static_cast<std::uint32_t>(static_cast<const char*>(lf) - text);
     const std::string_view line = csv_internal::reader_view(std::string_view(text + begin, end - begin));
-    if (!parse_row(line, values[r], two_ ? values2[r] : ignored)) fail(file_offset + begin);
+    if (!parse_row(line, values[r], second_ ? values2[r] : ignored)) fail(file_offset + begin);
   }
   copy_to_device(chunk_out_[slot].span(), values.data(), rows, stream_);
-  if (two_) copy_to_device(chunk_out2_[slot].span(), values2.data(), rows, stream_);
+  if (second_) copy_to_device(chunk_out2_[slot].span(), values2.data(), rows, stream_);
   ECGPIPE_CUDA_CHECK(cudaStreamSynchronize(stream_));  // `values` and `values2` are freed on return
 }
 
@@ -339,7 +331,7 @@ void GpuCsvReader::grow_output(std::size_t needed, std::uint64_t bytes_done) {
     out = std::move(bigger);
   };
   grow(out_);
-  if (two_) grow(out2_);
+  if (second_) grow(out2_);
 }
 
 // Waits for everything queued and returns the final first_bad (the status lands in slot 2).
@@ -355,13 +347,13 @@ std::uint64_t GpuCsvReader::fetch_final_status() {
 // there is one (value2 untouched otherwise). False if either is missing or not a number.
 bool GpuCsvReader::parse_row(std::string_view line, float& value, float& value2) const {
   return csv_internal::parse_data_line(line, column_.index, value) &&
-         (!two_ || csv_internal::parse_data_line(line, column2_.index, value2));
+         (!second_ || csv_internal::parse_data_line(line, column2_.index, value2));
 }
 
 // The whole file read by the CPU reader (both columns, if two), with its values and errors.
 CsvColumns GpuCsvReader::read_on_cpu() const {
-  if (!two_) return CsvColumns{read_csv_column(path_, options_), {}};
-  return read_csv_columns(path_, options_, CsvSecondColumn{options2_.column, second_note_});
+  if (!second_) return CsvColumns{read_csv_column(path_, options_), {}};
+  return read_csv_columns(path_, options_, *second_);
 }
 
 // Parses the undecided cells on the host (fast_float's big-integer path) and patches their rows
@@ -385,7 +377,7 @@ std::uint64_t GpuCsvReader::settle_undecided(std::uint64_t first_bad, float* tar
     }
     if (cells[k].row < target_size) {
       ECGPIPE_CUDA_CHECK(cudaMemcpyAsync(target + cells[k].row, &values[k], sizeof(float), cudaMemcpyHostToDevice, stream_));
-      if (two_) {
+      if (second_) {
         ECGPIPE_CUDA_CHECK(
             cudaMemcpyAsync(target2 + cells[k].row, &values2[k], sizeof(float), cudaMemcpyHostToDevice, stream_));
       }
@@ -414,8 +406,8 @@ void GpuCsvReader::fail(std::uint64_t offset, bool chunk_overflow) {
                      std::to_string(chunk_) + " bytes)");
   }
   const std::string_view text = csv_internal::reader_view(line.raw);
-  if (!two_) csv_internal::throw_bad_line(path_, line.line_no, text, column_, options_);
-  csv_internal::throw_bad_row(path_, line.line_no, text, column_, options_, column2_, options2_, second_note_);
+  if (!second_) csv_internal::throw_bad_line(path_, line.line_no, text, column_, options_);
+  csv_internal::throw_bad_row(path_, line.line_no, text, column_, options_, column2_, *second_);
 }
 
 // Up to `want` bytes of the file's next bytes into dst (fewer only at the end of the file). A
@@ -472,7 +464,7 @@ void GpuCsvReader::open_and_allocate() {
   if (use_ != nullptr) {
     for (int s = 0; s < 2; ++s) {
       chunk_out_[s] = DeviceBuffer<float>(max_rows, stream_);
-      if (two_) chunk_out2_[s] = DeviceBuffer<float>(max_rows, stream_);
+      if (second_) chunk_out2_[s] = DeviceBuffer<float>(max_rows, stream_);
     }
   }
 }
@@ -529,7 +521,7 @@ DeviceColumns GpuCsvReader::run() {
       return exact;
     };
     columns.first = up(cpu.first);
-    if (two_) columns.second = up(cpu.second);
+    if (second_) columns.second = up(cpu.second);
     ECGPIPE_CUDA_CHECK(cudaStreamSynchronize(stream_));  // `cpu` is freed on return
     return columns;
   }
@@ -543,7 +535,7 @@ DeviceColumns GpuCsvReader::run() {
     return copy;
   };
   columns.first = exact(out_);
-  if (two_) columns.second = exact(out2_);
+  if (second_) columns.second = exact(out2_);
   return columns;
 }
 

@@ -59,12 +59,14 @@ bool parse_data_line(std::string_view line, std::size_t index, float& out);
 [[noreturn]] void throw_bad_line(const std::string& path, std::size_t line_no, std::string_view line,
                                  const CsvColumn& column, const CsvOptions& options);
 
-// The error for a data row of a two-column read (CsvSecondColumn) that did not parse: the first
-// column's (throw_bad_line) where its cell is bad or the row holds a NUL byte, else the second
-// column's followed by `note2`.
+// The options a second column (CsvSecondColumn) is resolved and named with: the first column's,
+// naming it.
+CsvOptions second_column_options(const CsvOptions& options, const CsvSecondColumn& second);
+// The error for a data row of a two-column read that did not parse: the first column's
+// (throw_bad_line) where its cell is bad or the row holds a NUL byte, else the second column's
+// (`column2`, resolved from `second`) followed by second.note.
 [[noreturn]] void throw_bad_row(const std::string& path, std::size_t line_no, std::string_view line, const CsvColumn& column,
-                                const CsvOptions& options, const CsvColumn& column2, const CsvOptions& options2,
-                                const std::string& note2);
+                                const CsvOptions& options, const CsvColumn& column2, const CsvSecondColumn& second);
 
 #ifdef ECGPIPE_WITH_CUDA
 // Default size of one streamed chunk (one pinned host buffer, one device buffer). It must stay

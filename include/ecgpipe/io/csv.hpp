@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -102,17 +103,14 @@ class CsvColumnReader {
 
  private:
   bool next_line(std::string_view& line);
-  void set_second(const CsvSecondColumn* second);
   bool fill();
   void start(const CsvOptions& options);
 
   std::string path_;
   CsvOptions options_;
   CsvColumn column_;
-  bool two_ = false;  // a second column (CsvSecondColumn): its options, index and note
-  CsvOptions options2_;
+  std::optional<CsvSecondColumn> second_;  // a second column, if any, and its index once resolved
   CsvColumn column2_;
-  std::string note2_;
   int fd_ = -1;
   std::size_t block_bytes_ = kDefaultBlockBytes;
   std::vector<char> buffer_;   // file input: bytes [0, end_) read, [pos_, end_) not yet split
