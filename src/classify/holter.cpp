@@ -25,17 +25,17 @@ std::size_t class_index(char c) {
   throw InternalError(std::string("holter_summary: class '") + c + "' is not one of N S V F Q");
 }
 
-// Min / max of 60 x w / (sum of w consecutive RR) by a running sum, each window inside one
-// stretch of consecutive intervals (`starts`: where each begins in rr; artefact splits them);
-// w = min(window, the longest stretch).
-void rate_extremes_over_stretches(const std::vector<double>& rr, const std::vector<double>& rr_start_s,
-                                  const std::vector<std::size_t>& starts, std::size_t window, HolterSummary& s) {
+// Calls f(bpm, start_s, end_s) for every window of w consecutive RR intervals, bpm = 60 x w /
+// (their sum) by a running sum, each window inside one stretch of consecutive intervals
+// (`starts`: where each begins in rr; artefact splits them); w = min(window, the longest
+// stretch). The summary's extremes and each hour's are over these same windows.
+template <typename F>
+void for_each_rate_window(const std::vector<double>& rr, const std::vector<double>& rr_start,
+                          const std::vector<std::size_t>& starts, std::size_t window, F&& f) {
   std::size_t longest = 0;
   for (std::size_t k = 0; k < starts.size(); ++k)
     longest = std::max(longest, (k + 1 < starts.size() ? starts[k + 1] : rr.size()) - starts[k]);
   const std::size_t w = std::max<std::size_t>(1, std::min(window, longest));
-  s.hr_min = std::numeric_limits<double>::infinity();
-  s.hr_max = -std::numeric_limits<double>::infinity();
   for (std::size_t k = 0; k < starts.size(); ++k) {
     const std::size_t begin = starts[k], end = k + 1 < starts.size() ? starts[k + 1] : rr.size();
     double sum = 0.0;
@@ -43,16 +43,7 @@ void rate_extremes_over_stretches(const std::vector<double>& rr, const std::vect
       sum += rr[i];
       if (i >= begin + w) sum -= rr[i - w];
       if (i + 1 < begin + w) continue;
-    const double bpm = kSecondsPerMinute * static_cast<double>(w) / sum;
-    const double start = rr_start_s[i + 1 - w];
-    if (bpm < s.hr_min) {
-      s.hr_min = bpm;
-      s.hr_min_time_s = start;
-    }
-    if (bpm > s.hr_max) {
-      s.hr_max = bpm;
-      s.hr_max_time_s = start;
-    }
+      f(kSecondsPerMinute * static_cast<double>(w) / sum, rr_start[i + 1 - w], rr_start[i] + rr[i]);
     }
   }
 }
@@ -154,7 +145,18 @@ HolterSummary holter_summary(const std::vector<std::int64_t>& r_peaks, double fs
   for (double v : rr) rr_sum += v;
   if (!rr.empty() && rr_sum > 0.0) {
     s.hr_mean = kSecondsPerMinute * static_cast<double>(rr.size()) / rr_sum;
-    rate_extremes_over_stretches(rr, rr_start, stretch_starts, o.hr_window_beats, s);
+    s.hr_min = std::numeric_limits<double>::infinity();
+    s.hr_max = -std::numeric_limits<double>::infinity();
+    for_each_rate_window(rr, rr_start, stretch_starts, o.hr_window_beats, [&s](double bpm, double start, double) {
+      if (bpm < s.hr_min) {
+        s.hr_min = bpm;
+        s.hr_min_time_s = start;
+      }
+      if (bpm > s.hr_max) {
+        s.hr_max = bpm;
+        s.hr_max_time_s = start;
+      }
+    });
     const auto longest = std::max_element(rr.begin(), rr.end());
     s.longest_pause_s = *longest;
     s.longest_pause_start_s = rr_start[static_cast<std::size_t>(longest - rr.begin())];
@@ -204,13 +206,16 @@ HolterSummary holter_summary(const std::vector<std::int64_t>& r_peaks, double fs
   for (std::size_t k = 0; k < rr.size(); ++k) {
     const auto i = static_cast<std::size_t>((rr_start[k] + rr[k]) / kSecondsPerHour);
     HolterHour& h = s.hours[std::min(i, hours - 1)];
-    const double bpm = kSecondsPerMinute / rr[k];
-    h.hr_min = std::isnan(h.hr_min) ? bpm : std::min(h.hr_min, bpm);
-    h.hr_max = std::isnan(h.hr_max) ? bpm : std::max(h.hr_max, bpm);
     hour_rr[static_cast<std::size_t>(h.hour)] += rr[k];
     ++hour_rr_count[static_cast<std::size_t>(h.hour)];
     if (rr[k] >= o.pause_threshold_s) ++h.pauses;
   }
+  // Min / max as the summary's: its windows, each in the hour its last interval ends in.
+  for_each_rate_window(rr, rr_start, stretch_starts, o.hr_window_beats, [&s, hours](double bpm, double, double end) {
+    HolterHour& h = s.hours[std::min(static_cast<std::size_t>(end / kSecondsPerHour), hours - 1)];
+    h.hr_min = std::isnan(h.hr_min) ? bpm : std::min(h.hr_min, bpm);
+    h.hr_max = std::isnan(h.hr_max) ? bpm : std::max(h.hr_max, bpm);
+  });
   for (std::size_t h = 0; h < hours; ++h)
     if (hour_rr_count[h] > 0) s.hours[h].hr_mean = kSecondsPerMinute * static_cast<double>(hour_rr_count[h]) / hour_rr[h];
   if (hours > 1 && s.hours.back().beats == 0 && end_s == kSecondsPerHour * static_cast<double>(hours - 1))

@@ -241,35 +241,43 @@ std::string clinical_summary_html(const ReportData& d, const ReportClock& clock)
   return s.str();
 }
 
+// The hourly table with its total row (the lowest hourly minimum, the highest maximum).
+void hourly_rates_table(std::ostream& s, const ReportData& d, const ReportClock& clock) {
+  const auto hr = [](double v) { return std::isfinite(v) ? fixed(v, 0) : std::string(kNoValue); };
+  Table tab(s, "Per hour of the recording (" + std::string(clock.known() ? "clock time" : "elapsed time") + ")", "hourly");
+  tab.head({"hour", "analysed", "beats", "HR min", "HR mean", "HR max", "VEB", "SVEB", "pauses", "AF (min)"});
+  double analysed = 0, af = 0;
+  std::int64_t beats = 0, veb = 0, sveb = 0, pauses = 0;
+  for (const ReportHour& h : d.hourly) {
+    tab.row(clock.hour_span(h.hour), {hms(h.analysed_s), count(h.beats), hr(h.hr_min), hr(h.hr_mean), hr(h.hr_max),
+                                      count(h.veb), count(h.sveb), count(h.pauses),
+                                      std::isfinite(h.af_s) ? fixed(h.af_s / kSecondsPerMinute, 1) : std::string(kNoValue)});
+    if (std::isfinite(h.analysed_s)) analysed += h.analysed_s;
+    if (std::isfinite(h.af_s)) af += h.af_s;
+    beats += h.beats;
+    veb += h.veb;
+    sveb += h.sveb;
+    pauses += h.pauses;
+  }
+  const std::string mean = d.holter ? hr(d.holter->hr_mean) : std::string(kNoValue);
+  // The lowest hourly minimum and the highest maximum (NaN: an hour without a rate, skipped).
+  double lo = std::numeric_limits<double>::quiet_NaN(), hi = lo;
+  for (const ReportHour& h : d.hourly) {
+    if (std::isfinite(h.hr_min) && !(lo <= h.hr_min)) lo = h.hr_min;
+    if (std::isfinite(h.hr_max) && !(hi >= h.hr_max)) hi = h.hr_max;
+  }
+  tab.row("total", {hms(analysed), count(beats), hr(lo), mean, hr(hi), count(veb), count(sveb), count(pauses),
+                    fixed(af / kSecondsPerMinute, 1)});
+}
+
 std::string hourly_section_html(const ReportData& d, const ReportClock& clock) {
   std::ostringstream s;
   s << "<section id=\"hourly\">\n<h2>Hourly table</h2>\n";
-  const auto hr = [](double v) { return std::isfinite(v) ? fixed(v, 0) : std::string(kNoValue); };
   if (!d.hourly.empty()) {
-    Table tab(s, "Per hour of the recording (" + std::string(clock.known() ? "clock time" : "elapsed time") + ")", "hourly");
-    tab.head({"hour", "analysed", "beats", "HR min", "HR mean", "HR max", "VEB", "SVEB", "pauses", "AF (min)"});
-    double analysed = 0, af = 0;
-    std::int64_t beats = 0, veb = 0, sveb = 0, pauses = 0;
-    for (const ReportHour& h : d.hourly) {
-      tab.row(clock.hour_span(h.hour), {hms(h.analysed_s), count(h.beats), hr(h.hr_min), hr(h.hr_mean), hr(h.hr_max),
-                                        count(h.veb), count(h.sveb), count(h.pauses),
-                                        std::isfinite(h.af_s) ? fixed(h.af_s / kSecondsPerMinute, 1) : std::string(kNoValue)});
-      if (std::isfinite(h.analysed_s)) analysed += h.analysed_s;
-      if (std::isfinite(h.af_s)) af += h.af_s;
-      beats += h.beats;
-      veb += h.veb;
-      sveb += h.sveb;
-      pauses += h.pauses;
-    }
-    const std::string mean = d.holter ? hr(d.holter->hr_mean) : std::string(kNoValue);
-    // The lowest hourly minimum and the highest maximum (NaN: an hour without a rate, skipped).
-    double lo = std::numeric_limits<double>::quiet_NaN(), hi = lo;
-    for (const ReportHour& h : d.hourly) {
-      if (std::isfinite(h.hr_min) && !(lo <= h.hr_min)) lo = h.hr_min;
-      if (std::isfinite(h.hr_max) && !(hi >= h.hr_max)) hi = h.hr_max;
-    }
-    tab.row("total", {hms(analysed), count(beats), hr(lo), mean, hr(hi), count(veb), count(sveb), count(pauses),
-                      fixed(af / kSecondsPerMinute, 1)});
+    hourly_rates_table(s, d, clock);
+    const std::size_t window = d.holter ? d.holter->options.hr_window_beats : HolterOptions{}.hr_window_beats;
+    s << "<p class=\"note\">HR min and max are " << window
+      << "-beat averages, as in the summary; HR mean is over the hour's RR intervals.</p>\n";
   } else if (d.holter && !d.holter->hours.empty() && d.holter->has_classes) {
     Table tab(s, "Per hour of the recording (counts only)", "hourly");
     tab.head({"hour", "beats", "VEB", "SVEB"});

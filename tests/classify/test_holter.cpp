@@ -1,6 +1,7 @@
 // The Holter summary: rate, ectopy counts, couplets vs runs vs bigeminy, pauses (issue 10).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -187,7 +188,8 @@ TEST(Holter, ArtefactIsNoPauseNoRunNoRate) {
   EXPECT_TRUE(s.pause_list.empty());
   ASSERT_EQ(plain.hours.size(), 1u);
   EXPECT_EQ(plain.hours[0].pauses, 1);
-  EXPECT_DOUBLE_EQ(plain.hours[0].hr_min, 15.0);  // the 4-s interval
+  EXPECT_DOUBLE_EQ(plain.hours[0].hr_min, 60.0 * 8 / 11);  // the 8-beat window holding the 4-s interval
+  EXPECT_DOUBLE_EQ(plain.hours[0].hr_min, plain.hr_min);
   EXPECT_EQ(s.hours[0].pauses, 0);
   EXPECT_DOUBLE_EQ(s.hours[0].hr_min, 60.0);
   EXPECT_TRUE(s.runs.empty());  // V V (13, 14) after two beats counted Q: a couplet
@@ -248,6 +250,48 @@ TEST(Holter, PerHourCounts) {
   EXPECT_EQ(s.hours[2].veb, 3);
   EXPECT_EQ(s.hours[2].beats, 1800);
   EXPECT_EQ(s.trend.size(), 150u);
+}
+
+// Each hour's min / max HR are the summary's 8-beat averages over the windows that end in the
+// hour, not single intervals: an APC's coupling interval is no hourly maximum (SVDB 826's hourly
+// table said 163 bpm beside the summary's 111), so the hours' extremes are the summary's.
+TEST(Holter, HourlyMinMaxAreTheSummarysEightBeatAverages) {
+  // Beat times are seconds in doubles: an interval an hour in carries ~1e-13 s of rounding.
+  constexpr double kTimeRounding = 1e-9;
+  // Two hours at 60 bpm: a premature beat in the first (RR 0.6 s then 1.4 s), nine beats at
+  // 120 bpm in the second.
+  std::vector<std::int64_t> p = regular(3000);
+  p[1000] -= 40;
+  while (p.back() < 3600 * static_cast<std::int64_t>(kFs) + 1000) p.push_back(p.back() + 100);
+  for (int i = 1; i <= 8; ++i) p.push_back(p.back() + 50);
+  while (p.back() < 7000 * static_cast<std::int64_t>(kFs)) p.push_back(p.back() + 100);
+  const HolterSummary s = holter_summary(p, kFs, std::vector<char>(p.size(), 'N'), 0.0);
+  ASSERT_EQ(s.hours.size(), 2u);
+  EXPECT_NEAR(s.hours[0].hr_max, 60.0 * 8 / 7.6, kTimeRounding);  // not 100 (the 0.6-s interval)
+  EXPECT_NEAR(s.hours[0].hr_min, 60.0 * 8 / 8.4, kTimeRounding);  // not 42.9 (the 1.4-s interval)
+  EXPECT_NEAR(s.hours[1].hr_max, 120.0, kTimeRounding);
+  EXPECT_NEAR(s.hours[1].hr_min, 60.0, kTimeRounding);
+  EXPECT_DOUBLE_EQ(s.hr_max, std::max(s.hours[0].hr_max, s.hours[1].hr_max));
+  EXPECT_DOUBLE_EQ(s.hr_min, std::min(s.hours[0].hr_min, s.hours[1].hr_min));
+  // A window is the hour's where its last interval ends: a premature beat 2 beats after the hour
+  // starts makes hour 1's maximum through windows that began in hour 0.
+  std::vector<std::int64_t> q = regular(3700);
+  const auto first_of_hour1 = static_cast<std::size_t>(std::upper_bound(q.begin(), q.end(), 360000) - q.begin());
+  q[first_of_hour1 + 2] -= 40;
+  const HolterSummary t = holter_summary(q, kFs, std::vector<char>(q.size(), 'N'), 0.0);
+  ASSERT_EQ(t.hours.size(), 2u);
+  EXPECT_NEAR(t.hours[0].hr_max, 60.0, kTimeRounding);
+  EXPECT_NEAR(t.hours[1].hr_max, 60.0 * 8 / 7.6, kTimeRounding);
+  // An hour in artefact but for three intervals holds no whole window: no min / max (the report
+  // shows a dash), its mean over those intervals stays.
+  std::vector<bool> artefact(q.size(), false);
+  for (std::size_t i = first_of_hour1 - 1; i < q.size(); ++i) artefact[i] = i < first_of_hour1 + 50 || i > first_of_hour1 + 53;
+  const HolterSummary u = holter_summary(q, kFs, std::vector<char>(q.size(), 'N'), 0.0, {}, artefact);
+  ASSERT_EQ(u.hours.size(), 2u);
+  EXPECT_NEAR(u.hours[0].hr_max, 60.0, kTimeRounding);
+  EXPECT_TRUE(std::isnan(u.hours[1].hr_min));
+  EXPECT_TRUE(std::isnan(u.hours[1].hr_max));
+  EXPECT_NEAR(u.hours[1].hr_mean, 60.0, kTimeRounding);
 }
 
 TEST(Holter, RejectsBadInput) {

@@ -471,6 +471,9 @@ TEST(Report, HourlyTableHrvAndEc57Rows) {
            "<tr><th>09:15–10:15</th><td>0:30:00</td><td>0</td><td>—</td><td>—</td><td>—</td><td>0</td><td>0</td>"
            "<td>0</td><td>0.0</td></tr>",
            "<tr><th>total</th><td>1:23:20</td><td>120</td><td>45</td>",
+           // Its rates are the summary's (an APC's interval is no hourly maximum).
+           "</table>\n<p class=\"note\">HR min and max are 8-beat averages, as in the summary; HR mean is over the "
+           "hour's RR intervals.</p>",
            "<tr><th>NN intervals used</th><td>100 of 119 RR (84.0 %)</td></tr>",
            "<tr><th>mean NN</th><td>1000 ms</td></tr>",
            "<tr><th>SDNN</th><td>46 ms</td></tr>",

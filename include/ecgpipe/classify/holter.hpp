@@ -51,8 +51,9 @@ struct HolterMinute {
 struct HolterHour {
   std::int64_t hour = 0;
   std::int64_t beats = 0, veb = 0, sveb = 0;
-  // Over the RR intervals clear of artefact that end in the hour: min / max over single
-  // intervals and the mean (60 x count / sum), bpm, NaN without one; the pauses among them.
+  // Min / max: the summary's 8-beat averages over its windows that end in the hour (NaN
+  // without one), so the hours' extremes are the summary's; the mean (60 x count / sum) over the
+  // RR intervals clear of artefact that end in the hour, NaN without one; the pauses among them.
   double hr_min = 0.0, hr_mean = 0.0, hr_max = 0.0;
   std::int64_t pauses = 0;
 };
