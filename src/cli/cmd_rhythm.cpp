@@ -178,15 +178,19 @@ void add_rhythm_command(CLI::App& app) {
                      after_s);
       end = reference.back().sample + 1;
     }
-    const auto episodes = rhythm_episodes(beats, af_rhythm(beats, a->af, read.ventricular), fs, end);
+    // As `run`: beats in artefact are no AF (a detector's beats in noise are as irregular as AF).
+    std::vector<bool> artefact(read.usable.size());
+    for (std::size_t i = 0; i < artefact.size(); ++i) artefact[i] = !read.usable[i];
+    const std::vector<Rhythm> rhythm = af_rhythm(beats, a->af, read.ventricular, nullptr, artefact.empty() ? nullptr : &artefact);
+    const auto episodes = rhythm_episodes(beats, rhythm, fs, end);
     const RhythmBurden burden = rhythm_burden(episodes, fs);
     // Said, not assumed: a CSV without r_peak or sample columns gives its first column's numbers.
     if (read.column_by_position)
       spdlog::warn("{}: no 'r_peak' or 'sample' column: beat samples from the first column, '{}'", a->beats, read.column);
     // HRV over NN intervals: N beats by the file's classes (every beat N without them).
     if (!read.has_classes) spdlog::info("{}: no beat classes: every beat is taken as N for the HRV", a->beats);
-    // ... and beats in artefact (a beats.csv `quality` column) left out.
-    const HrvResult hrv = compute_hrv(beats, read.classes, read.usable, fs);
+    // ... and beats in artefact (a beats.csv `quality` column) and in AF left out, as `run` does.
+    const HrvResult hrv = compute_hrv(beats, read.classes, hrv_usable_beats(artefact, rhythm), fs);
 
     const std::string path = (std::filesystem::path(a->out) / "rhythm.csv").string();
     {

@@ -95,15 +95,6 @@ const std::vector<float>& host_signal(const RunOptions& o, Segmentation& seg) {
   return seg.host_signal;
 }
 
-// The beats heart-rate variability may use: not in artefact, not in AF (its conducted beats are N,
-// but their intervals say how the AV node filters fibrillation, not how the sinus node varies;
-// the Task Force's HRV is of sinus rhythm).
-std::vector<bool> usable_beats(const std::vector<bool>& artefact, const std::vector<Rhythm>& rhythm) {
-  std::vector<bool> usable(artefact.size());
-  for (std::size_t i = 0; i < artefact.size(); ++i) usable[i] = !artefact[i] && !(i < rhythm.size() && rhythm[i] == Rhythm::AFIB);
-  return usable;
-}
-
 // Each beat's class (on the GPU path: waited for, computed on CPU threads since segmentation),
 // its rhythm and its signal quality: what needs the R peaks and the host signal but not the
 // model. Runs beside training; logs nothing at info level (run_pipeline logs the result after,
@@ -133,7 +124,7 @@ BeatAnalysis analyse_beats(const RunOptions& o, Segmentation& seg, const std::ve
   HrvOptions hrv;
   hrv.threads = cpu_threads();
   // At a fiducial point the QRS shape fixes (beat_features.hpp: qrs_shift), not at the largest deflection.
-  a.hrv = compute_hrv(qrs_aligned(peaks, seg.atrial.qrs_shift), predicted, usable_beats(a.quality.beat_artefact, a.rhythm), o.fs, hrv);
+  a.hrv = compute_hrv(qrs_aligned(peaks, seg.atrial.qrs_shift), predicted, hrv_usable_beats(a.quality.beat_artefact, a.rhythm), o.fs, hrv);
   return a;
 }
 

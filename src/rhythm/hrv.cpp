@@ -300,4 +300,13 @@ HrvResult compute_hrv(const std::vector<std::int64_t>& r_peaks, const std::vecto
   return r;
 }
 
+std::vector<bool> hrv_usable_beats(const std::vector<bool>& artefact, const std::vector<Rhythm>& rhythm) {
+  if (!artefact.empty() && artefact.size() != rhythm.size())
+    throw InternalError("hrv_usable_beats: " + std::to_string(artefact.size()) + " artefact flags for " +
+                        std::to_string(rhythm.size()) + " beats");
+  std::vector<bool> usable(rhythm.size());
+  for (std::size_t i = 0; i < rhythm.size(); ++i) usable[i] = !(!artefact.empty() && artefact[i]) && rhythm[i] != Rhythm::AFIB;
+  return usable;
+}
+
 }  // namespace ecgpipe

@@ -11,6 +11,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "ecgpipe/rhythm/af_detect.hpp"
+
 namespace ecgpipe {
 
 struct HrvOptions {
@@ -53,5 +55,10 @@ struct HrvResult {
 // UsageError for fs <= 0, InternalError for a size mismatch.
 HrvResult compute_hrv(const std::vector<std::int64_t>& r_peaks, const std::vector<char>& classes,
                       const std::vector<bool>& usable, double fs, const HrvOptions& options = {});
+
+// compute_hrv's `usable` for `run` and `rhythm` alike: the beats in neither artefact (`artefact`,
+// per beat; empty: none) nor AF. AF's conducted beats are N, but their intervals say how the AV
+// node filters fibrillation, not how the sinus node varies: the Task Force's HRV is of sinus rhythm.
+std::vector<bool> hrv_usable_beats(const std::vector<bool>& artefact, const std::vector<Rhythm>& rhythm);
 
 }  // namespace ecgpipe
