@@ -10,14 +10,17 @@
 #include <cmath>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "cli/commands.hpp"
 #include "common/output_lock.hpp"
 #include "common/output_set.hpp"
 #include "common/text.hpp"
 #include "ecgpipe/classify/aami_class.hpp"
+#include "ecgpipe/classify/holter.hpp"
 #include "ecgpipe/common/error.hpp"
 #include "ecgpipe/common/sample_rate.hpp"
 #include "ecgpipe/eval/eval_json.hpp"
@@ -25,6 +28,7 @@
 #include "ecgpipe/eval/rhythm_eval.hpp"
 #include "ecgpipe/io/wfdb.hpp"
 #include "ecgpipe/rhythm/af_detect.hpp"
+#include "ecgpipe/rhythm/ectopic_rhythm.hpp"
 #include "ecgpipe/rhythm/hrv.hpp"
 #include "ecgpipe/rhythm/rhythm_episodes.hpp"
 #include "rhythm/hrv_json.hpp"
@@ -181,7 +185,11 @@ void add_rhythm_command(CLI::App& app) {
     // As `run`: beats in artefact are no AF (a detector's beats in noise are as irregular as AF).
     std::vector<bool> artefact(read.usable.size());
     for (std::size_t i = 0; i < artefact.size(); ++i) artefact[i] = !read.usable[i];
-    const std::vector<Rhythm> rhythm = af_rhythm(beats, a->af, read.ventricular, nullptr, artefact.empty() ? nullptr : &artefact);
+    std::vector<Rhythm> rhythm = af_rhythm(beats, a->af, read.ventricular, nullptr, artefact.empty() ? nullptr : &artefact);
+    // The rhythms the beats' classes name (VT, SVTA, bigeminy, trigeminy), as `run` names them from
+    // its own: they need the classes, not the signal.
+    if (read.has_classes)
+      name_ectopic_rhythms(holter_summary(beats, fs, read.classes, static_cast<double>(end) / fs, {}, artefact), rhythm);
     const auto episodes = rhythm_episodes(beats, rhythm, fs, end);
     const RhythmBurden burden = rhythm_burden(episodes, fs);
     // Said, not assumed: a CSV without r_peak or sample columns gives its first column's numbers.
@@ -208,6 +216,15 @@ void add_rhythm_command(CLI::App& app) {
     j["beats"] = a->beats;
     j["fs"] = fs;
     j["hrv"] = hrv_json(hrv);
+    // Episodes and time of the other rhythms (none without beat classes).
+    std::map<Rhythm, std::pair<std::int64_t, double>> other;
+    for (const RhythmEpisode& e : episodes)
+      if (e.rhythm != Rhythm::N && e.rhythm != Rhythm::AFIB) {
+        ++other[e.rhythm].first;
+        other[e.rhythm].second += static_cast<double>(e.end_sample - e.start_sample) / fs;
+      }
+    j["other_rhythms"] = nlohmann::json::object();
+    for (const auto& [r, n] : other) j["other_rhythms"][rhythm_name(r)] = {{"episodes", n.first}, {"seconds", n.second}};
     AfStats stats;
     if (!a->reference.empty()) {
       stats = compare_af(reference, episodes, end);
@@ -225,6 +242,16 @@ void add_rhythm_command(CLI::App& app) {
     };
     std::cout << fmt::format("AF: {} episodes, {:.1f} % of {:.0f} s, longest {:.0f} s\n", burden.afib_episodes,
                              burden.afib_percent(), burden.analysed_s, burden.longest_afib_s);
+    if (read.has_classes) {
+      std::string line = "Other rhythms (from the beats' classes):";
+      for (const Rhythm r : {Rhythm::VT, Rhythm::SVTA, Rhythm::B, Rhythm::T}) {
+        const auto it = other.find(r);
+        line += fmt::format(" {} {}", rhythm_name(r), it == other.end() ? std::string("none")
+                                                                         : fmt::format("{} ({:.0f} s)", it->second.first, it->second.second));
+        line += r == Rhythm::T ? "" : ",";
+      }
+      std::cout << line << '\n';
+    }
     if (!a->reference.empty())
       std::cout << fmt::format(
           "EC57 AF (epicmp -a): episode Se {} ({}/{}) +P {} ({}/{}); duration Se {} +P {}\n",

@@ -428,6 +428,21 @@ TEST(RhythmCli, VtRunsAndBigeminyAreNamedInRhythmCsv) {
     EXPECT_NE(rhythm.find(name), std::string::npos) << scenario << ":\n" << rhythm;
     EXPECT_EQ(rhythm.find(",AFIB,"), std::string::npos) << scenario << ":\n" << rhythm;
     EXPECT_NE(read_text(dir / scenario / "beats.csv").find(name), std::string::npos);  // the rhythm column, then quality
+    // From the beats alone, with their classes: the same episodes (the last ends at the last
+    // beat instead of the record's end). Before, `rhythm` named AF alone: one N episode.
+    r = run_ecgpipe("-q rhythm " + q(dir / scenario / "beats.csv") + " --fs 250 --out " + q(dir / (scenario + "-beats")), dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto from_signal = read_episodes(dir / scenario / "rhythm.csv");
+    const auto from_beats = read_episodes(dir / (scenario + "-beats") / "rhythm.csv");
+    ASSERT_EQ(from_beats.size(), from_signal.size()) << read_text(dir / (scenario + "-beats") / "rhythm.csv");
+    for (std::size_t i = 0; i < from_beats.size(); ++i) {
+      EXPECT_EQ(from_beats[i].start, from_signal[i].start) << i;
+      EXPECT_EQ(from_beats[i].rhythm, from_signal[i].rhythm) << i;
+      EXPECT_EQ(from_beats[i].beats, from_signal[i].beats) << i;
+      if (i + 1 < from_beats.size()) {
+        EXPECT_EQ(from_beats[i].end, from_signal[i].end) << i;
+      }
+    }
   }
 }
 
