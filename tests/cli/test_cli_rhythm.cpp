@@ -443,6 +443,15 @@ TEST(RhythmCli, VtRunsAndBigeminyAreNamedInRhythmCsv) {
         EXPECT_EQ(from_beats[i].end, from_signal[i].end) << i;
       }
     }
+    // ... and counted in the JSON and the text.
+    r = run_ecgpipe("-q rhythm " + q(dir / scenario / "beats.csv") + " --fs 250 --json --out " + q(dir / (scenario + "-j")), dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+    const std::string code = name.substr(1, name.size() - 2);  // ",VT," -> "VT"
+    const auto named = std::count_if(from_beats.begin(), from_beats.end(), [&](const Ep& e) { return e.rhythm == code; });
+    EXPECT_EQ(nlohmann::json::parse(r.out)["other_rhythms"][code]["episodes"], named) << r.out;
+    r = run_ecgpipe("-q rhythm " + q(dir / scenario / "beats.csv") + " --fs 250 --out " + q(dir / (scenario + "-t")), dir);
+    EXPECT_NE(r.out.find("Other rhythms (from the beats' classes): "), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find(" " + code + " " + std::to_string(named) + " ("), std::string::npos) << r.out;
   }
 }
 
