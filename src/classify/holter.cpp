@@ -255,7 +255,14 @@ nlohmann::json holter_json(const HolterSummary& s) {
   for (std::size_t i = 0; i < 5; ++i) counts[std::string(1, kClasses[i])] = s.class_counts[i];
   nlohmann::json hours = nlohmann::json::array();
   for (const HolterHour& h : s.hours)
-    hours.push_back({{"hour", h.hour}, {"beats", h.beats}, {"veb", h.veb}, {"sveb", h.sveb}});
+    hours.push_back({{"hour", h.hour},
+                     {"beats", h.beats},
+                     {"veb", h.veb},
+                     {"sveb", h.sveb},
+                     {"hr_min_bpm", num(h.hr_min)},
+                     {"hr_mean_bpm", num(h.hr_mean)},
+                     {"hr_max_bpm", num(h.hr_max)},
+                     {"pauses", h.pauses}});
   nlohmann::json runs = nlohmann::json::array();
   for (const EctopicRun& r : s.runs)
     runs.push_back({{"class", std::string(1, r.cls)}, {"first_beat", r.first_beat}, {"beats", r.beats},

@@ -292,6 +292,15 @@ TEST(Holter, HourlyMinMaxAreTheSummarysEightBeatAverages) {
   EXPECT_TRUE(std::isnan(u.hours[1].hr_min));
   EXPECT_TRUE(std::isnan(u.hours[1].hr_max));
   EXPECT_NEAR(u.hours[1].hr_mean, 60.0, kTimeRounding);
+  // report.json's per_hour has them as the hourly table shows them (0.1 bpm; null without one).
+  const auto j = ecgpipe::holter_json(u);
+  ASSERT_EQ(j["per_hour"].size(), 2u);
+  EXPECT_EQ(j["per_hour"][0]["hr_max_bpm"], 60.0);
+  EXPECT_EQ(j["per_hour"][0]["hr_mean_bpm"], 60.0);
+  EXPECT_EQ(j["per_hour"][0]["pauses"], 0);
+  EXPECT_TRUE(j["per_hour"][1]["hr_min_bpm"].is_null());
+  EXPECT_TRUE(j["per_hour"][1]["hr_max_bpm"].is_null());
+  EXPECT_EQ(j["per_hour"][1]["hr_mean_bpm"], 60.0);
 }
 
 TEST(Holter, RejectsBadInput) {
