@@ -103,29 +103,63 @@ void ectopic_cycles(const std::vector<char>& cls, const std::vector<double>& t, 
   }
 }
 
+// What both summaries start from, checked: the beats' times in seconds and their classes, a beat
+// in artefact Q (no ectopic beat: it ends any run, couplet or bigeminy).
+struct CheckedBeats {
+  std::vector<double> t;
+  std::vector<char> classes;
+};
+CheckedBeats checked_beats(const char* what, const std::vector<std::int64_t>& r_peaks, double fs,
+                           const std::vector<char>& classes, const std::vector<bool>& artefact) {
+  if (!std::isfinite(fs) || fs <= 0.0) throw UsageError(std::string(what) + ": the sampling rate must be positive");
+  if (!classes.empty() && classes.size() != r_peaks.size())
+    throw InternalError(std::string(what) + ": classes and R peaks differ in size");
+  if (!artefact.empty() && artefact.size() != r_peaks.size())
+    throw InternalError(std::string(what) + ": artefact flags and R peaks differ in size");
+  if (!std::is_sorted(r_peaks.begin(), r_peaks.end())) throw InternalError(std::string(what) + ": R peaks are not sorted");
+  CheckedBeats b;
+  b.classes = classes;
+  for (std::size_t i = 0; i < b.classes.size(); ++i)
+    if (!artefact.empty() && artefact[i]) b.classes[i] = 'Q';
+  b.t.resize(r_peaks.size());
+  for (std::size_t i = 0; i < r_peaks.size(); ++i) b.t[i] = static_cast<double>(r_peaks[i]) / fs;
+  return b;
+}
+
+// The ectopy: class counts, VEB / SVEB, couplets, runs, bigeminy and trigeminy.
+void summarize_ectopy(const CheckedBeats& b, const HolterOptions& o, HolterSummary& s) {
+  for (char c : b.classes) ++s.class_counts[class_index(c)];
+  s.veb = s.class_counts[class_index('V')];
+  s.sveb = s.class_counts[class_index('S')];
+  ectopic_runs(b.classes, b.t, s);
+  ectopic_cycles(b.classes, b.t, o.min_bigeminy_cycles, 2, s.bigeminy, s.v_bigeminy, s.s_bigeminy);
+  ectopic_cycles(b.classes, b.t, o.min_bigeminy_cycles, 3, s.trigeminy, s.v_trigeminy, s.s_trigeminy);
+}
+
 }  // namespace
+
+HolterSummary holter_ectopy(const std::vector<std::int64_t>& r_peaks, double fs, const std::vector<char>& classes,
+                            const HolterOptions& o, const std::vector<bool>& artefact) {
+  const CheckedBeats b = checked_beats("holter_ectopy", r_peaks, fs, classes, artefact);
+  HolterSummary s;
+  s.options = o;
+  s.beats = static_cast<std::int64_t>(r_peaks.size());
+  s.has_classes = !b.classes.empty();
+  if (s.has_classes) summarize_ectopy(b, o, s);
+  return s;
+}
 
 HolterSummary holter_summary(const std::vector<std::int64_t>& r_peaks, double fs, const std::vector<char>& classes_in,
                              double duration_s, const HolterOptions& o, const std::vector<bool>& artefact) {
-  if (!std::isfinite(fs) || fs <= 0.0) throw UsageError("holter_summary: the sampling rate must be positive");
-  if (!classes_in.empty() && classes_in.size() != r_peaks.size())
-    throw InternalError("holter_summary: classes and R peaks differ in size");
-  if (!artefact.empty() && artefact.size() != r_peaks.size())
-    throw InternalError("holter_summary: artefact flags and R peaks differ in size");
+  const CheckedBeats b = checked_beats("holter_summary", r_peaks, fs, classes_in, artefact);
+  const std::vector<double>& t = b.t;
+  const std::vector<char>& classes = b.classes;
   const auto in_artefact = [&artefact](std::size_t i) { return !artefact.empty() && artefact[i]; };
-  // A beat in artefact is no ectopic beat: it counts as Q, which ends any run, couplet or bigeminy.
-  std::vector<char> classes = classes_in;
-  if (!classes.empty())
-    for (std::size_t i = 0; i < classes.size(); ++i)
-      if (in_artefact(i)) classes[i] = 'Q';
-  if (!std::is_sorted(r_peaks.begin(), r_peaks.end())) throw InternalError("holter_summary: R peaks are not sorted");
   HolterSummary s;
   s.options = o;
   const std::size_t n = r_peaks.size();
   s.beats = static_cast<std::int64_t>(n);
   s.has_classes = !classes.empty();
-  std::vector<double> t(n);
-  for (std::size_t i = 0; i < n; ++i) t[i] = static_cast<double>(r_peaks[i]) / fs;
   s.duration_s = duration_s > 0.0 ? duration_s : (n ? t.back() : 0.0);
 
   // --- Rate, over the RR intervals clear of artefact (an interval that ends or starts in noise
@@ -193,7 +227,6 @@ HolterSummary holter_summary(const std::vector<std::int64_t>& r_peaks, double fs
   s.hours.resize(hours);
   for (std::size_t h = 0; h < hours; ++h) s.hours[h].hour = static_cast<std::int64_t>(h);
   for (std::size_t i = 0; i < n; ++i) {
-    ++s.class_counts[class_index(classes[i])];
     HolterHour& h = s.hours[static_cast<std::size_t>(t[i] / kSecondsPerHour)];
     ++h.beats;
     if (classes[i] == 'V') ++h.veb;
@@ -220,11 +253,7 @@ HolterSummary holter_summary(const std::vector<std::int64_t>& r_peaks, double fs
     if (hour_rr_count[h] > 0) s.hours[h].hr_mean = kSecondsPerMinute * static_cast<double>(hour_rr_count[h]) / hour_rr[h];
   if (hours > 1 && s.hours.back().beats == 0 && end_s == kSecondsPerHour * static_cast<double>(hours - 1))
     s.hours.pop_back();
-  s.veb = s.class_counts[class_index('V')];
-  s.sveb = s.class_counts[class_index('S')];
-  ectopic_runs(classes, t, s);
-  ectopic_cycles(classes, t, o.min_bigeminy_cycles, 2, s.bigeminy, s.v_bigeminy, s.s_bigeminy);
-  ectopic_cycles(classes, t, o.min_bigeminy_cycles, 3, s.trigeminy, s.v_trigeminy, s.s_trigeminy);
+  summarize_ectopy(b, o, s);
   return s;
 }
 

@@ -189,7 +189,7 @@ void add_rhythm_command(CLI::App& app) {
     // The rhythms the beats' classes name (VT, SVTA, bigeminy, trigeminy), as `run` names them from
     // its own: they need the classes, not the signal.
     if (read.has_classes)
-      name_ectopic_rhythms(holter_summary(beats, fs, read.classes, static_cast<double>(end) / fs, {}, artefact), rhythm);
+      name_ectopic_rhythms(holter_ectopy(beats, fs, read.classes, {}, artefact), rhythm);
     const auto episodes = rhythm_episodes(beats, rhythm, fs, end);
     const RhythmBurden burden = rhythm_burden(episodes, fs);
     // Said, not assumed: a CSV without r_peak or sample columns gives its first column's numbers.

@@ -92,6 +92,24 @@ TEST(Holter, CoupletRunAndBigeminyAreTold) {
   ASSERT_EQ(s.hours.size(), 1u);
   EXPECT_EQ(s.hours[0].veb, 9);
   EXPECT_EQ(s.hours[0].sveb, 5);
+  // The ectopy alone is the summary's, with a beat in artefact Q in both; and it makes no table of
+  // the time the beats span (a beat a million years on).
+  std::vector<bool> artefact(c.size(), false);
+  artefact[11] = true;  // inside the run of 3: a couplet and a Q
+  const HolterSummary whole = holter_summary(regular(c.size()), kFs, cls(c), 0.0, {}, artefact);
+  const HolterSummary e = ecgpipe::holter_ectopy(regular(c.size()), kFs, cls(c), {}, artefact);
+  EXPECT_EQ(e.beats, whole.beats);
+  EXPECT_EQ(e.class_counts, whole.class_counts);
+  EXPECT_EQ(e.veb, whole.veb);
+  EXPECT_EQ(e.v_couplets, whole.v_couplets);
+  EXPECT_EQ(e.v_couplets, 1);  // VV; V (Q) V is none
+  EXPECT_EQ(e.runs.size(), whole.runs.size());
+  EXPECT_EQ(e.bigeminy.size(), whole.bigeminy.size());
+  EXPECT_TRUE(e.hours.empty());
+  EXPECT_TRUE(e.trend.empty());
+  std::vector<std::int64_t> far = regular(c.size());
+  far.back() = 9'000'000'000'000'000;
+  EXPECT_EQ(ecgpipe::holter_ectopy(far, kFs, cls(c)).runs.size(), 2u);
 }
 
 TEST(Holter, BigeminyNeedsThreeCyclesAndEndsAtACouplet) {

@@ -292,6 +292,26 @@ TEST(RhythmCli, ErrorsHaveTheirExitCodes) {
       << r.err;
 }
 
+// Beat times are the file's: a classed beats CSV whose last beat lies a million years on is
+// named as any other (the VT run), without the per-minute and per-hour tables of a Holter summary
+// over that span (before: std::bad_alloc, exit 1, once `rhythm` named rhythms from classes).
+TEST(RhythmCli, ClassedBeatsOverAnySpanAreNamedWithoutTablesOfThatSpan) {
+  const auto dir = testutil::fresh_dir();
+  std::string csv = "sample,class\n";
+  std::int64_t t = 100;
+  for (int i = 0; i < 40; ++i) {
+    const bool run = i >= 20 && i < 24;  // 4 V beats at 150 bpm
+    t += run ? 100 : 200;
+    csv += std::to_string(t) + (run ? ",V\n" : ",N\n");
+  }
+  csv += "9000000000000000,N\n";
+  write_text(dir / "far.csv", csv);
+  const auto r = run_ecgpipe("-q rhythm " + q(dir / "far.csv") + " --fs 250 --json --out " + q(dir / "o"), dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["other_rhythms"]["VT"]["episodes"], 1) << r.out;
+  EXPECT_NE(read_text(dir / "o" / "rhythm.csv").find(",VT,4,"), std::string::npos) << read_text(dir / "o" / "rhythm.csv");
+}
+
 // V beats leave AF's intervals whether their labels come from a WFDB file's symbols or from a
 // CSV's class column (ecgpipe's own beats.csv, another classifier's): sinus rhythm with frequent
 // interpolated V beats (no compensatory pause, so the premature-beat test keeps their intervals)

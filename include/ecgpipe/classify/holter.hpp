@@ -114,6 +114,13 @@ HolterSummary holter_summary(const std::vector<std::int64_t>& r_peaks, double fs
                              double duration_s, const HolterOptions& options = {},
                              const std::vector<bool>& artefact = {});
 
+// The summary's ectopy alone (beats, has_classes, class counts, VEB / SVEB, couplets, runs,
+// bigeminy, trigeminy; the rest left at its defaults): what name_ectopic_rhythms reads, without
+// the rates, the per-minute trend and the per-hour table, which grow with the time the beats span
+// (`ecgpipe rhythm` takes beat times from any file). Same arguments and errors.
+HolterSummary holter_ectopy(const std::vector<std::int64_t>& r_peaks, double fs, const std::vector<char>& classes,
+                            const HolterOptions& options = {}, const std::vector<bool>& artefact = {});
+
 // report.json's "holter" object: include/ecgpipe/classify/holter_json.hpp (internal).
 
 }  // namespace ecgpipe
