@@ -226,10 +226,15 @@ void add_rhythm_command(CLI::App& app) {
     j["other_rhythms"] = nlohmann::json::object();
     for (const auto& [r, n] : other) j["other_rhythms"][rhythm_name(r)] = {{"episodes", n.first}, {"seconds", n.second}};
     AfStats stats;
+    std::vector<RhythmStats> rhythm_stats;  // VT, SVTA, B, T: where the beats have classes to name them
     if (!a->reference.empty()) {
       stats = compare_af(reference, episodes, end);
       j["reference"] = a->reference;
       j["af"] = af_stats_json(stats, fs);
+      if (read.has_classes) {
+        rhythm_stats = compare_ectopic_rhythms(reference, episodes, end);
+        j["rhythms"] = rhythm_stats_json(rhythm_stats, fs);
+      }
     }
     if (a->json) {
       std::cout << json_text(j, 2) << '\n';
@@ -252,12 +257,16 @@ void add_rhythm_command(CLI::App& app) {
       }
       std::cout << line << '\n';
     }
-    if (!a->reference.empty())
-      std::cout << fmt::format(
-          "EC57 AF (epicmp -a): episode Se {} ({}/{}) +P {} ({}/{}); duration Se {} +P {}\n",
-          num(100 * stats.episode_se(), 1, " %"), stats.detected_reference_episodes, stats.reference_episodes,
-          num(100 * stats.episode_ppv(), 1, " %"), stats.true_test_episodes, stats.test_episodes,
-          num(100 * stats.duration_se(), 1, " %"), num(100 * stats.duration_ppv(), 1, " %"));
+    const auto episode_line = [&num](const std::string& name, const AfStats& x) {
+      return fmt::format("{}: episode Se {} ({}/{}) +P {} ({}/{}); duration Se {} +P {}\n", name,
+                         num(100 * x.episode_se(), 1, " %"), x.detected_reference_episodes, x.reference_episodes,
+                         num(100 * x.episode_ppv(), 1, " %"), x.true_test_episodes, x.test_episodes,
+                         num(100 * x.duration_se(), 1, " %"), num(100 * x.duration_ppv(), 1, " %"));
+    };
+    if (!a->reference.empty()) std::cout << episode_line("EC57 AF (epicmp -a)", stats);
+    // The other rhythms only where either side has an episode, as `eval` lists them.
+    for (const RhythmStats& x : rhythm_stats)
+      if (x.stats.reference_episodes > 0 || x.stats.test_episodes > 0) std::cout << episode_line(x.rhythm, x.stats);
     std::cout << fmt::format("HRV: {} NN of {} RR intervals; mean NN {}, SDNN {}, SDANN {}, SDNN index {}, RMSSD {}, pNN50 {}\n",
                              hrv.nn_intervals, hrv.rr_intervals, num(hrv.mean_nn_ms, 1, " ms"), num(hrv.sdnn_ms, 1, " ms"),
                              num(hrv.sdann_ms, 1, " ms"), num(hrv.sdnn_index_ms, 1, " ms"), num(hrv.rmssd_ms, 1, " ms"),

@@ -312,6 +312,40 @@ TEST(RhythmCli, ClassedBeatsOverAnySpanAreNamedWithoutTablesOfThatSpan) {
   EXPECT_NE(read_text(dir / "o" / "rhythm.csv").find(",VT,4,"), std::string::npos) << read_text(dir / "o" / "rhythm.csv");
 }
 
+// With a reference, the rhythms named from the beats' classes are scored as `eval` and `run
+// --reference` score them (EC57's any-overlap episode and duration Se / +P): a VT run found, one
+// the reference does not have.
+TEST(RhythmCli, ReferenceRhythmsBesideAfAreScoredWhereTheBeatsHaveClasses) {
+  const auto dir = testutil::fresh_dir();
+  std::string csv = "sample,class\n";
+  std::vector<std::int64_t> t{100};
+  for (int i = 1; i < 120; ++i) {
+    const bool fast = (i >= 30 && i < 34) || (i >= 80 && i < 84);  // two V runs at 150 bpm
+    t.push_back(t.back() + (fast ? 100 : 200));
+  }
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    const bool v = (i >= 30 && i < 34) || (i >= 80 && i < 84);
+    csv += std::to_string(t[i]) + (v ? ",V\n" : ",N\n");
+  }
+  write_text(dir / "beats.csv", csv);
+  // The reference has the first run as VT, not the second.
+  write_text(dir / "ref.csv", "sample,rhythm\n0,(N\n" + std::to_string(t[30]) + ",(VT\n" + std::to_string(t[34]) + ",(N\n");
+  auto r = run_ecgpipe("-q rhythm " + q(dir / "beats.csv") + " --fs 250 --json --reference " + q(dir / "ref.csv") + " --out " +
+                           q(dir / "o"),
+                       dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_TRUE(j.contains("rhythms")) << r.out;
+  EXPECT_EQ(j["rhythms"]["VT"]["reference_episodes"], 1);
+  EXPECT_EQ(j["rhythms"]["VT"]["detected_reference_episodes"], 1);
+  EXPECT_EQ(j["rhythms"]["VT"]["test_episodes"], 2);
+  EXPECT_EQ(j["rhythms"]["VT"]["true_test_episodes"], 1);
+  r = run_ecgpipe("-q rhythm " + q(dir / "beats.csv") + " --fs 250 --reference " + q(dir / "ref.csv") + " --out " + q(dir / "p"), dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("VT: episode Se 100.0 % (1/1) +P 50.0 % (1/2); duration Se "), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("SVTA: episode"), std::string::npos) << "a rhythm neither side has is not listed:\n" << r.out;
+}
+
 // V beats leave AF's intervals whether their labels come from a WFDB file's symbols or from a
 // CSV's class column (ecgpipe's own beats.csv, another classifier's): sinus rhythm with frequent
 // interpolated V beats (no compensatory pause, so the premature-beat test keeps their intervals)
