@@ -207,10 +207,12 @@ void add_rhythm_command(CLI::App& app) {
       write_rhythm_csv(files.text(path), episodes, fs);
       files.commit();
     }
-    spdlog::info("{}: {} beats{} at {} Hz (from {}){}: {} AF episodes, AF burden {:.1f} % -> {}", a->beats, beats.size(),
+    const auto in_artefact = std::count(artefact.begin(), artefact.end(), true);
+    spdlog::info("{}: {} beats{} at {} Hz (from {}){}{}: {} AF episodes, AF burden {:.1f} % -> {}", a->beats, beats.size(),
                  read.column.empty() ? "" : " (column '" + read.column + "')", fs,
-                 fs_source, read.ventricular.empty() ? "" : ", its V beats left out", burden.afib_episodes,
-                 burden.afib_percent(), path);
+                 fs_source, read.ventricular.empty() ? "" : ", its V beats left out",
+                 in_artefact == 0 ? std::string() : fmt::format(", its {} beats in artefact left out", in_artefact),
+                 burden.afib_episodes, burden.afib_percent(), path);
 
     nlohmann::json j = rhythm_burden_json(burden);
     j["beats"] = a->beats;

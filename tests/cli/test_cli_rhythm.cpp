@@ -132,8 +132,9 @@ TEST(RhythmCli, ArtefactIsNoAfAndHrvLeavesAfAndArtefactOutAsRunDoes) {
     marked += std::to_string(t) + (in_noise ? ",artefact\n" : ",ok\n");
   }
   write_text(dir / "noise.csv", marked);
-  r = run_ecgpipe("-q rhythm " + q(dir / "noise.csv") + " --fs 250 --out " + q(dir / "b") + " --json", dir);
+  r = run_ecgpipe("rhythm " + q(dir / "noise.csv") + " --fs 250 --out " + q(dir / "b") + " --json", dir);
   ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find(", its 60 beats in artefact left out:"), std::string::npos) << "said, not silent:\n" << r.err;
   j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["afib_episodes"], 0) << read_text(dir / "b" / "rhythm.csv");
   EXPECT_EQ(j["hrv"]["nn_intervals"], 1199 - 61) << "the 60 beats in noise and the intervals touching them";
