@@ -250,14 +250,14 @@ void add_rhythm_command(CLI::App& app) {
     std::cout << fmt::format("AF: {} episodes, {:.1f} % of {:.0f} s, longest {:.0f} s\n", burden.afib_episodes,
                              burden.afib_percent(), burden.analysed_s, burden.longest_afib_s);
     if (read.has_classes) {
-      std::string line = "Other rhythms (from the beats' classes):";
+      std::string named;
       for (const Rhythm r : {Rhythm::VT, Rhythm::SVTA, Rhythm::B, Rhythm::T}) {
         const auto it = other.find(r);
-        line += fmt::format(" {} {}", rhythm_name(r), it == other.end() ? std::string("none")
-                                                                         : fmt::format("{} ({:.0f} s)", it->second.first, it->second.second));
-        line += r == Rhythm::T ? "" : ",";
+        named += fmt::format("{}{} {}", named.empty() ? "" : ", ", rhythm_name(r),
+                             it == other.end() ? std::string("none")
+                                               : fmt::format("{} ({:.0f} s)", it->second.first, it->second.second));
       }
-      std::cout << line << '\n';
+      std::cout << "Other rhythms (from the beats' classes): " << named << '\n';
     }
     const auto episode_line = [&num](const std::string& name, const AfStats& x) {
       return fmt::format("{}: episode Se {} ({}/{}) +P {} ({}/{}); duration Se {} +P {}\n", name,
