@@ -486,6 +486,9 @@ Detections parse_detections_with_scores(std::string_view text, const std::string
         if (name.empty()) throw InputError(cell_error(path, line, "an empty rhythm"));
         out.rhythm.push_back(rhythm_named(name));
         out.afib.push_back(out.rhythm.back() == Rhythm::AFIB ? 1 : 0);
+        if (!is_known_rhythm_name(name) && out.unknown_rhythms.size() < Detections::kListedUnknownRhythms &&
+            std::find(out.unknown_rhythms.begin(), out.unknown_rhythms.end(), name) == out.unknown_rhythms.end())
+          out.unknown_rhythms.emplace_back(name);
       }
       if (has_class) {
         const std::string label(trim(f[class_index]));

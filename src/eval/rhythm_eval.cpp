@@ -38,16 +38,20 @@ std::vector<RhythmChange> rhythm_changes(const std::vector<Annotation>& annotati
   return out;
 }
 
-std::vector<std::string> unknown_rhythm_names(const std::vector<RhythmChange>& changes) {
+bool is_known_rhythm_name(std::string_view name) {
   // MIT-BIH's rhythm names (its .atr aux strings without the parenthesis), the AF databases' J
   // (junctional), other databases' VF; ecgpipe's own rhythm.csv names are among them.
   static const char* const kKnown[] = {"AB", "AFIB", "AFL", "B", "BII", "IVR", "J", "N", "NOD",
                                        "P", "PREX", "SBR", "SVTA", "T", "VF", "VFL", "VT"};
+  if (!name.empty() && name.front() == '(') name.remove_prefix(1);
+  while (!name.empty() && (name.back() == ' ' || name.back() == '\0')) name.remove_suffix(1);
+  return std::any_of(std::begin(kKnown), std::end(kKnown), [&](const char* k) { return name == k; });
+}
+
+std::vector<std::string> unknown_rhythm_names(const std::vector<RhythmChange>& changes) {
   std::vector<std::string> out;
-  for (const auto& c : changes) {
-    const bool known = std::any_of(std::begin(kKnown), std::end(kKnown), [&](const char* k) { return c.rhythm == k; });
-    if (!known && std::find(out.begin(), out.end(), c.rhythm) == out.end()) out.push_back(c.rhythm);
-  }
+  for (const auto& c : changes)
+    if (!is_known_rhythm_name(c.rhythm) && std::find(out.begin(), out.end(), c.rhythm) == out.end()) out.push_back(c.rhythm);
   return out;
 }
 

@@ -346,4 +346,25 @@ TEST(EvalCli, UnknownReferenceRhythmNamesAreSaid) {
   EXPECT_NE(warnings.dump().find("BOGUS"), std::string::npos) << warnings;
 }
 
+// The same of the detections' rhythm column (another tool's beats, a hand-edited beats.csv): a
+// name rhythm_named does not know ("afib" in lower case, "foo") is no AF, said, not taken silently.
+TEST(EvalCli, UnknownDetectedRhythmNamesAreSaid) {
+  const auto dir = fresh_dir();
+  std::vector<ecgpipe::Annotation> ann{{0, 28, '+', 0, 0, 0, "(N"}};
+  std::string det = "r_peak,rhythm\n";
+  for (int i = 0; i < 60; ++i) {
+    const std::int64_t at = 100 + 300 * i;
+    ann.push_back({at, 1, 'N', 0, 0, 0, ""});
+    det += std::to_string(at) + "," + (i == 7 ? "afib" : i == 9 ? "foo" : i == 11 ? "(AFIB" : i == 13 ? "AFL" : "N") + "\n";
+  }
+  write_text(dir / "s.atr", ecgpipe::wfdb_annotation_bytes(ann));
+  write_header(dir / "s.hea", "s", 360);
+  write_text(dir / "det.csv", det);
+  const auto r = run_ecgpipe("eval --reference " + q(dir / "s.atr") + " " + q(dir / "det.csv"), dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find((dir / "det.csv").string() + ": rhythm names ecgpipe does not know in its rhythm column, taken as no AF: afib, foo"),
+            std::string::npos)
+      << r.err;
+}
+
 }  // namespace

@@ -60,6 +60,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     for (float s : scored.scores) FUZZ_CHECK(std::isfinite(s));
     FUZZ_CHECK(scored.classes.empty() || scored.classes.size() == scored.r_peaks.size());
     FUZZ_CHECK(scored.afib.empty() || scored.afib.size() == scored.r_peaks.size());
+    // Unknown rhythm names: listed once each, a bounded list, none of them a name ecgpipe knows.
+    FUZZ_CHECK(scored.unknown_rhythms.size() <= ecgpipe::Detections::kListedUnknownRhythms);
+    for (const auto& n : scored.unknown_rhythms) FUZZ_CHECK(!ecgpipe::is_known_rhythm_name(n));
   }
   return 0;
 }

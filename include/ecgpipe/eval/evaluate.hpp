@@ -117,6 +117,10 @@ struct Detections {
   std::vector<char> classes;  // column `class` (one beat label each: N S V F Q or a WFDB beat symbol), or empty
   std::vector<char> afib;     // column `rhythm` (1 where it is AFIB, 0 for any other rhythm name), or empty
   std::vector<Rhythm> rhythm; // the same column by name (rhythm_named: AFIB, VT, SVTA, B, T; N for any other)
+  // Its names that are none of MIT-BIH's or ecgpipe's (is_known_rhythm_name: "afib", "foo"), each
+  // once, the first kListedUnknownRhythms: taken as N, which a caller should say.
+  std::vector<std::string> unknown_rhythms;
+  static constexpr std::size_t kListedUnknownRhythms = 16;
   std::vector<char> artefact; // column `quality` (1 where it is `artefact`, 0 otherwise), or empty
   bool from_annotations = false;  // read from a WFDB annotation file (detections_from_annotations)
   std::string sample_column;      // the CSV column the samples came from (as the header names it)

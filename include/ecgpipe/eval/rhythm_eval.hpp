@@ -28,6 +28,8 @@ std::vector<RhythmChange> read_rhythm_reference(const std::string& path);
 // appearance: a misspelt AF or another database's convention counts as neither AF nor flutter,
 // which a caller should say.
 std::vector<std::string> unknown_rhythm_names(const std::vector<RhythmChange>& changes);
+// Whether `name` (a leading '(' and trailing spaces aside) is one of those names.
+bool is_known_rhythm_name(std::string_view name);
 // What `rhythm`, `eval` and `run --reference` say of them: "WHERE: rhythm names ecgpipe does not
 // know, counted as neither AF nor flutter: AF, BOGUS" (shortened); empty when there are none.
 std::string unknown_rhythm_warning(const std::vector<RhythmChange>& changes, const std::string& where);
