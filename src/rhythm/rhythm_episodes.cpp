@@ -51,13 +51,26 @@ void write_rhythm_csv(std::ostream& out, const std::vector<RhythmEpisode>& episo
 RhythmBurden rhythm_burden(const std::vector<RhythmEpisode>& episodes, double fs) {
   RhythmBurden b;
   double af_beats = 0, af_time = 0;
-  for (const auto& e : episodes) {
+  // The episode being counted: it goes on across a VT run between two AF rows (the atria
+  // fibrillate through it; only VT is named inside AF), and ends at any other rhythm.
+  bool in_af = false;
+  std::int64_t af_start = 0;
+  for (std::size_t k = 0; k < episodes.size(); ++k) {
+    const RhythmEpisode& e = episodes[k];
     const double s = static_cast<double>(e.end_sample - e.start_sample) / fs;
     b.analysed_s += s;
-    if (e.rhythm != Rhythm::AFIB) continue;
+    if (e.rhythm != Rhythm::AFIB) {
+      const bool vt_inside_af = e.rhythm == Rhythm::VT && in_af && k + 1 < episodes.size() && episodes[k + 1].rhythm == Rhythm::AFIB;
+      if (!vt_inside_af) in_af = false;
+      continue;
+    }
     b.afib_s += s;
-    ++b.afib_episodes;
-    b.longest_afib_s = std::max(b.longest_afib_s, s);
+    if (!in_af) {
+      ++b.afib_episodes;
+      af_start = e.start_sample;
+      in_af = true;
+    }
+    b.longest_afib_s = std::max(b.longest_afib_s, static_cast<double>(e.end_sample - af_start) / fs);
     if (e.beats >= 2 && std::isfinite(e.mean_hr)) {
       af_beats += static_cast<double>(e.beats - 1);
       af_time += static_cast<double>(e.beats - 1) * 60.0 / e.mean_hr;

@@ -150,6 +150,26 @@ TEST(AfDetect, ParoxysmalAfOnsetAndOffsetWithinHalfAWindow) {
   EXPECT_NEAR(burden.afib_mean_hr, 60.0 / 0.7, 6.0);  // AF's mean interval: 0.7 s
 }
 
+// A VT run inside AF is named (as MIT-BIH's 203 names 21), which splits AF's rows in rhythm.csv
+// as the reference splits them; but the atria fibrillate through it: the Holter summary's AF
+// episodes and longest episode count AF, VT, AF as one episode (203: 35 episodes, the longest
+// 5:47, where a Holter reader sees one episode of the whole record). The burden stays AF's time.
+TEST(AfDetect, AVtRunInsideAfDoesNotEndTheSummarysEpisode) {
+  using ecgpipe::RhythmEpisode;
+  const double fs = 100.0;
+  const auto ep = [fs](double start_s, double end_s, Rhythm r) {
+    return RhythmEpisode{static_cast<std::int64_t>(start_s * fs), static_cast<std::int64_t>(end_s * fs), r, 10, 90.0};
+  };
+  const std::vector<RhythmEpisode> episodes{ep(0, 30, Rhythm::N),     ep(30, 130, Rhythm::AFIB), ep(130, 132, Rhythm::VT),
+                                            ep(132, 182, Rhythm::AFIB), ep(182, 212, Rhythm::N), ep(212, 232, Rhythm::AFIB),
+                                            ep(232, 234, Rhythm::VT)};
+  const auto burden = ecgpipe::rhythm_burden(episodes, fs);
+  EXPECT_EQ(burden.afib_episodes, 2);
+  EXPECT_DOUBLE_EQ(burden.longest_afib_s, 152.0);  // 30 s .. 182 s, its VT run inside
+  EXPECT_DOUBLE_EQ(burden.afib_s, 170.0);          // AF's own time
+  EXPECT_DOUBLE_EQ(burden.analysed_s, 234.0);
+}
+
 // Beats in artefact are not AF: a detector's false beats in noise make the intervals as irregular
 // as AF's (30 s at 0 dB SNR: every beat AFIB before), but what noise hides cannot be called.
 // Their intervals are left out, and they are N before short runs are absorbed: a recording in

@@ -27,7 +27,9 @@ std::vector<RhythmEpisode> rhythm_episodes(const std::vector<std::int64_t>& r_pe
 // bpm, empty for a one-beat episode).
 void write_rhythm_csv(std::ostream& out, const std::vector<RhythmEpisode>& episodes, double fs);
 
-// Time in each rhythm's episodes, for the Holter summary.
+// Time in each rhythm's episodes, for the Holter summary. An AF episode there goes on across a VT
+// run between two AFIB rows (rhythm.csv splits AF at VT as MIT-BIH's rhythm annotations do, but
+// the atria fibrillate through it): its count and the longest span it; afib_s is AF's own time.
 struct RhythmBurden {
   double analysed_s = 0.0;     // from the first beat to the end
   double afib_s = 0.0;
