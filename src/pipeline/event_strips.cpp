@@ -84,10 +84,10 @@ std::vector<EventStrip> event_strips(const RunOptions& o, const RunResult& r, co
     add(buf, h.hr_min_time_s, h.hr_min_time_s + 0.5 * window_s / h.hr_min);
   }
   std::size_t onsets = 0;
-  for (const RhythmEpisode& e : r.rhythm_episodes) {
-    if (e.rhythm != Rhythm::AFIB || onsets == kMaxAfOnsets) continue;
+  for (const std::size_t k : af_episode_starts(r.rhythm_episodes)) {  // not AF going on after a VT run
+    if (onsets == kMaxAfOnsets) break;
     ++onsets;
-    const double s = static_cast<double>(e.start_sample) / o.fs;
+    const double s = static_cast<double>(r.rhythm_episodes[k].start_sample) / o.fs;
     add("AF onset", s, s);
   }
   for (std::size_t k = 0; k < r.model.outlier_index.size() && k < kMaxOutlierStrips; ++k) {

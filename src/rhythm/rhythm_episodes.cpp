@@ -48,27 +48,31 @@ void write_rhythm_csv(std::ostream& out, const std::vector<RhythmEpisode>& episo
   }
 }
 
+bool continues_af(const std::vector<RhythmEpisode>& episodes, std::size_t k) {
+  return k >= 2 && episodes[k].rhythm == Rhythm::AFIB && episodes[k - 1].rhythm == Rhythm::VT &&
+         episodes[k - 2].rhythm == Rhythm::AFIB;
+}
+
+std::vector<std::size_t> af_episode_starts(const std::vector<RhythmEpisode>& episodes) {
+  std::vector<std::size_t> starts;
+  for (std::size_t k = 0; k < episodes.size(); ++k)
+    if (episodes[k].rhythm == Rhythm::AFIB && !continues_af(episodes, k)) starts.push_back(k);
+  return starts;
+}
+
 RhythmBurden rhythm_burden(const std::vector<RhythmEpisode>& episodes, double fs) {
   RhythmBurden b;
   double af_beats = 0, af_time = 0;
-  // The episode being counted: it goes on across a VT run between two AF rows (the atria
-  // fibrillate through it; only VT is named inside AF), and ends at any other rhythm.
-  bool in_af = false;
-  std::int64_t af_start = 0;
+  std::int64_t af_start = 0;  // where the summary's episode that holds this row began
   for (std::size_t k = 0; k < episodes.size(); ++k) {
     const RhythmEpisode& e = episodes[k];
     const double s = static_cast<double>(e.end_sample - e.start_sample) / fs;
     b.analysed_s += s;
-    if (e.rhythm != Rhythm::AFIB) {
-      const bool vt_inside_af = e.rhythm == Rhythm::VT && in_af && k + 1 < episodes.size() && episodes[k + 1].rhythm == Rhythm::AFIB;
-      if (!vt_inside_af) in_af = false;
-      continue;
-    }
+    if (e.rhythm != Rhythm::AFIB) continue;
     b.afib_s += s;
-    if (!in_af) {
+    if (!continues_af(episodes, k)) {
       ++b.afib_episodes;
       af_start = e.start_sample;
-      in_af = true;
     }
     b.longest_afib_s = std::max(b.longest_afib_s, static_cast<double>(e.end_sample - af_start) / fs);
     if (e.beats >= 2 && std::isfinite(e.mean_hr)) {

@@ -168,6 +168,8 @@ TEST(AfDetect, AVtRunInsideAfDoesNotEndTheSummarysEpisode) {
   EXPECT_DOUBLE_EQ(burden.longest_afib_s, 152.0);  // 30 s .. 182 s, its VT run inside
   EXPECT_DOUBLE_EQ(burden.afib_s, 170.0);          // AF's own time
   EXPECT_DOUBLE_EQ(burden.analysed_s, 234.0);
+  // ... and the report's "AF onset" strips are of those episodes' starts, not of AF after VT.
+  EXPECT_EQ(ecgpipe::af_episode_starts(episodes), (std::vector<std::size_t>{1, 5}));
 }
 
 // Beats in artefact are not AF: a detector's false beats in noise make the intervals as irregular

@@ -39,5 +39,9 @@ struct RhythmBurden {
   double afib_percent() const { return analysed_s > 0 ? 100.0 * afib_s / analysed_s : 0.0; }
 };
 RhythmBurden rhythm_burden(const std::vector<RhythmEpisode>& episodes, double fs);
+// Whether row k is AF that goes on from the AF row before a VT run (AFIB, VT, AFIB): one episode.
+bool continues_af(const std::vector<RhythmEpisode>& episodes, std::size_t k);
+// The rows that begin an AF episode as the summary counts them (the report's "AF onset" strips).
+std::vector<std::size_t> af_episode_starts(const std::vector<RhythmEpisode>& episodes);
 
 }  // namespace ecgpipe
