@@ -149,6 +149,8 @@ CsvColumn resolve_column(std::string_view header_line, const CsvOptions& options
     return column;
   }
 
+  if (header_line.find(';') != std::string_view::npos && header_line.find(',') == std::string_view::npos)
+    csv_internal::throw_semicolon_separated(path + ": the header", header_line);
   const std::vector<std::string_view> names = header_names(header_line);  // split once: it is short
   auto list_names = [&] {
     std::string s;
@@ -248,6 +250,12 @@ void throw_bad_line(const std::string& path, std::size_t line_no, std::string_vi
                      " (expected a finite float32 value)");
   }
   throw InternalError(where + "the GPU CSV parser rejected a line that the CPU parser accepts: " + quote(line));
+}
+
+void throw_semicolon_separated(const std::string& where, std::string_view line) {
+  throw InputError(where + " " + quote(line) + " separates its fields with ';': ecgpipe reads comma-separated values with '.' decimals (a "
+                   "spreadsheet where the decimal separator is a comma exports ';' and ','); save it as CSV with ',' "
+                   "between fields and '.' in numbers");
 }
 
 CsvOptions second_column_options(const CsvOptions& options, const CsvSecondColumn& second) {

@@ -62,6 +62,11 @@ bool parse_data_line(std::string_view line, std::size_t index, float& out);
 // The options a second column (CsvSecondColumn) is resolved and named with: the first column's,
 // naming it.
 CsvOptions second_column_options(const CsvOptions& options, const CsvSecondColumn& second);
+
+// A spreadsheet's export where the decimal separator is a comma ("MLII;V1", "0,1602;-0,0961"):
+// split at its commas, a column holds each sample's integer part, which parses. Refused instead:
+// `where` ("PATH: the header" or "PATH:LINE:") and the line, then what to do.
+[[noreturn]] void throw_semicolon_separated(const std::string& where, std::string_view line);
 // The error for a data row of a two-column read that did not parse: the first column's
 // (throw_bad_line) where its cell is bad or the row holds a NUL byte, else the second column's
 // (`column2`, resolved from `second`) followed by second.note.

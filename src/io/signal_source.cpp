@@ -72,14 +72,18 @@ struct CsvProbe {
   std::vector<std::vector<double>> columns;  // [column][row]
 };
 
-CsvProbe probe_csv(std::string_view text, const CsvOptions& csv) {
+CsvProbe probe_csv(std::string_view text, const CsvOptions& csv, const std::string& path) {
   CsvProbe p;
   const bool truncated = text.size() == kProbeBytes;
   bool header_done = !csv.has_header;
   std::size_t rows = 0;
-  text::for_each_line(text, [&](std::string_view line, std::size_t) {
+  text::for_each_line(text, [&](std::string_view line, std::size_t number) {
     line = csv_internal::reader_view(line);
     if (is_blank_line(line)) return true;
+    // Without a header every column is numbers, and no number holds a ';' (the header's own check
+    // is resolve_column's, which a FIFO's reader meets too).
+    if (!csv.has_header && line.find(';') != std::string_view::npos)
+      csv_internal::throw_semicolon_separated(path + ":" + std::to_string(number) + ":", line);
     if (!header_done) {
       p.header = std::string(line);
       for (auto n : header_names(line)) p.names.emplace_back(n);
@@ -137,7 +141,7 @@ std::string quoted(const std::string& s) { return "'" + text::shorten(s, 60) + "
 void resolve_csv_source(std::string_view text, const std::string& path, const CsvOptions& csv,
                         std::optional<double> fs_option, SignalSource& s) {
   s.format = "CSV";
-  const CsvProbe p = probe_csv(text, csv);
+  const CsvProbe p = probe_csv(text, csv, path);
   const std::size_t ncols = std::max(p.names.size(), p.columns.size());
 
   // The column to read, by the rules of signal_source.hpp.

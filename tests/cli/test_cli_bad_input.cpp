@@ -9,6 +9,8 @@
 
 #include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
+
+#include <algorithm>
 #include <signal.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -449,6 +451,40 @@ TEST(CliBadInputFiles, NonFiniteScoresAreAnInputError) {
   const auto r = run("-q score " + q(dir / "huge.csv") + " --model " + q(model) + " --device cpu --out " + q(dir / "s"), dir);
   expect_one_line(r, kInput, "non-finite");
   expect_empty(dir / "s");
+}
+
+// A spreadsheet's export where the decimal separator is a comma: ';' between fields, ',' in
+// numbers ("0,1602;-0,0961"). Split at its commas, column 0 is each sample's integer part ("0",
+// "-0", "1"): `analyze` ran to the end on that and found 690 "beats" in 10 minutes, exit 0 and
+// not a word. Refused, with the line, whether the header or the first rows show it.
+TEST(CliBadInputFiles, DecimalCommaCsvIsRefusedNotReadAsIntegers) {
+  const auto dir = fresh_dir();
+  const auto x = testutil::synthetic_ecg(60, 360);
+  std::string with_header = "MLII;V1\n", without;
+  for (const float v : x) {
+    char cell[64];
+    std::snprintf(cell, sizeof cell, "%.4f;%.4f\n", v, -0.5f * v);
+    std::string row(cell);
+    std::replace(row.begin(), row.end(), '.', ',');
+    with_header += row;
+    without += row;
+  }
+  write_text(dir / "euro.csv", with_header);
+  write_text(dir / "euro_noheader.csv", without);
+  auto r = run("-q analyze " + q(dir / "euro.csv") + " --fs 360 --device cpu --out " + q(dir / "a"), dir);
+  expect_one_line(r, kInput, "euro.csv: the header \"MLII;V1\" separates its fields with ';'");
+  EXPECT_NE(r.err.find("comma-separated"), std::string::npos) << r.err;
+  expect_empty(dir / "a");
+  r = run("-q analyze " + q(dir / "euro_noheader.csv") + " --no-header --fs 360 --device cpu --out " + q(dir / "b"), dir);
+  expect_one_line(r, kInput, "euro_noheader.csv:1: \"0,");
+  EXPECT_NE(r.err.find("separates its fields with ';'"), std::string::npos) << r.err;
+  expect_empty(dir / "b");
+  // A comma CSV whose header names a column with a ';' in it is still read.
+  std::string fine = "time,lead;II\n";
+  for (std::size_t i = 0; i < x.size(); ++i) fine += std::to_string(i) + "," + std::to_string(x[i]) + "\n";
+  write_text(dir / "fine.csv", fine);
+  r = run("-q analyze " + q(dir / "fine.csv") + " --fs 360 --device cpu --out " + q(dir / "c"), dir);
+  EXPECT_EQ(r.code, 0) << r.err;
 }
 
 // --- Row 8: reference sample numbers beyond any recording: refused with the line named.
