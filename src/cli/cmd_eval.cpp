@@ -49,12 +49,8 @@ RecordEvaluation evaluate_pair(const std::string& record, const EvalFile& refere
   const ReferenceBeats ref = read_reference(reference.path, reference.format);
   if (const std::string unknown = unknown_rhythm_warning(ref.rhythm, reference.path); !unknown.empty()) spdlog::warn("{}", unknown);
   const Detections det = read_detections(detections.path, a.score_column, detections.format);
-  if (!det.unknown_rhythms.empty()) {
-    std::string names;
-    for (const auto& n : det.unknown_rhythms) names += (names.empty() ? "" : ", ") + n;
-    spdlog::warn("{}: rhythm names ecgpipe does not know in its rhythm column, taken as no AF: {}", detections.path,
-                 text::shorten(names));
-  }
+  if (const std::string unknown = unknown_detected_rhythm_warning(det.unknown_rhythms, detections.path); !unknown.empty())
+    spdlog::warn("{}", unknown);
   if (det.sample_column_by_position)  // said, not assumed (as `rhythm` says it)
     spdlog::warn("{}: no 'r_peak' or 'sample' column: beat samples from the first column, '{}'", detections.path,
                  det.sample_column);

@@ -55,11 +55,21 @@ std::vector<std::string> unknown_rhythm_names(const std::vector<RhythmChange>& c
   return out;
 }
 
+namespace {
+// "WHERE: WHAT: A, B" (shortened), or empty without a name.
+std::string names_said(const std::vector<std::string>& names, const std::string& where, const std::string& what) {
+  std::string list;
+  for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+  return list.empty() ? list : where + ": " + what + ": " + text::shorten(list);
+}
+}  // namespace
+
 std::string unknown_rhythm_warning(const std::vector<RhythmChange>& changes, const std::string& where) {
-  std::string names;
-  for (const auto& n : unknown_rhythm_names(changes)) names += (names.empty() ? "" : ", ") + n;
-  if (names.empty()) return names;
-  return where + ": rhythm names ecgpipe does not know, counted as neither AF nor flutter: " + text::shorten(names);
+  return names_said(unknown_rhythm_names(changes), where, "rhythm names ecgpipe does not know, counted as neither AF nor flutter");
+}
+
+std::string unknown_detected_rhythm_warning(const std::vector<std::string>& names, const std::string& where) {
+  return names_said(names, where, "rhythm names ecgpipe does not know in its rhythm column, taken as no AF");
 }
 
 std::vector<Episode> episodes_of(const std::vector<RhythmChange>& changes, const std::string& rhythm, std::int64_t end) {

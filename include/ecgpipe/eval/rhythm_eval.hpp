@@ -33,6 +33,9 @@ bool is_known_rhythm_name(std::string_view name);
 // What `rhythm`, `eval` and `run --reference` say of them: "WHERE: rhythm names ecgpipe does not
 // know, counted as neither AF nor flutter: AF, BOGUS" (shortened); empty when there are none.
 std::string unknown_rhythm_warning(const std::vector<RhythmChange>& changes, const std::string& where);
+// The same of a detections file's `rhythm` column (Detections::unknown_rhythms): "WHERE: rhythm
+// names ecgpipe does not know in its rhythm column, taken as no AF: afib, foo"; empty without one.
+std::string unknown_detected_rhythm_warning(const std::vector<std::string>& names, const std::string& where);
 
 // The episodes of `rhythm` in `changes` (sorted by sample), each until the next change to another
 // rhythm; one still open at the end runs to `end`.
