@@ -13,7 +13,6 @@
 #include <map>
 #include <memory>
 #include <string>
-#include <utility>
 
 #include "cli/commands.hpp"
 #include "common/output_lock.hpp"
@@ -52,7 +51,7 @@ struct Beats {
   std::vector<std::int64_t> samples;
   std::vector<char> ventricular;  // per beat where the file labels beats (a .atr), else empty
   std::vector<char> classes;      // per beat, AAMI (N S V F Q); N where the file has no classes
-  std::vector<bool> usable;       // per beat: not artefact (a beats.csv `quality` column), else empty
+  std::vector<bool> artefact;     // per beat: in artefact (a beats.csv `quality` column), else empty
   bool has_classes = false;
   std::string column;             // a CSV's column of samples (empty for a WFDB file)
   bool column_by_position = false;  // no r_peak or sample column: the first
@@ -106,7 +105,7 @@ Beats read_beats(const std::string& path) {
     out.samples.push_back(b.sample);
     out.ventricular.push_back(b.ventricular);
     out.classes.push_back(b.cls);
-    if (has_quality) out.usable.push_back(!b.artefact);
+    if (has_quality) out.artefact.push_back(b.artefact);
   }
   if (found.size() > out.samples.size())
     spdlog::warn("{}: {} beats at a sample another beat has: left out", path, found.size() - out.samples.size());
@@ -183,13 +182,12 @@ void add_rhythm_command(CLI::App& app) {
       end = reference.back().sample + 1;
     }
     // As `run`: beats in artefact are no AF (a detector's beats in noise are as irregular as AF).
-    std::vector<bool> artefact(read.usable.size());
-    for (std::size_t i = 0; i < artefact.size(); ++i) artefact[i] = !read.usable[i];
-    std::vector<Rhythm> rhythm = af_rhythm(beats, a->af, read.ventricular, nullptr, artefact.empty() ? nullptr : &artefact);
+    std::vector<Rhythm> rhythm =
+        af_rhythm(beats, a->af, read.ventricular, nullptr, read.artefact.empty() ? nullptr : &read.artefact);
     // The rhythms the beats' classes name (VT, SVTA, bigeminy, trigeminy), as `run` names them from
     // its own: they need the classes, not the signal.
     if (read.has_classes)
-      name_ectopic_rhythms(holter_ectopy(beats, fs, read.classes, {}, artefact), rhythm);
+      name_ectopic_rhythms(holter_ectopy(beats, fs, read.classes, {}, read.artefact), rhythm);
     const auto episodes = rhythm_episodes(beats, rhythm, fs, end);
     const RhythmBurden burden = rhythm_burden(episodes, fs);
     // Said, not assumed: a CSV without r_peak or sample columns gives its first column's numbers.
@@ -198,7 +196,7 @@ void add_rhythm_command(CLI::App& app) {
     // HRV over NN intervals: N beats by the file's classes (every beat N without them).
     if (!read.has_classes) spdlog::info("{}: no beat classes: every beat is taken as N for the HRV", a->beats);
     // ... and beats in artefact (a beats.csv `quality` column) and in AF left out, as `run` does.
-    const HrvResult hrv = compute_hrv(beats, read.classes, hrv_usable_beats(artefact, rhythm), fs);
+    const HrvResult hrv = compute_hrv(beats, read.classes, hrv_usable_beats(read.artefact, rhythm), fs);
 
     const std::string path = (std::filesystem::path(a->out) / "rhythm.csv").string();
     {
@@ -207,7 +205,7 @@ void add_rhythm_command(CLI::App& app) {
       write_rhythm_csv(files.text(path), episodes, fs);
       files.commit();
     }
-    const auto in_artefact = std::count(artefact.begin(), artefact.end(), true);
+    const auto in_artefact = std::count(read.artefact.begin(), read.artefact.end(), true);
     spdlog::info("{}: {} beats{} at {} Hz (from {}){}{}: {} AF episodes, AF burden {:.1f} % -> {}", a->beats, beats.size(),
                  read.column.empty() ? "" : " (column '" + read.column + "')", fs,
                  fs_source, read.ventricular.empty() ? "" : ", its V beats left out",
@@ -219,14 +217,10 @@ void add_rhythm_command(CLI::App& app) {
     j["fs"] = fs;
     j["hrv"] = hrv_json(hrv);
     // Episodes and time of the other rhythms (none without beat classes).
-    std::map<Rhythm, std::pair<std::int64_t, double>> other;
-    for (const RhythmEpisode& e : episodes)
-      if (e.rhythm != Rhythm::N && e.rhythm != Rhythm::AFIB) {
-        ++other[e.rhythm].first;
-        other[e.rhythm].second += static_cast<double>(e.end_sample - e.start_sample) / fs;
-      }
+    const std::map<Rhythm, RhythmTotal> totals = rhythm_totals(episodes, fs);
     j["other_rhythms"] = nlohmann::json::object();
-    for (const auto& [r, n] : other) j["other_rhythms"][rhythm_name(r)] = {{"episodes", n.first}, {"seconds", n.second}};
+    for (const auto& [r, t] : totals)
+      if (r != Rhythm::N && r != Rhythm::AFIB) j["other_rhythms"][rhythm_name(r)] = {{"episodes", t.episodes}, {"seconds", t.seconds}};
     AfStats stats;
     std::vector<RhythmStats> rhythm_stats;  // VT, SVTA, B, T: where the beats have classes to name them
     if (!a->reference.empty()) {
@@ -252,10 +246,10 @@ void add_rhythm_command(CLI::App& app) {
     if (read.has_classes) {
       std::string named;
       for (const Rhythm r : {Rhythm::VT, Rhythm::SVTA, Rhythm::B, Rhythm::T}) {
-        const auto it = other.find(r);
+        const auto it = totals.find(r);
         named += fmt::format("{}{} {}", named.empty() ? "" : ", ", rhythm_name(r),
-                             it == other.end() ? std::string("none")
-                                               : fmt::format("{} ({:.0f} s)", it->second.first, it->second.second));
+                             it == totals.end() ? std::string("none")
+                                                : fmt::format("{} ({:.0f} s)", it->second.episodes, it->second.seconds));
       }
       std::cout << "Other rhythms (from the beats' classes): " << named << '\n';
     }

@@ -164,14 +164,10 @@ void heart_rate_table(std::ostream& s, const HolterSummary& h, const ReportClock
 
 void rhythm_table(std::ostream& s, const std::vector<RhythmEpisode>& episodes, double fs) {
   Table tab(s, "Rhythm");
-  std::map<Rhythm, double> time;
-  std::map<Rhythm, std::int64_t> n;
-  for (const auto& e : episodes) {
-    time[e.rhythm] += static_cast<double>(e.end_sample - e.start_sample) / fs;
-    ++n[e.rhythm];
-  }
-  const auto main = std::max_element(time.begin(), time.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
-  tab.row("predominant", {main == time.end() ? std::string(kNoValue) : std::string(rhythm_words(main->first))});
+  const std::map<Rhythm, RhythmTotal> totals = rhythm_totals(episodes, fs);
+  const auto main = std::max_element(totals.begin(), totals.end(),
+                                     [](const auto& a, const auto& b) { return a.second.seconds < b.second.seconds; });
+  tab.row("predominant", {main == totals.end() ? std::string(kNoValue) : std::string(rhythm_words(main->first))});
   const RhythmBurden b = rhythm_burden(episodes, fs);
   tab.row("AF burden", {b.afib_episodes == 0 ? std::string("none found")
                                              : fixed(b.afib_percent(), 1) + " % (" + hms(b.afib_s) + ")"});
@@ -181,7 +177,8 @@ void rhythm_table(std::ostream& s, const std::vector<RhythmEpisode>& episodes, d
     tab.row("heart rate in AF", {bpm(b.afib_mean_hr)});
   }
   for (Rhythm r : {Rhythm::VT, Rhythm::SVTA, Rhythm::B, Rhythm::T})
-    if (n.count(r)) tab.row(std::string(rhythm_words(r)) + " episodes", {count(n[r]) + " (" + hms(time[r]) + ")"});
+    if (const auto t = totals.find(r); t != totals.end())
+      tab.row(std::string(rhythm_words(r)) + " episodes", {count(t->second.episodes) + " (" + hms(t->second.seconds) + ")"});
 }
 
 void ectopy_table(std::ostream& s, const HolterSummary& h, double analysed_s) {

@@ -48,6 +48,16 @@ void write_rhythm_csv(std::ostream& out, const std::vector<RhythmEpisode>& episo
   }
 }
 
+std::map<Rhythm, RhythmTotal> rhythm_totals(const std::vector<RhythmEpisode>& episodes, double fs) {
+  std::map<Rhythm, RhythmTotal> totals;
+  for (const RhythmEpisode& e : episodes) {
+    RhythmTotal& t = totals[e.rhythm];
+    ++t.episodes;
+    t.seconds += static_cast<double>(e.end_sample - e.start_sample) / fs;
+  }
+  return totals;
+}
+
 bool continues_af(const std::vector<RhythmEpisode>& episodes, std::size_t k) {
   return k >= 2 && episodes[k].rhythm == Rhythm::AFIB && episodes[k - 1].rhythm == Rhythm::VT &&
          episodes[k - 2].rhythm == Rhythm::AFIB;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <ostream>
 #include <vector>
 
@@ -39,6 +40,13 @@ struct RhythmBurden {
   double afib_percent() const { return analysed_s > 0 ? 100.0 * afib_s / analysed_s : 0.0; }
 };
 RhythmBurden rhythm_burden(const std::vector<RhythmEpisode>& episodes, double fs);
+// Each rhythm's rows and their time in seconds (a rhythm without a row is absent): the report's
+// rhythm table and `rhythm`'s other rhythms.
+struct RhythmTotal {
+  std::int64_t episodes = 0;
+  double seconds = 0.0;
+};
+std::map<Rhythm, RhythmTotal> rhythm_totals(const std::vector<RhythmEpisode>& episodes, double fs);
 // Whether row k is AF that goes on from the AF row before a VT run (AFIB, VT, AFIB): one episode.
 bool continues_af(const std::vector<RhythmEpisode>& episodes, std::size_t k);
 // The rows that begin an AF episode as the summary counts them (the report's "AF onset" strips).
