@@ -263,8 +263,14 @@ void add_rhythm_command(CLI::App& app) {
     // The other rhythms only where either side has an episode, as `eval` lists them.
     for (const RhythmStats& x : rhythm_stats)
       if (x.stats.reference_episodes > 0 || x.stats.test_episodes > 0) std::cout << episode_line(x.rhythm, x.stats);
-    std::cout << fmt::format("HRV: {} NN of {} RR intervals; mean NN {}, SDNN {}, SDANN {}, SDNN index {}, RMSSD {}, pNN50 {}\n",
-                             hrv.nn_intervals, hrv.rr_intervals, num(hrv.mean_nn_ms, 1, " ms"), num(hrv.sdnn_ms, 1, " ms"),
+    // How much time the figures rest on, and whether that is under the Task Force's 5 minutes.
+    const std::string nn_time =
+        fmt::format("{:.0f} s{}", hrv.nn_seconds,
+                    hrv_under_short_term(hrv) ? fmt::format(": under the Task Force's {:.0f} minutes, not comparable with published values",
+                                                            kHrvShortTermS / 60.0)
+                                              : "");
+    std::cout << fmt::format("HRV: {} NN of {} RR intervals ({}); mean NN {}, SDNN {}, SDANN {}, SDNN index {}, RMSSD {}, pNN50 {}\n",
+                             hrv.nn_intervals, hrv.rr_intervals, nn_time, num(hrv.mean_nn_ms, 1, " ms"), num(hrv.sdnn_ms, 1, " ms"),
                              num(hrv.sdann_ms, 1, " ms"), num(hrv.sdnn_index_ms, 1, " ms"), num(hrv.rmssd_ms, 1, " ms"),
                              num(hrv.pnn50_percent, 1, " %"));
     std::cout << fmt::format("HRV spectrum ({} 5-min segments): VLF {} LF {} HF {} total {} ms^2, LF/HF {}\n", hrv.segments,

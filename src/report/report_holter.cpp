@@ -301,7 +301,8 @@ std::string hrv_section_html(const ReportData& d) {
   {
     Table tab(s, "Time domain (NN intervals)");
     tab.row("NN intervals used", {thousands(h.nn_intervals) + " of " + thousands(h.rr_intervals) + " RR (" +
-                                  percent(static_cast<double>(h.nn_intervals), static_cast<double>(h.rr_intervals)) + ")"});
+                                  percent(static_cast<double>(h.nn_intervals), static_cast<double>(h.rr_intervals)) +
+                                  "), " + hms(h.nn_seconds)});
     tab.row("mean NN", {v(h.mean_nn_ms, 0, " ms")});
     tab.row("SDNN", {v(h.sdnn_ms, 0, " ms")});
     tab.row("SDANN (5-min means)", {v(h.sdann_ms, 0, " ms")});
@@ -317,7 +318,13 @@ std::string hrv_section_html(const ReportData& d) {
     tab.row("HF (0.15–0.4 Hz)", {v(h.hf_ms2, 0, " ms²")});
     tab.row("LF/HF", {v(h.lf_hf, 2, "")});
   }
-  s << "</div>\n<p class=\"note\">Task Force of the ESC and NASPE (1996) definitions, over NN intervals: RR intervals "
+  s << "</div>\n";
+  if (hrv_under_short_term(h))
+    s << "<p class=\"note\"><b>From " << hms(h.nn_seconds) << " of NN intervals</b>: under the "
+      << fixed(kHrvShortTermS / 60.0, 0)
+      << " minutes of the Task Force's shortest standard recording, so these figures are not comparable with "
+         "published values.</p>\n";
+  s << "<p class=\"note\">Task Force of the ESC and NASPE (1996) definitions, over NN intervals: RR intervals "
        "between two normal beats, ectopy and artefact left out.</p>\n</section>\n";
   return s.str();
 }

@@ -221,11 +221,13 @@ HrvResult compute_hrv(const std::vector<std::int64_t>& r_peaks, const std::vecto
   // (segment index, its NN intervals): the intervals come in time order, so the segments do too;
   // only segments that hold an interval exist (beats hours apart allocate nothing).
   std::vector<std::pair<std::size_t, std::vector<double>>> per_segment;
+  std::int64_t nn_samples = 0;  // summed in samples: exact, then one division
   for (std::size_t i = 0; i + 1 < beats; ++i) {
     const std::int64_t d = r_peaks[i + 1] - r_peaks[i];
     const double s = static_cast<double>(d) / fs;
     if (!(ok(i) && ok(i + 1) && s >= o.min_nn_s && s <= o.max_nn_s)) continue;
     nn[i] = true;
+    nn_samples += d;  // at most the last beat minus the first: no overflow
     const double ms = static_cast<double>(d) * 1000.0 / fs;
     values.push_back(ms);
     const double t = static_cast<double>(r_peaks[i + 1] - r_peaks.front());
@@ -235,6 +237,7 @@ HrvResult compute_hrv(const std::vector<std::int64_t>& r_peaks, const std::vecto
     per_segment.back().second.push_back(ms);
   }
   r.nn_intervals = values.size();
+  r.nn_seconds = static_cast<double>(nn_samples) / fs;
   r.mean_nn_ms = mean_of(values);
   r.sdnn_ms = sample_sd(values);
 

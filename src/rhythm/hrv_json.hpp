@@ -27,6 +27,7 @@ inline nlohmann::json hrv_json(const HrvResult& h) {
   using hrv_json_detail::rounded;
   return {{"rr_intervals", h.rr_intervals},
           {"nn_intervals", h.nn_intervals},
+          {"nn_seconds", json_number(h.nn_seconds, 1)},
           {"mean_nn_ms", rounded(h.mean_nn_ms, 1)},
           {"sdnn_ms", rounded(h.sdnn_ms, 1)},
           {"sdann_ms", rounded(h.sdann_ms, 1)},

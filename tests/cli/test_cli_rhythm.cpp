@@ -156,6 +156,15 @@ TEST(RhythmCli, TextSummarySaysNotDefinedInWords) {
   EXPECT_NE(r.out.find("episode Se n/a (0/0) +P n/a (0/0)"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("HRV spectrum (0 5-min segments): VLF n/a LF n/a HF n/a total n/a ms^2, LF/HF n/a"), std::string::npos)
       << r.out;
+  // 199 NN intervals of 39 807 samples at 250 Hz: 159.2 s, under the Task Force's 5 minutes, said
+  // where the figures are (before, only the counts: "199 NN of 199 RR intervals").
+  EXPECT_NE(r.out.find("HRV: 199 NN of 199 RR intervals (159 s: under the Task Force's 5 minutes, not comparable with "
+                       "published values); mean NN "),
+            std::string::npos)
+      << r.out;
+  const auto j = run_ecgpipe("-q rhythm " + q(dir / "beats.csv") + " --fs 250 --out " + q(dir / "o2") + " --json", dir);
+  ASSERT_EQ(j.code, 0) << j.err;
+  EXPECT_EQ(nlohmann::json::parse(j.out)["hrv"]["nn_seconds"], 159.2);
 }
 
 // Which column the beat samples came from is said (no silent defaults): r_peak before sample, and

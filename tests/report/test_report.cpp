@@ -152,6 +152,7 @@ ReportData clinical_data() {
   ecgpipe::HrvResult h;
   h.nn_intervals = 100;
   h.rr_intervals = 119;
+  h.nn_seconds = 100.04;
   h.mean_nn_ms = 1000.4;
   h.sdnn_ms = 45.6;
   h.sdann_ms = kNaN;
@@ -474,7 +475,7 @@ TEST(Report, HourlyTableHrvAndEc57Rows) {
            // Its rates are the summary's (an APC's interval is no hourly maximum).
            "</table>\n<p class=\"note\">HR min and max are 8-beat averages, as in the summary; HR mean is over the "
            "hour's RR intervals.</p>",
-           "<tr><th>NN intervals used</th><td>100 of 119 RR (84.0 %)</td></tr>",
+           "<tr><th>NN intervals used</th><td>100 of 119 RR (84.0 %), 0:01:40</td></tr>",
            "<tr><th>mean NN</th><td>1000 ms</td></tr>",
            "<tr><th>SDNN</th><td>46 ms</td></tr>",
            "<tr><th>SDANN (5-min means)</th><td>—</td></tr>",
@@ -496,6 +497,23 @@ TEST(Report, HourlyTableHrvAndEc57Rows) {
   ReportData d = clinical_data();
   d.ec57.clear();
   EXPECT_EQ(ecgpipe::render_report_html(d).find("id=\"ec57\""), std::string::npos);  // no reference, no section
+}
+
+// HRV from less than the Task Force's shortest standard recording (5 minutes of NN intervals: a
+// record mostly in AF or ectopy, a short recording) is shown, and said to be short where it is
+// read: MIT-BIH 203's SDNN came from 3 NN intervals beside "3 of 2 197 RR" and nothing more.
+TEST(Report, HrvFromUnderFiveMinutesOfNnIntervalsIsSaidToBeShort) {
+  ReportData d = clinical_data();  // 100 NN intervals, 100.04 s of them
+  const std::string note =
+      "<p class=\"note\"><b>From 0:01:40 of NN intervals</b>: under the 5 minutes of the Task Force's shortest "
+      "standard recording, so these figures are not comparable with published values.</p>";
+  const std::string short_html = ecgpipe::render_report_html(d);
+  EXPECT_NE(short_html.find(note), std::string::npos);
+  EXPECT_LT(short_html.find("id=\"hrv\""), short_html.find(note));
+  d.hrv->nn_seconds = 300.0;  // exactly 5 minutes: the standard's own length, no note
+  const std::string html = ecgpipe::render_report_html(d);
+  EXPECT_EQ(html.find("<b>From "), std::string::npos);
+  EXPECT_NE(html.find("<tr><th>NN intervals used</th><td>100 of 119 RR (84.0 %), 0:05:00</td></tr>"), std::string::npos);
 }
 
 // Strings from file names and the input reach the page only escaped.
@@ -541,7 +559,7 @@ TEST(Report, NanAndEmptyClinicalFieldsReadAsDashOrNoData) {
   const std::string html = ecgpipe::render_report_html(d);
   expect_self_contained(html);
   for (const char* row : {"<tr><th>SDNN</th><td>—</td></tr>", "<tr><th>LF/HF</th><td>—</td></tr>",
-                          "<tr><th>NN intervals used</th><td>0 of 0 RR (—)</td></tr>", "<tr><th>mean</th><td>—</td></tr>",
+                          "<tr><th>NN intervals used</th><td>0 of 0 RR (—), 0:00:00</td></tr>", "<tr><th>mean</th><td>—</td></tr>",
                           "<tr><th>min (8-beat average)</th><td>—</td></tr>", "<tr><th>longest RR interval</th><td>—</td></tr>",
                           "<tr><th>08:15–09:15</th><td>—</td><td>0</td><td>—</td><td>—</td><td>—</td><td>0</td><td>0</td><td>0</td><td>—</td></tr>",
                           "<tr><th>—</th><td>—</td></tr>",

@@ -60,6 +60,8 @@ TEST(Hrv, TimeDomainOfAHandMadeSeries) {
   EXPECT_DOUBLE_EQ(h.sdnn_ms, std::sqrt(3250.0));
   EXPECT_DOUBLE_EQ(h.rmssd_ms, std::sqrt(11250.0));
   EXPECT_DOUBLE_EQ(h.pnn50_percent, 60.0);
+  EXPECT_DOUBLE_EQ(h.nn_seconds, 4.1);  // what the figures rest on: 4.1 s, far under the Task Force's 5 min
+  EXPECT_TRUE(ecgpipe::hrv_under_short_term(h));
   // 4.1 s of beats: no 5-minute segment, so no SDANN, SDNN index or spectrum.
   expect_time_domain_undefined(h);
 }
@@ -77,6 +79,7 @@ void expect_beat_3_left_out(const HrvResult& h) {
   EXPECT_DOUBLE_EQ(h.sdnn_ms, std::sqrt(21200.0 / 3.0));
   EXPECT_DOUBLE_EQ(h.rmssd_ms, std::sqrt(6800.0));
   EXPECT_DOUBLE_EQ(h.pnn50_percent, 50.0);
+  EXPECT_DOUBLE_EQ(h.nn_seconds, 3.16);  // the NN intervals' own time: not the 4.86 s the beats span
 }
 
 TEST(Hrv, AnEctopicBeatRemovesItsTwoIntervalsAndTheDifferencesThatTouchThem) {
@@ -104,6 +107,26 @@ TEST(Hrv, IntervalsOutsideTheNnBoundsAreLeftOut) {
   EXPECT_DOUBLE_EQ(h.mean_nn_ms, 1150.0);
   EXPECT_TRUE(std::isnan(h.rmssd_ms));  // no two adjacent NN intervals
   EXPECT_TRUE(std::isnan(h.pnn50_percent));
+}
+
+// The Task Force's shortest standard recording is 5 minutes: figures from less NN time are given
+// but said to be short. The edge is exact: 300 one-second NN intervals are 5 minutes, 299 are not.
+TEST(Hrv, UnderFiveMinutesOfNnIntervalsIsShorterThanTheShortTermStandard) {
+  for (const std::size_t intervals : {299u, 300u, 301u}) {
+    const auto b = beats_ms(std::vector<std::int64_t>(intervals, 1000));
+    std::vector<char> classes(b.size(), 'N');
+    const HrvResult h = compute_hrv(b, classes, {}, 1000.0);
+    EXPECT_DOUBLE_EQ(h.nn_seconds, static_cast<double>(intervals));
+    EXPECT_EQ(ecgpipe::hrv_under_short_term(h), intervals < 300) << intervals;
+  }
+  // A V beat in 301 intervals takes two of them: 299 s of NN in 301 s of beats is short.
+  const auto b = beats_ms(std::vector<std::int64_t>(301, 1000));
+  std::vector<char> classes(b.size(), 'N');
+  classes[150] = 'V';
+  const HrvResult h = compute_hrv(b, classes, {}, 1000.0);
+  EXPECT_DOUBLE_EQ(h.nn_seconds, 299.0);
+  EXPECT_TRUE(ecgpipe::hrv_under_short_term(h));
+  EXPECT_TRUE(ecgpipe::hrv_under_short_term(compute_hrv({}, {}, {}, 250.0)));  // nothing at all: short too
 }
 
 TEST(Hrv, ExactlyFiftyMsIsNotMoreThanFifty) {
@@ -275,6 +298,7 @@ TEST(HrvJson, NumbersRoundedToWhatTheyMeanAndNaNIsNull) {
   HrvResult h;
   h.rr_intervals = 4235;
   h.nn_intervals = 4100;
+  h.nn_seconds = 3477.14431;
   h.mean_nn_ms = 848.08398;
   h.sdnn_ms = std::nan("");
   h.sdann_ms = 29.2963;
@@ -289,7 +313,7 @@ TEST(HrvJson, NumbersRoundedToWhatTheyMeanAndNaNIsNull) {
   h.lf_hf = 1.42259;
   const nlohmann::json j = ecgpipe::hrv_json(h);
   EXPECT_EQ(j.dump(),
-            R"({"hf_ms2":321,"lf_hf":1.42,"lf_ms2":457,"mean_nn_ms":848.1,"nn_intervals":4100,"pnn50_percent":2.2,)"
+            R"({"hf_ms2":321,"lf_hf":1.42,"lf_ms2":457,"mean_nn_ms":848.1,"nn_intervals":4100,"nn_seconds":3477.1,"pnn50_percent":2.2,)"
             R"("rmssd_ms":25.7,"rr_intervals":4235,"sdann_ms":29.3,"sdnn_index_ms":30.4,"sdnn_ms":null,"segments":12,)"
             R"("total_ms2":894,"vlf_ms2":116})");
 }

@@ -28,6 +28,7 @@ struct HrvOptions {
 struct HrvResult {
   std::size_t nn_intervals = 0;  // NN intervals used
   std::size_t rr_intervals = 0;  // RR intervals in the record (NN / RR: how much was usable)
+  double nn_seconds = 0.0;       // the NN intervals' total duration: how much time the figures rest on
   // Time domain, NaN where undefined. Segments: 5 minutes from the first beat; an interval belongs
   // to the segment of its ending beat; a segment counts when it holds >= 2 NN intervals covering
   // min_segment_coverage of it.
@@ -49,6 +50,13 @@ struct HrvResult {
   double total_ms2 = 0.0;  // below 0.4 Hz (the Task Force's total power of a 5-minute recording)
   double lf_hf = 0.0;    // lf / hf (NaN where hf is 0)
 };
+
+// The Task Force's shortest standard recording, "short-term": 5 minutes. Figures from less NN time
+// (a record mostly in AF or ectopy, a 30-s recording) are defined and given, but the report and
+// `ecgpipe rhythm` say they are short: SDNN and the rest grow with the length they are taken over,
+// so they are not comparable with published values.
+inline constexpr double kHrvShortTermS = 300.0;
+inline bool hrv_under_short_term(const HrvResult& h) { return h.nn_seconds < kHrvShortTermS; }
 
 // r_peaks: ascending samples of every beat; classes: one AAMI letter per beat (N S V F Q);
 // usable: per beat, false inside artefact (empty: all usable); fs: the rate of the samples.
