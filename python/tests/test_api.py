@@ -217,9 +217,26 @@ def test_a_csvs_second_lead_is_read_in_one_pass_and_named_in_its_errors(tmp_path
     rows[2001] = rows[2001].rsplit(",", 1)[0] + ",abc"
     (tmp_path / "bad.csv").write_text("\n".join(rows) + "\n")
     # As the command line says it: the line, and that it is the second lead's (before: the line alone).
-    with pytest.raises(ecgpipe.InputError, match=r"bad\.csv:2002: cannot parse \"abc\".*\(the second lead, column 'V1' \(2\)"):
+    # and how to do without it in Python's words, not the command line's "--lead2 none".
+    with pytest.raises(ecgpipe.InputError, match=r"bad\.csv:2002: cannot parse \"abc\".*\(the second lead, column 'V1' \(2\); "
+                                                 r"lead2=\"none\" reads the primary lead alone\)$"):
         ecgpipe.read(tmp_path / "bad.csv")
     assert ecgpipe.read(tmp_path / "bad.csv", lead2="none").lead2 is None
+
+
+def test_a_wfdb_second_leads_errors_are_named_as_the_second_leads(tmp_path):
+    # Two signals in two files, the second's file cut short: the primary reads, the second lead
+    # fails, and the error says which lead it is and how to do without it, as `analyze` on the
+    # command line says it (before: the reader's message alone, as if the recording were broken).
+    n = 3000
+    t = np.arange(n)
+    (tmp_path / "two_a.dat").write_bytes((200 * np.sin(t / 10)).astype("<i2").tobytes())
+    (tmp_path / "two_b.dat").write_bytes((100 * np.cos(t / 10)).astype("<i2")[: n // 2].tobytes() + b"\x01")
+    (tmp_path / "two.hea").write_text(f"two 2 360 {n}\ntwo_a.dat 16 200 16 0 0 0 0 MLII\ntwo_b.dat 16 200 16 0 0 0 0 V1\n")
+    assert ecgpipe.read(tmp_path / "two.hea", lead2="none").signal.shape == (n,)
+    with pytest.raises(ecgpipe.InputError, match=r"two_b\.dat.*\(the second lead, .*V1.*; lead2=\"none\" reads the primary "
+                                                 r"lead alone\)$"):
+        ecgpipe.read(tmp_path / "two.hea")
 
 
 def test_a_recording_without_rate_keeps_the_readers_warning():

@@ -26,12 +26,9 @@ std::optional<SecondLead> second_lead_of(const RunOptions& o) {
   return lead;
 }
 
-namespace {
-// What an error about the second lead ends with: which lead, and how to do without it.
 std::string second_lead_note(const SecondLead& lead) {
-  return " (the second lead, " + lead.name + "; --lead2 none reads the primary lead alone)";
+  return " (the second lead, " + lead.name + "; " + lead.without + " reads the primary lead alone)";
 }
-}  // namespace
 
 std::optional<CsvSecondColumn> csv_second_column(const std::optional<SecondLead>& lead) {
   if (!lead || lead->samples || is_wfdb_record_path(lead->input) || is_edf_path(lead->input)) return std::nullopt;

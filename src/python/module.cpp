@@ -168,6 +168,7 @@ nb::tuple read(const std::string& path, std::optional<std::string> column, std::
     // pass, its errors named as the second lead's.
     SecondLead lead{path, csv, source.fs, source.lead2_name, nullptr};
     lead.csv.column = source.lead2_column;
+    lead.without = "lead2=\"none\"";
     const std::optional<CsvSecondColumn> column2 =
         source.lead2_column.empty() ? std::nullopt : csv_second_column(std::optional<SecondLead>(lead));
     if (column2) {
@@ -176,7 +177,14 @@ nb::tuple read(const std::string& path, std::optional<std::string> column, std::
       lead2_samples = std::move(both.second);
     } else {
       samples = read_signal(path, csv, source.fs);
-      if (!source.lead2_column.empty()) lead2_samples = read_signal(path, lead.csv, source.fs);
+      if (!source.lead2_column.empty()) {
+        try {
+          lead2_samples = read_signal(path, lead.csv, source.fs);
+        } catch (const InputError& e) {
+          // The primary lead was read: say that this is the other one, as the command line does.
+          throw InputError(std::string(e.what()) + second_lead_note(lead));
+        }
+      }
     }
   }
   nb::dict info;

@@ -26,7 +26,13 @@ struct SecondLead {
   std::string name;   // SignalSource::lead2_name, for messages
   // Given in memory (RunOptions::lead2_samples): read from here instead of `input`.
   std::shared_ptr<const std::vector<float>> samples;
+  // How the caller reads the primary lead alone, in its own words (the Python package's differ).
+  std::string without = "--lead2 none";
 };
+
+// What an error about the second lead ends with: which lead, and how to do without it
+// (" (the second lead, NAME; --lead2 none reads the primary lead alone)").
+std::string second_lead_note(const SecondLead& lead);
 
 // The run's second lead: a file's as the source resolved it (none: none); for a signal given in
 // memory, the second lead given with it, if any.
