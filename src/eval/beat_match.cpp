@@ -152,7 +152,7 @@ std::int64_t tolerance_samples(double tolerance_ms, double fs) {
   constexpr double kRoundingSlack = 1e-6;
   if (!std::isfinite(tolerance_ms) || tolerance_ms < 0.0)
     throw UsageError("--tolerance-ms must be a non-negative number");
-  if (!std::isfinite(fs) || fs <= 0.0) throw UsageError("--fs must be positive");
+  if (!std::isfinite(fs) || fs <= 0.0) throw UsageError("--fs must be a positive number of Hz");
   return static_cast<std::int64_t>(std::floor(tolerance_ms * fs / kMsPerSecond + kRoundingSlack));
 }
 

@@ -490,21 +490,6 @@ std::vector<Event> scenario_rhythm(const SynthOptions& o, Rng& rhythm, SinusRr& 
   return beats.take();
 }
 
-}  // namespace
-
-std::int64_t synth_samples_for_duration(double duration_s, double fs) {
-  if (!std::isfinite(duration_s) || duration_s <= 0.0)
-    throw UsageError("--duration must be a positive number of seconds");
-  if (!std::isfinite(fs) || fs <= 0.0) throw UsageError("--fs must be positive");
-  const double n = std::round(duration_s * fs);
-  if (n < 1.0) throw UsageError("--duration is shorter than one sample");
-  if (n > static_cast<double>(kSynthMaxSamples))
-    throw UsageError("--duration gives more than " + std::to_string(kSynthMaxSamples) + " samples");
-  return static_cast<std::int64_t>(n);
-}
-
-namespace {
-
 // A bound as %g prints it (std::to_string would give 100.000000).
 std::string bound_text(double v) {
   char buf[32];
@@ -515,6 +500,20 @@ std::string bound_text(double v) {
 std::string range_text(double lo, double hi) { return "[" + bound_text(lo) + ", " + bound_text(hi) + "]"; }
 
 }  // namespace
+
+std::int64_t synth_samples_for_duration(double duration_s, double fs) {
+  if (!std::isfinite(duration_s) || duration_s <= 0.0)
+    throw UsageError("--duration must be a positive number of seconds");
+  // The rate's bounds, as validate() says them ("--fs inf" was "not positive").
+  if (!std::isfinite(fs) || fs < kSynthMinFs || fs > kSynthMaxFs)
+    throw UsageError("--fs must be within " + range_text(kSynthMinFs, kSynthMaxFs) + " Hz");
+  const double n = std::round(duration_s * fs);
+  if (n < 1.0) throw UsageError("--duration is shorter than one sample");
+  if (n > static_cast<double>(kSynthMaxSamples))
+    throw UsageError("--duration gives more than " + std::to_string(kSynthMaxSamples) + " samples");
+  return static_cast<std::int64_t>(n);
+}
+
 
 void validate(const SynthOptions& o) {
   if (!std::isfinite(o.fs) || o.fs < kSynthMinFs || o.fs > kSynthMaxFs)
@@ -531,8 +530,11 @@ void validate(const SynthOptions& o) {
     throw UsageError("--wander-mv must be within " + range_text(0.0, kSynthMaxArtefactMv) + " mV");
   if (!finite_nonneg(o.mains_mv) || o.mains_mv > kSynthMaxArtefactMv)
     throw UsageError("--mains-mv must be within " + range_text(0.0, kSynthMaxArtefactMv) + " mV");
-  if (!std::isfinite(o.mains_hz) || o.mains_hz <= 0.0 || (o.mains_mv > 0.0 && o.mains_hz >= o.fs / 2))
-    throw UsageError("--mains-hz must be positive and below fs/2");
+  if (!std::isfinite(o.mains_hz) || o.mains_hz <= 0.0) throw UsageError("--mains-hz must be a positive number of Hz");
+  // The default 50 Hz is --fs 100's Nyquist frequency: name both values and how to do without hum.
+  if (o.mains_mv > 0.0 && o.mains_hz >= o.fs / 2)
+    throw UsageError("--mains-hz " + bound_text(o.mains_hz) + " is not below fs/2 = " + bound_text(o.fs / 2) + " Hz (--fs " +
+                     bound_text(o.fs) + "): give a lower --mains-hz, or --mains-mv 0 for no hum");
   if (std::isnan(o.snr_db) || o.snr_db < kSynthMinSnrDb)
     throw UsageError("--snr must be a number of dB >= " + bound_text(kSynthMinSnrDb) + ", or inf");
   if (!std::isfinite(o.abnormal_rate) || o.abnormal_rate < 0.0 || o.abnormal_rate > 1.0)

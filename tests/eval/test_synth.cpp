@@ -141,6 +141,14 @@ TEST(Synth, ZeroOrNegativeLengthRejected) {
   EXPECT_THROW(ecgpipe::synth_samples_for_duration(-1.0, kFs), ecgpipe::UsageError);
   EXPECT_THROW(ecgpipe::synth_samples_for_duration(NAN, kFs), ecgpipe::UsageError);
   EXPECT_THROW(ecgpipe::synth_samples_for_duration(0.001, kFs), ecgpipe::UsageError);  // 0.25 sample
+  // An infinite or out-of-range rate is said as validate() says it (before: "--fs inf" was "not positive").
+  for (const double fs : {double{INFINITY}, double{NAN}, -1.0, 50.0})
+    try {
+      ecgpipe::synth_samples_for_duration(600.0, fs);
+      ADD_FAILURE() << fs;
+    } catch (const ecgpipe::UsageError& e) {
+      EXPECT_STREQ(e.what(), "--fs must be within [100, 20000] Hz") << fs;
+    }
   EXPECT_EQ(ecgpipe::synth_samples_for_duration(600.0, kFs), 150000);
   SynthOptions o;
   o.samples = 0;
@@ -177,6 +185,25 @@ TEST(Synth, OutOfRangeOptionsRejected) {
   SynthOptions ok;
   ok.snr_db = std::numeric_limits<double>::infinity();
   EXPECT_NO_THROW(ecgpipe::validate(ok));
+}
+
+// --fs 100 is within synth's range, but the default 50-Hz hum is its Nyquist frequency: the error
+// named an option that was never given ("--mains-hz must be positive and below fs/2") and no way out.
+TEST(Synth, HumAtOrPastNyquistSaysTheValuesAndTheWayOut) {
+  SynthOptions o;
+  o.fs = 100;
+  try {
+    ecgpipe::validate(o);
+    ADD_FAILURE() << "50 Hz hum at 100 Hz accepted";
+  } catch (const ecgpipe::UsageError& e) {
+    EXPECT_STREQ(e.what(), "--mains-hz 50 is not below fs/2 = 50 Hz (--fs 100): give a lower --mains-hz, or --mains-mv 0 "
+                           "for no hum");
+  }
+  o.mains_mv = 0.0;  // no hum: its frequency does not matter
+  EXPECT_NO_THROW(ecgpipe::validate(o));
+  o.mains_mv = 0.02;
+  o.mains_hz = 49.9;
+  EXPECT_NO_THROW(ecgpipe::validate(o));
 }
 
 TEST(Synth, SignalCsvHoldsTheWholeTextOfAnyFiniteValue) {

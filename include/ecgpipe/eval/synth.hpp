@@ -156,7 +156,8 @@ inline constexpr double kSynthMaxArtefactMv = 100.0;
 // anything; below that the noise (and %.4f text) grows without bound, and overflows at -6200 dB.
 inline constexpr double kSynthMinSnrDb = -60.0;
 
-// Samples in `duration_s` seconds at `fs` (rounded); UsageError unless it is at least 1.
+// Samples in `duration_s` seconds at `fs` (rounded); UsageError unless it is at least 1 and fs is within
+// [kSynthMinFs, kSynthMaxFs].
 std::int64_t synth_samples_for_duration(double duration_s, double fs);
 
 // UsageError for any option out of range (non-positive length, negative amplitude, NaN...).
