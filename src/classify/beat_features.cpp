@@ -138,9 +138,46 @@ std::vector<double> row_medians(const float* windows, std::size_t stride, std::s
   });
   return medians;
 }
+
+// The P-wave context (kPWaveContext): the kPWavePercentile-th percentile of each beat's P-part
+// correlation with the median beat over the beats around it.
+std::vector<float> p_wave_context(const std::vector<double>& p_corr, int threads) {
+  std::vector<float> out(p_corr.size());
+  detail::parallel_chunks(p_corr.size(), threads, kMinBeatsPerThread, [&](std::size_t begin, std::size_t end) {
+    detail::for_each_clipped_window(p_corr, begin, end, kPWaveContextBeats, [&](std::size_t i, const std::vector<double>& window) {
+      out[i] = static_cast<float>(percentile_of_sorted(window, kPWavePercentile));
+    });
+  });
+  return out;
+}
+
+// AtrialActivity::p_consistency: each P-wave part (row[0, p_hi)) against the previous beat's (no
+// template: AF leaves none to compare with), the median over the beats around it.
+std::vector<float> p_wave_consistency(const float* windows, std::size_t stride, const std::vector<double>& medians, int p_hi,
+                                      int threads) {
+  const std::size_t n = medians.size();
+  std::vector<double> pair(n, 0.0);
+  detail::parallel_chunks(n, threads, kMinBeatsPerThread, [&](std::size_t begin, std::size_t end) {
+    std::vector<double> previous(static_cast<std::size_t>(p_hi));
+    for (std::size_t i = std::max<std::size_t>(begin, 1); i < end; ++i) {
+      const CenteredRow a{windows + (i - 1) * stride, medians[i - 1]};
+      for (int k = 0; k < p_hi; ++k) previous[static_cast<std::size_t>(k)] = a[k];
+      pair[i] = correlation(CenteredRow{windows + i * stride, medians[i]}, previous, 0, p_hi);
+    }
+  });
+  if (n >= 2) pair[0] = pair[1];
+  std::vector<float> out(n, 0.0f);
+  detail::parallel_chunks(n, threads, kMinBeatsPerThread, [&](std::size_t begin, std::size_t end) {
+    detail::for_each_clipped_window(pair, begin, end, kPWaveContextBeats, [&](std::size_t i, const std::vector<double>& window) {
+      out[i] = static_cast<float>(detail::median_of_sorted(window));
+    });
+  });
+  return out;
+}
 }  // namespace
 
-std::vector<float> lead2_qrs_correlation(const float* windows, std::size_t stride, std::size_t n, double fs, int threads) {
+std::vector<float> lead2_qrs_correlation(const float* windows, std::size_t stride, std::size_t n, double fs, int threads,
+                                         AtrialActivity* atrial) {
   if (!(fs > 0.0)) throw InternalError("lead2_qrs_correlation: fs must be positive");
   const FeatureWindow fw = feature_window(fs);
   if (stride < static_cast<std::size_t>(fw.length)) throw InternalError("lead2_qrs_correlation: rows shorter than the window");
@@ -149,10 +186,18 @@ std::vector<float> lead2_qrs_correlation(const float* windows, std::size_t strid
   const std::vector<double> medians = row_medians(windows, stride, n, fw.length, threads);
   const std::vector<double> templ = detail::column_median(windows, stride, medians, n, fw.length, std::vector<char>(n, 1), threads);
   const int q = samples_in(0.08, fs);
+  std::vector<double> p_corr(atrial != nullptr ? n : 0);
   detail::parallel_chunks(n, threads, kMinBeatsPerThread, [&](std::size_t begin, std::size_t end) {
-    for (std::size_t i = begin; i < end; ++i)
-      out[i] = static_cast<float>(correlation(CenteredRow{windows + i * stride, medians[i]}, templ, fw.before - q, fw.before + q + 1));
+    for (std::size_t i = begin; i < end; ++i) {
+      const CenteredRow wi{windows + i * stride, medians[i]};
+      out[i] = static_cast<float>(correlation(wi, templ, fw.before - q, fw.before + q + 1));
+      if (atrial != nullptr) p_corr[i] = correlation(wi, templ, 0, fw.before - q);  // kPCorr's definition
+    }
   });
+  if (atrial != nullptr) {
+    atrial->p_context = p_wave_context(p_corr, threads);
+    atrial->p_consistency = p_wave_consistency(windows, stride, medians, fw.before - q, threads);
+  }
   return out;
 }
 
@@ -326,32 +371,12 @@ std::vector<float> beat_features_from_windows(const float* windows, std::size_t 
       area_width[i] = asum / fs / (amax + kTiny);
     }
   });
-  detail::parallel_chunks(n, threads, kMinBeatsPerThread, [&](std::size_t begin, std::size_t end) {
-    detail::for_each_clipped_window(p_corr, begin, end, kPWaveContextBeats, [&](std::size_t i, const std::vector<double>& window) {
-      at(i, kPWaveContext) = static_cast<float>(percentile_of_sorted(window, kPWavePercentile));
-    });
-  });
+  std::vector<float> context = p_wave_context(p_corr, threads);
+  for (std::size_t i = 0; i < n; ++i) at(i, kPWaveContext) = context[i];
   if (atrial != nullptr) {
-    // Each P-wave part against the previous beat's (no template: AF leaves none to compare with).
-    std::vector<double> pair(n, 0.0);
     const int p_hi = before - q;
-    detail::parallel_chunks(n, threads, kMinBeatsPerThread, [&](std::size_t begin, std::size_t end) {
-      std::vector<double> previous(static_cast<std::size_t>(L));
-      for (std::size_t i = std::max<std::size_t>(begin, 1); i < end; ++i) {
-        const CenteredRow a{windows + (i - 1) * stride, medians[i - 1]};
-        for (int k = 0; k < p_hi; ++k) previous[static_cast<std::size_t>(k)] = a[k];
-        pair[i] = correlation(CenteredRow{windows + i * stride, medians[i]}, previous, 0, p_hi);
-      }
-    });
-    if (n >= 2) pair[0] = pair[1];
-    atrial->p_consistency.assign(n, 0.0f);
-    atrial->p_context.resize(n);
-    for (std::size_t i = 0; i < n; ++i) atrial->p_context[i] = at(i, kPWaveContext);
-    detail::parallel_chunks(n, threads, kMinBeatsPerThread, [&](std::size_t begin, std::size_t end) {
-      detail::for_each_clipped_window(pair, begin, end, kPWaveContextBeats, [&](std::size_t i, const std::vector<double>& window) {
-        atrial->p_consistency[i] = static_cast<float>(detail::median_of_sorted(window));
-      });
-    });
+    atrial->p_consistency = p_wave_consistency(windows, stride, medians, p_hi, threads);
+    atrial->p_context = std::move(context);
     // The P parts, for the long cycles of rhythm analysis.
     atrial->p_length = static_cast<std::size_t>(p_hi);
     atrial->p_parts.assign(n * atrial->p_length, 0.0f);

@@ -71,12 +71,17 @@ SecondLeadFeature second_lead_feature(const std::optional<SecondLead>& lead, con
   }
   if (windows == nullptr) windows = &read;
   if (windows->size() != r_peaks.size() * length) throw InternalError("second_lead_feature: not one window per R peak");
-  f.correlation = lead2_qrs_correlation(windows->data(), length, r_peaks.size(), lead->fs, threads);
+  AtrialActivity atrial;  // its P waves, for rhythm analysis: kept below where the lead is usable
+  f.correlation = lead2_qrs_correlation(windows->data(), length, r_peaks.size(), lead->fs, threads, &atrial);
   if (f.correlation.empty()) return f;  // no beats: nothing to classify either way
   std::vector<float> sorted = f.correlation;
   const auto mid = sorted.begin() + static_cast<std::ptrdiff_t>(sorted.size() / 2);
   std::nth_element(sorted.begin(), mid, sorted.end());
   f.usable = *mid >= kMinLead2MedianCorrelation;
+  if (f.usable) {
+    f.p_consistency = std::move(atrial.p_consistency);
+    f.p_context = std::move(atrial.p_context);
+  }
   if (!f.usable) {
     char median[32];
     std::snprintf(median, sizeof median, "%.2f", static_cast<double>(*mid));

@@ -70,10 +70,11 @@ Segmentation segment_cpu_whole(const RunOptions& o) {
   const std::vector<std::int64_t> peaks = kept_r_peaks(o, seg.beats);
   std::vector<float> lead2_windows;
   if (lead2_with_signal) lead2_windows = feature_windows(lead2_signal, peaks, o.fs, cpu_threads());
-  const SecondLeadFeature lead2_feature =
+  SecondLeadFeature lead2_feature =
       second_lead_feature(lead2, peaks, cpu_threads(), lead2_with_signal ? &lead2_windows : nullptr);
   seg.lead2_warning = lead2_feature.warning;
   seg.beat_class = classify_beats(signal, peaks, o.fs, cpu_threads(), &seg.atrial, lead2_feature.for_classes());
+  lead2_feature.add_to(seg.atrial);
   seg.seconds.classify = detail::seconds_since(t0);
   seg.host_signal = std::move(signal);  // for signal quality and the report's strips
   return seg;

@@ -97,10 +97,11 @@ std::future<Segmentation::Classes> classes_from_device_windows(DeviceBuffer<floa
                                   threads = std::max(1, cpu_threads() - 1)](std::vector<float> host,
                                                                              const std::vector<float>* lead2_host) {
     Segmentation::Classes c;
-    const SecondLeadFeature lead2_feature = second_lead_feature(lead2, peaks, threads, lead2_host);
+    SecondLeadFeature lead2_feature = second_lead_feature(lead2, peaks, threads, lead2_host);
     c.lead2_warning = lead2_feature.warning;
     c.classes = classify_beats_from_windows(host.data(), static_cast<std::size_t>(length), peaks, fs, threads, &c.atrial,
                                             lead2_feature.for_classes());
+    lead2_feature.add_to(c.atrial);
     return c;
   });
 }
@@ -313,9 +314,10 @@ Segmentation segment_cuda(const RunOptions& o, CudaContext& ctx) {
           // again); the quality is assessed beside the classes.
           std::future<SignalQuality> quality = std::async(
               std::launch::async, [&host, &peaks, fs] { return assess_signal_quality(host.data(), host.size(), peaks, fs); });
-          const SecondLeadFeature lead2_feature = second_lead_feature(lead2, peaks, threads, lead2_host);
+          SecondLeadFeature lead2_feature = second_lead_feature(lead2, peaks, threads, lead2_host);
           c.lead2_warning = lead2_feature.warning;
           c.classes = classify_beats(host, peaks, fs, threads, &c.atrial, lead2_feature.for_classes());
+          lead2_feature.add_to(c.atrial);
           c.quality = quality.get();
           c.signal = std::move(host);
           return c;

@@ -153,13 +153,14 @@ Segmentation segment_cpu_chunked(const RunOptions& o, const ChunkOptions& chunks
   seg.seconds.csv += read_seconds;
   seg.seconds.beats = detail::seconds_since(t0) - read_seconds;
   t0 = detail::Clock::now();
-  const SecondLeadFeature lead2_feature = second_lead_feature(lead2, peaks, cpu_threads(), column2 ? &lead2_windows : nullptr);
+  SecondLeadFeature lead2_feature = second_lead_feature(lead2, peaks, cpu_threads(), column2 ? &lead2_windows : nullptr);
   seg.lead2_warning = lead2_feature.warning;
   seg.beat_class = rows_hold_windows
                        ? classify_beats_from_windows(rows.data(), static_cast<std::size_t>(width), peaks, o.fs, cpu_threads(),
                                                      &seg.atrial, lead2_feature.for_classes())
                        : classify_beats_from_windows(windows.data(), static_cast<std::size_t>(fw.length), peaks, o.fs,
                                                      cpu_threads(), &seg.atrial, lead2_feature.for_classes());
+  lead2_feature.add_to(seg.atrial);
   seg.seconds.classify = detail::seconds_since(t0);
   seg.matrix = BeatMatrix(std::move(rows), static_cast<std::int64_t>(seg.beats.size()), width);
   return seg;

@@ -96,7 +96,11 @@ std::vector<double> irregularity(const std::vector<double>& rk, int window) {
 
 // Whether beat i's own P-wave measures say the atria are organised (af_detect.hpp).
 bool organised(const AtrialActivity& a, std::size_t i, const AfOptions& o) {
-  return a.p_consistency[i] >= o.p_wave_consistent || a.p_context[i] >= o.p_wave_typical;
+  if (a.p_consistency[i] >= o.p_wave_consistent || a.p_context[i] >= o.p_wave_typical) return true;
+  // Either lead's P waves, by the same thresholds: a lead that shows them where the other hides
+  // them is enough (af_rhythm checked that the second lead has measures for every beat or none).
+  return !a.lead2_p_context.empty() &&
+         (a.lead2_p_consistency[i] >= o.p_wave_consistent || a.lead2_p_context[i] >= o.p_wave_typical);
 }
 
 // Runs of AF shorter than options.min_run inside other rhythm become it, then runs of other
@@ -192,6 +196,9 @@ std::vector<Rhythm> af_rhythm(const std::vector<std::int64_t>& r_peaks, const Af
   if (atrial != nullptr && (atrial->p_consistency.size() != r_peaks.size() || atrial->p_context.size() != r_peaks.size() ||
                             atrial->p_parts.size() != r_peaks.size() * atrial->p_length))
     throw InternalError("af_rhythm: P-wave measures for every beat");
+  if (atrial != nullptr && (atrial->lead2_p_consistency.size() != atrial->lead2_p_context.size() ||
+                            (!atrial->lead2_p_context.empty() && atrial->lead2_p_context.size() != r_peaks.size())))
+    throw InternalError("af_rhythm: the second lead's P-wave measures for every beat, or none");
   if (artefact != nullptr && artefact->size() != r_peaks.size()) throw InternalError("af_rhythm: one artefact flag per beat");
   if (!ventricular.empty() && ventricular.size() != r_peaks.size())
     throw InternalError("af_rhythm: one ventricular flag per beat");

@@ -10,6 +10,7 @@
 #include <iostream>
 #include <fstream>
 #include <map>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -378,6 +379,37 @@ TEST(Classify, Lead2FeatureIsTheQrsCorrelationOfTheOtherLead) {
   for (std::size_t i = 0; i < n; ++i) EXPECT_EQ(c[i], f[i * kF + kQrsCorr]) << "beat " << i;
   EXPECT_TRUE(lead2_qrs_correlation(w.data(), stride, 0, fs).empty());
   EXPECT_THROW(lead2_qrs_correlation(w.data(), L - 1, n, fs), InternalError);
+}
+
+// A second lead's P-wave measures for rhythm analysis: bit for bit what the primary's own pass
+// gives on the same windows (one definition), at 1, 31, 32, 33 and 200 beats (the 65-beat context
+// clipped at both ends), on 1 and 3 threads.
+TEST(Classify, Lead2PWaveMeasuresAreThePrimarysDefinitions) {
+  constexpr double fs = 250.0;
+  std::mt19937 rng(11);
+  std::normal_distribution<float> noise(0.0f, 0.05f);
+  for (const std::size_t n : {1u, 31u, 32u, 33u, 200u}) {
+    std::vector<std::int64_t> r;
+    std::vector<float> signal(static_cast<std::size_t>(fs) * (n + 2), 0.0f);
+    const auto add = [&](std::int64_t at, float v) { signal[static_cast<std::size_t>(at)] += v; };
+    for (std::size_t i = 0; i < n; ++i) {
+      r.push_back(static_cast<std::int64_t>(fs * (1 + static_cast<double>(i)) + static_cast<double>(i % 3) * 9));
+      for (int k = -5; k <= 5; ++k) add(r.back() + k, 1.0f - 0.15f * static_cast<float>(std::abs(k)));
+      if (i % 4 != 1)  // a P wave 0.16 s before the R peak in three beats of four
+        for (int k = -8; k <= 8; ++k) add(r.back() - 40 + k, 0.15f * (1.0f - static_cast<float>(std::abs(k)) / 9.0f));
+    }
+    for (float& v : signal) v += noise(rng);
+    const std::vector<float> w = feature_windows(signal, r, fs);
+    const auto stride = static_cast<std::size_t>(feature_window(fs).length);
+    for (const int threads : {1, 3}) {
+      ecgpipe::AtrialActivity primary, lead2;
+      (void)beat_features_from_windows(w.data(), stride, r, fs, threads, &primary);
+      (void)lead2_qrs_correlation(w.data(), stride, n, fs, threads, &lead2);
+      EXPECT_EQ(lead2.p_consistency, primary.p_consistency) << n << " beats, " << threads << " threads";
+      EXPECT_EQ(lead2.p_context, primary.p_context) << n << " beats, " << threads << " threads";
+      EXPECT_TRUE(lead2.p_parts.empty() && lead2.qrs_shift.empty());  // nothing else: not its cost
+    }
+  }
 }
 
 // Matches each reference beat to the R peak list exactly (the sample's truth positions are the

@@ -131,6 +131,79 @@ TEST(SecondLeadCli, ARecordsOtherLeadIsSaidAndReadAlikeOnEveryPath) {
 #endif
 }
 
+// The beats of a beats.csv in AF: its rhythm column ("...,class,rhythm,quality") AFIB.
+std::size_t af_beats(const std::string& beats_csv) {
+  std::size_t n = 0;
+  for (std::size_t p = beats_csv.find(",AFIB,"); p != std::string::npos; p = beats_csv.find(",AFIB,", p + 1)) ++n;
+  return n;
+}
+
+// Atrial fibrillation's RR in both leads, but P waves only in the second (a primary whose noise or
+// axis hides them, as the SVDB's ECG1 beside its ECG2): AF from the primary alone, not AF with the
+// second lead, and the same on every path. The primary is `synth --scenario af` (fibrillatory
+// waves); the second lead puts a QRS, a P wave 0.16 s before it and a T wave at each of its beats.
+TEST(SecondLeadCli, ASecondLeadsPWavesVetoAfOnEveryPath) {
+  const auto dir = testutil::fresh_dir();
+  auto r = run_ecgpipe("-q synth " + q(dir / "s.csv") + " --scenario af --fs 360 --duration 120 --seed 3", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::vector<double> x;
+  {
+    std::istringstream in(read_text(dir / "s.csv"));
+    std::string line;
+    std::getline(in, line);
+    while (std::getline(in, line)) x.push_back(std::stod(line));
+  }
+  std::vector<double> lead2(x.size(), 0.0);
+  {
+    std::istringstream in(read_text(dir / "s_beats.csv"));
+    std::string line;
+    std::getline(in, line);
+    const auto wave = [&](double at, double mv, double sigma) {
+      for (std::int64_t k = static_cast<std::int64_t>(at - 4 * sigma); k <= static_cast<std::int64_t>(at + 4 * sigma); ++k)
+        if (k >= 0 && k < static_cast<std::int64_t>(lead2.size()))
+          lead2[static_cast<std::size_t>(k)] += mv * std::exp(-0.5 * std::pow((static_cast<double>(k) - at) / sigma, 2));
+    };
+    while (std::getline(in, line)) {
+      const double b = std::stod(line.substr(0, line.find(',')));
+      wave(b - 0.16 * 360, 0.15, 0.02 * 360);
+      wave(b, 1.0, 0.01 * 360);
+      wave(b + 0.3 * 360, 0.3, 0.04 * 360);
+    }
+  }
+  std::string dat, one;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    put16(dat, x[i]);
+    put16(dat, lead2[i]);
+  }
+  write_text(dir / "af2.dat", dat);
+  write_text(dir / "af2.hea", "af2 2 360 " + std::to_string(x.size()) +
+                                  "\naf2.dat 16 1000 16 0 0 0 0 MLII\naf2.dat 16 1000 16 0 0 0 0 V1\n");
+  r = run_ecgpipe("-q analyze " + q(dir / "af2.hea") + " --device cpu --lead2 none --out " + q(dir / "one"), dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string alone = read_text(dir / "one" / "beats.csv");
+  const std::size_t beats = testutil::count_lines(alone) - 1;
+  EXPECT_GT(af_beats(alone), beats * 9 / 10) << "the primary alone: AF";
+  r = run_ecgpipe("-q analyze " + q(dir / "af2.hea") + " --device cpu --chunk-seconds 0 --out " + q(dir / "two"), dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string both = read_text(dir / "two" / "beats.csv");
+  EXPECT_EQ(af_beats(both), 0u) << "the second lead's P waves: not AF";
+  r = run_ecgpipe("-q analyze " + q(dir / "af2.hea") + " --device cpu --chunk-seconds 20 --out " + q(dir / "chunked"), dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(read_text(dir / "chunked" / "beats.csv"), both);
+#ifdef ECGPIPE_WITH_CUDA
+  if (!ecgpipe::cuda_device_available()) GTEST_SKIP() << "no CUDA device: the GPU path's rhythm not compared";
+  for (const char* memory : {"1G", "1K"}) {  // whole on the GPU, and streamed through it
+    r = run_ecgpipe("-q analyze " + q(dir / "af2.hea") + " --device cuda --gpu-memory " + memory + " --out " +
+                        q(dir / (std::string("g") + memory)),
+                    dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(read_text(dir / (std::string("g") + memory) / "beats.csv"), both) << memory;
+  }
+#else
+  GTEST_SKIP() << "built without CUDA: the GPU path's rhythm not compared";
+#endif
+}
+
 // A two-lead CSV (issue 24): both columns parsed in one pass on every path, the second lead's
 // windows cut on the device on the GPU, kept whole or gathered in the second pass on the CPU;
 // every path gives the same beats and classes.

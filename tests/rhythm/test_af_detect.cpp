@@ -477,6 +477,35 @@ TEST(AfDetect, OrganisedPWavesVetoAf) {
   EXPECT_THROW(ecgpipe::af_rhythm(beats, {}, {}, &atrial), ecgpipe::InternalError);
 }
 
+// A second lead's P waves (SVDB's ECG2 beside an ECG1 whose noise hides them) veto AF as the
+// primary's do; without a second lead (empty measures) the primary alone decides; a second lead
+// in fibrillation vetoes nothing.
+TEST(AfDetect, ASecondLeadsPWavesVetoAfWhereThePrimaryShowsNone) {
+  std::mt19937 rng(5);
+  const auto beats = beats_of(af(300, rng));
+  ecgpipe::AtrialActivity atrial;
+  atrial.p_consistency.assign(beats.size(), 0.05f);
+  atrial.p_context.assign(beats.size(), 0.5f);
+  atrial.p_length = 16;
+  for (std::size_t i = 0; i < beats.size(); ++i) push_unit_row(atrial.p_parts, random_row(atrial.p_length, rng));
+  const int alone = count(ecgpipe::af_rhythm(beats, {}, {}, &atrial), Rhythm::AFIB);
+  EXPECT_GE(alone, 290) << "the primary shows no P waves: AF";
+  atrial.lead2_p_consistency.assign(beats.size(), 0.05f);
+  atrial.lead2_p_context.assign(beats.size(), 0.5f);
+  EXPECT_EQ(count(ecgpipe::af_rhythm(beats, {}, {}, &atrial), Rhythm::AFIB), alone) << "no P waves in either lead";
+  atrial.lead2_p_consistency.assign(beats.size(), 0.8f);
+  EXPECT_EQ(count(ecgpipe::af_rhythm(beats, {}, {}, &atrial), Rhythm::AFIB), 0) << "repeated P waves in the second lead";
+  atrial.lead2_p_consistency.assign(beats.size(), 0.05f);
+  atrial.lead2_p_context.assign(beats.size(), 0.95f);
+  EXPECT_EQ(count(ecgpipe::af_rhythm(beats, {}, {}, &atrial), Rhythm::AFIB), 0) << "the second lead's own P wave";
+  // The thresholds are the primary's: just under them, AF.
+  atrial.lead2_p_consistency.assign(beats.size(), 0.39f);
+  atrial.lead2_p_context.assign(beats.size(), 0.89f);
+  EXPECT_EQ(count(ecgpipe::af_rhythm(beats, {}, {}, &atrial), Rhythm::AFIB), alone);
+  atrial.lead2_p_context.pop_back();  // one lead's measures for every beat, or none
+  EXPECT_THROW(ecgpipe::af_rhythm(beats, {}, {}, &atrial), ecgpipe::InternalError);
+}
+
 // A paroxysm of 60 AF beats between slow sinus stretches (48 bpm, as MIT-BIH 201's 37-s episode
 // at 8 min): the longest cycles within 32 beats of the paroxysm's beats are the sinus ones, with
 // their repeated P wave (the median of 12 pairs, near either end of the paroxysm most of them

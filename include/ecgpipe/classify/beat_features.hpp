@@ -91,6 +91,11 @@ struct AtrialActivity {
   // candidate AF run (af_detect.hpp), which no per-beat value fixed before the runs can give.
   std::vector<float> p_parts;
   std::size_t p_length = 0;
+  // The same two measures in a second lead (second_lead.hpp), or empty: a recording with one lead,
+  // or a second lead with no consistent QRS. A lead that shows P waves where the primary hides them
+  // (SVDB's ECG2 beside its noisy ECG1; MIT-BIH's V1) tells organised atria the primary cannot.
+  std::vector<float> lead2_p_consistency;
+  std::vector<float> lead2_p_context;
   // Not atrial, but read beside the above by what follows classification: each beat's shift in
   // samples (R' = R + shift) that best aligns its QRS (R' ± 0.08 s) with the recording's dominant
   // beat (kQrsCorrDominant's template), within ± kQrsAlignHalfS; ties keep the smaller shift, 0
@@ -133,6 +138,10 @@ std::vector<float> beat_features_from_windows(const float* windows, std::size_t 
 // lead's feature_window rows (R - 0.25 s .. R + 0.45 s at the same R peaks), row i at i * stride;
 // n beats. The model with this feature appended is the classifier's `lead2` model (classify.hpp).
 inline constexpr const char* kLead2FeatureName = "l2cq";
-std::vector<float> lead2_qrs_correlation(const float* windows, std::size_t stride, std::size_t n, double fs, int threads = 1);
+// `atrial`, when given, receives that lead's p_consistency and p_context (AtrialActivity's
+// definitions, bit for bit what beat_features_from_windows gives for the same rows) and nothing else:
+// rhythm analysis reads a second lead's P waves (af_detect.hpp) without its other features' cost.
+std::vector<float> lead2_qrs_correlation(const float* windows, std::size_t stride, std::size_t n, double fs, int threads = 1,
+                                         AtrialActivity* atrial = nullptr);
 
 }  // namespace ecgpipe

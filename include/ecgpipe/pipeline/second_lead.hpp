@@ -11,8 +11,10 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "ecgpipe/classify/beat_features.hpp"
 #include "ecgpipe/io/csv.hpp"
 #include "ecgpipe/io/signal_input.hpp"
 #include "ecgpipe/pipeline/run_types.hpp"
@@ -56,6 +58,13 @@ struct SecondLeadFeature {
   std::vector<float> correlation;  // lead2_qrs_correlation, one per R peak
   bool usable = false;
   std::string warning;  // why a second lead was not used; empty otherwise
+  // Where usable, the lead's P-wave consistency and context (AtrialActivity's definitions on this
+  // lead) for rhythm analysis: add_to() hands them to the primary lead's AtrialActivity.
+  std::vector<float> p_consistency, p_context;
+  void add_to(AtrialActivity& atrial) {
+    atrial.lead2_p_consistency = std::move(p_consistency);
+    atrial.lead2_p_context = std::move(p_context);
+  }
   // What classify_beats takes: the feature, or null for the primary lead alone.
   const std::vector<float>* for_classes() const { return usable ? &correlation : nullptr; }
 };

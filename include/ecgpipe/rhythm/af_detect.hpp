@@ -42,6 +42,13 @@
 // two: synth apc-bradycardia >= 0.52; at 0.5 DS1's AF figures are those without the check, at
 // 0.4 they fall (duration Se 96.8 -> 90.9 %).
 //
+// A second lead (second_lead.hpp: MIT-BIH's V1, the SVDB's ECG2) is read for the same two measures
+// (AtrialActivity::lead2_p_consistency, lead2_p_context): a beat is organised where either lead
+// says so, by the same thresholds. Where noise hides the P waves of one lead the other may show
+// them: SVDB 854 (sinus rhythm, frequent S and V beats, a noisy ECG1) was AF for 665 s, 361 s with
+// ECG2's P waves; DS1's two AF records, whose V1 shows fibrillatory waves, lose no AF to it. The
+// long-cycle check reads the primary lead's P parts alone.
+//
 // What beat times cannot tell: atrial flutter with fixed conduction is regular (it needs the
 // flutter waves of the signal), and AF with a regularised response (complete heart block) is
 // not irregular. Both read as not-AF here.
