@@ -37,7 +37,7 @@ void add_column_options(CLI::App& cmd, CsvOptions& csv) {
                  "the channel: description (e.g. MLII) or 0-based index (default 0); for EDF/BDF, the signal: label (e.g. ECG) or 0-based index (default 0)");
   cmd.add_flag_callback("--no-header", [&csv] { csv.has_header = false; }, "The file has no header line");
   cmd.add_option("--lead2", csv.lead2,
-                 "Second lead for the beat classes: a signal or column name or 0-based index, 'none', or 'auto' (the first other "
+                 "Second lead for the beat classes and AF's P-wave checks: a signal or column name or 0-based index, 'none', or 'auto' (the first other "
                  "signal named as an ECG lead: V1, ECG2, II, ...; a CSV's only with a header)")
       ->capture_default_str();
 }

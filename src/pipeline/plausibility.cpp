@@ -46,7 +46,7 @@ nlohmann::json input_json(const std::string& path, const SignalSource& source, s
                       {"fs", source.fs},   {"fs_source", source.fs_source}};
   j["start"] = source.start_time.empty() ? nlohmann::json(nullptr) : nlohmann::json(source.start_time);
   j["units"] = source.units.empty() ? nlohmann::json(nullptr) : nlohmann::json(source.units);
-  // The second lead the beat classes read (issue 24); null: none, the primary lead alone.
+  // The second lead the beat classes and AF's P-wave checks read (issue 24); null: none, the primary lead alone.
   j["lead2"] = source.lead2_name.empty() ? nlohmann::json(nullptr) : nlohmann::json(source.lead2_name);
   return j;
 }

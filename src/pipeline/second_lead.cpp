@@ -86,7 +86,7 @@ SecondLeadFeature second_lead_feature(const std::optional<SecondLead>& lead, con
     char median[32];
     std::snprintf(median, sizeof median, "%.2f", static_cast<double>(*mid));
     f.warning = lead->input + ": the second lead, " + lead->name + ", shows no consistent QRS (median correlation " +
-                median + " with its median beat): the beat classes read the primary lead alone";
+                median + " with its median beat): the beat classes and AF read the primary lead alone";
   }
   return f;
 }
