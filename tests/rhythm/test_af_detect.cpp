@@ -450,16 +450,22 @@ std::vector<float> random_row(std::size_t n, std::mt19937& rng) {
   return row;
 }
 
+// The atria of `beats` in fibrillation: no repeated P wave, none like the median beat's, and each
+// beat's P part a random unit row (pairs ~N(0, 1/16)).
+ecgpipe::AtrialActivity fibrillating_atria(std::size_t beats, std::mt19937& rng) {
+  ecgpipe::AtrialActivity atrial;
+  atrial.p_consistency.assign(beats, 0.05f);
+  atrial.p_context.assign(beats, 0.5f);
+  atrial.p_length = 16;
+  for (std::size_t i = 0; i < beats; ++i) push_unit_row(atrial.p_parts, random_row(atrial.p_length, rng));
+  return atrial;
+}
+
 // The signal's P waves: beats whose atria are organised are not AF, whatever their intervals.
 TEST(AfDetect, OrganisedPWavesVetoAf) {
   std::mt19937 rng(5);
   const auto beats = beats_of(af(300, rng));
-  ecgpipe::AtrialActivity atrial;
-  atrial.p_consistency.assign(beats.size(), 0.05f);
-  atrial.p_context.assign(beats.size(), 0.5f);
-  atrial.p_length = 16;
-  // Fibrillatory waves: each beat's P part a random unit row (pairs ~N(0, 1/16)).
-  for (std::size_t i = 0; i < beats.size(); ++i) push_unit_row(atrial.p_parts, random_row(atrial.p_length, rng));
+  ecgpipe::AtrialActivity atrial = fibrillating_atria(beats.size(), rng);
   EXPECT_GE(count(ecgpipe::af_rhythm(beats, {}, {}, &atrial), Rhythm::AFIB), 290) << "no P waves: AF";
   atrial.p_consistency.assign(beats.size(), 0.8f);
   EXPECT_EQ(count(ecgpipe::af_rhythm(beats, {}, {}, &atrial), Rhythm::AFIB), 0) << "repeated P waves: not AF";
@@ -483,11 +489,7 @@ TEST(AfDetect, OrganisedPWavesVetoAf) {
 TEST(AfDetect, ASecondLeadsPWavesVetoAfWhereThePrimaryShowsNone) {
   std::mt19937 rng(5);
   const auto beats = beats_of(af(300, rng));
-  ecgpipe::AtrialActivity atrial;
-  atrial.p_consistency.assign(beats.size(), 0.05f);
-  atrial.p_context.assign(beats.size(), 0.5f);
-  atrial.p_length = 16;
-  for (std::size_t i = 0; i < beats.size(); ++i) push_unit_row(atrial.p_parts, random_row(atrial.p_length, rng));
+  ecgpipe::AtrialActivity atrial = fibrillating_atria(beats.size(), rng);
   const int alone = count(ecgpipe::af_rhythm(beats, {}, {}, &atrial), Rhythm::AFIB);
   EXPECT_GE(alone, 290) << "the primary shows no P waves: AF";
   atrial.lead2_p_consistency.assign(beats.size(), 0.05f);
