@@ -349,8 +349,7 @@ SignalSource resolve_signal_source(const std::string& path, const CsvOptions& cs
         s.lead2_name = "signal " + quoted(names[*lead2]) + " (" + s.lead2_column + ")";
       }
     }
-    s.start_time = h.base_time;
-    if (!h.base_date.empty()) s.start_time = h.base_date + " " + h.base_time;
+    s.start_time = wfdb_start_time(h);
     if (fs_option) check_declared_fs(h.fs, *fs_option, wfdb_header_path(path));
     if (!fs_option) {
       s.fs = h.fs;

@@ -342,6 +342,57 @@ WfdbHeader parse_wfdb_header(std::string_view text, const std::string& path) {
   return h;
 }
 
+namespace {
+
+// Splits `text` at `sep` into exactly `n` fields of 1..max_digits digits each (the last may carry a
+// fraction "30.5" when `fraction`), as ints; false for any other shape.
+bool numeric_fields(std::string_view text, char sep, std::size_t n, std::size_t max_digits, bool fraction,
+                    std::array<int, 3>& out, std::string_view& fraction_text) {
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::size_t end = i + 1 < n ? text.find(sep) : text.size();
+    if (end == std::string_view::npos) return false;
+    std::string_view field = text.substr(0, end);
+    text = i + 1 < n ? text.substr(end + 1) : std::string_view();
+    if (i + 1 == n && fraction) {
+      const std::size_t dot = field.find('.');
+      fraction_text = dot == std::string_view::npos ? std::string_view() : field.substr(dot);
+      if (dot != std::string_view::npos) {
+        field = field.substr(0, dot);
+        if (fraction_text.size() < 2 || fraction_text.find_first_not_of("0123456789", 1) != std::string_view::npos)
+          return false;
+      }
+    }
+    if (field.empty() || field.size() > max_digits || field.find_first_not_of("0123456789") != std::string_view::npos)
+      return false;
+    out[i] = std::stoi(std::string(field));
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string wfdb_start_time(const WfdbHeader& header) {
+  if (header.base_time.empty()) return header.base_date.empty() ? "" : header.base_date;
+  const std::string as_written = header.base_date.empty() ? header.base_time : header.base_time + " " + header.base_date;
+  constexpr int kHours = 24, kMinutes = 60, kSeconds = 60, kMonths = 12, kDays = 31;
+  std::array<int, 3> t{}, d{};
+  std::string_view fraction, unused;
+  if (!numeric_fields(header.base_time, ':', 3, 2, true, t, fraction) || t[0] >= kHours || t[1] >= kMinutes ||
+      t[2] >= kSeconds)
+    return as_written;
+  char time[48];
+  std::snprintf(time, sizeof time, "%02d:%02d:%02d", t[0], t[1], t[2]);
+  std::string out = std::string(time) + std::string(fraction);
+  if (header.base_date.empty()) return out;
+  constexpr std::size_t kYearDigits = 4;
+  if (!numeric_fields(header.base_date, '/', 3, kYearDigits, false, d, unused) || d[0] < 1 || d[0] > kDays ||
+      d[1] < 1 || d[1] > kMonths || header.base_date.size() - header.base_date.rfind('/') - 1 != kYearDigits)
+    return as_written;
+  char date[48];
+  std::snprintf(date, sizeof date, "%04d-%02d-%02d ", d[2], d[1], d[0]);
+  return date + out;
+}
+
 std::string wfdb_header_path(const std::string& path) {
   const std::string ext = extension_lower(path);
   if (ext == ".hea") return path;

@@ -177,7 +177,7 @@ TEST(SignalSource, WfdbRecordNameWithoutExtension) {
   EXPECT_EQ(s.fs, 360.0);
   EXPECT_EQ(s.fs_source, "WFDB header");
   EXPECT_EQ(s.signal_name, "signal 'MLII' (0)");
-  EXPECT_EQ(s.start_time, "01/02/2003 10:20:30");
+  EXPECT_EQ(s.start_time, "2003-02-01 10:20:30");  // the report's layout (WfdbHeader.StartTimeIsTheReportsLayout)
   EXPECT_EQ(s.units, "mV");
   // A header's rate and another --fs: refused (the windows scale with the rate).
   EXPECT_THROW(resolve_signal_source(name, {}, 250.0, 250.0), UsageError);

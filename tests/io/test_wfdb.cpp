@@ -421,6 +421,29 @@ TEST(WfdbHeader, FieldsSplitOnAnyWhitespaceAndDescriptionsJoinWithOneSpace) {
   EXPECT_EQ(h.signals[1].description, "");
 }
 
+// The record's start as the report reads it ("YYYY-MM-DD hh:mm:ss", signal_source.hpp): header(5)
+// writes the date "dd/mm/yyyy" after the time, so SVDB-style "10:20:30 01/02/2003" is 1 February
+// 2003. The report once showed "'01/02/2003 10:20:30' (not a date and time read here)" and every
+// time elapsed (found on the Holter report's tour). A date that is no date stays as written (the
+// report says it could not read it); the time alone, as in most PhysioNet headers, is the time.
+TEST(WfdbHeader, StartTimeIsTheReportsLayout) {
+  const auto start = [](const std::string& record_line) {
+    return ecgpipe::wfdb_start_time(ecgpipe::parse_wfdb_header(record_line + "\nr.dat 16\n", "r.hea"));
+  };
+  EXPECT_EQ(start("r 1 360 10 10:20:30 01/02/2003"), "2003-02-01 10:20:30");
+  EXPECT_EQ(start("r 1 360 10 10:20:30.5 31/12/1999"), "1999-12-31 10:20:30.5");
+  EXPECT_EQ(start("r 1 360 10 7:05:09 1/2/2003"), "2003-02-01 07:05:09");  // strtim reads one-digit fields
+  EXPECT_EQ(start("r 1 360 10 10:20:30"), "10:20:30");
+  EXPECT_EQ(start("r 1 360 10 0:0:0"), "00:00:00");
+  EXPECT_EQ(start("r 1 360 10"), "");
+  // Not a date or time: kept as written, for the report to say so.
+  EXPECT_EQ(start("r 1 360 10 10:20:30 32/01/2003"), "10:20:30 32/01/2003");
+  EXPECT_EQ(start("r 1 360 10 10:20:30 01/13/2003"), "10:20:30 01/13/2003");
+  EXPECT_EQ(start("r 1 360 10 25:00:00 01/02/2003"), "25:00:00 01/02/2003");
+  EXPECT_EQ(start("r 1 360 10 10:20 01/02/2003"), "10:20 01/02/2003");
+  EXPECT_EQ(start("r 1 360 10 10:20:30 01/02/03"), "10:20:30 01/02/03");
+}
+
 TEST_F(Wfdb, ReadSignalDispatchesOnTheExtensionAndChecksFs) {
   write("w.dat", pack16({200, -400}));
   const auto hea = write_text("w.hea", "w 1 360 2\nw.dat 16 200 16 0 0 0 0 MLII\n");

@@ -67,6 +67,12 @@ WfdbHeader read_wfdb_header(const std::string& path);
 // files' directory, and the name in errors).
 WfdbHeader parse_wfdb_header(std::string_view text, const std::string& path);
 
+// The record's start in the layout SignalSource::start_time gives every format: "YYYY-MM-DD
+// hh:mm:ss[.fff]" from header(5)'s time and "dd/mm/yyyy" date (one-digit fields as WFDB's strtim
+// reads them), "hh:mm:ss[.fff]" from a time alone, "" from neither; a time or date out of range
+// or of another shape is returned as written ("time date"), for the report to say it is unread.
+std::string wfdb_start_time(const WfdbHeader& header);
+
 // "rec.hea" for "rec.hea", "rec.dat" or "rec" (no extension): the header of a record path.
 std::string wfdb_header_path(const std::string& path);
 
