@@ -126,6 +126,12 @@ CheckedBeats checked_beats(const char* what, const std::vector<std::int64_t>& r_
   return b;
 }
 
+// The seconds into a clock hour a recording starts at (HolterOptions::hour_phase_s), checked.
+void check_hour_phase(double phase_s) {
+  if (!(phase_s >= 0.0 && phase_s < kSecondsPerHour))
+    throw InternalError("holter: hour_phase_s " + std::to_string(phase_s) + " is not within [0, 3600) s");
+}
+
 // The ectopy: class counts, VEB / SVEB, couplets, runs, bigeminy and trigeminy.
 void summarize_ectopy(const CheckedBeats& b, const HolterOptions& o, HolterSummary& s) {
   for (char c : b.classes) ++s.class_counts[class_index(c)];
@@ -137,6 +143,18 @@ void summarize_ectopy(const CheckedBeats& b, const HolterOptions& o, HolterSumma
 }
 
 }  // namespace
+
+std::vector<std::pair<double, double>> holter_hour_spans(double end_s, double hour_phase_s) {
+  check_hour_phase(hour_phase_s);
+  if (!(end_s >= 0.0) || !std::isfinite(end_s)) throw InternalError("holter: a recording's end must be finite and >= 0");
+  const auto hours =
+      std::max<std::size_t>(1, static_cast<std::size_t>(std::ceil((end_s + hour_phase_s) / kSecondsPerHour)));
+  std::vector<std::pair<double, double>> spans(hours);
+  for (std::size_t h = 0; h < hours; ++h)
+    spans[h] = {std::max(0.0, kSecondsPerHour * static_cast<double>(h) - hour_phase_s),
+                std::min(end_s, kSecondsPerHour * static_cast<double>(h + 1) - hour_phase_s)};
+  return spans;
+}
 
 HolterSummary holter_ectopy(const std::vector<std::int64_t>& r_peaks, double fs, const std::vector<char>& classes,
                             const HolterOptions& o, const std::vector<bool>& artefact) {
@@ -152,6 +170,7 @@ HolterSummary holter_ectopy(const std::vector<std::int64_t>& r_peaks, double fs,
 HolterSummary holter_summary(const std::vector<std::int64_t>& r_peaks, double fs, const std::vector<char>& classes_in,
                              double duration_s, const HolterOptions& o, const std::vector<bool>& artefact) {
   const CheckedBeats b = checked_beats("holter_summary", r_peaks, fs, classes_in, artefact);
+  check_hour_phase(o.hour_phase_s);
   const std::vector<double>& t = b.t;
   const std::vector<char>& classes = b.classes;
   const auto in_artefact = [&artefact](std::size_t i) { return !artefact.empty() && artefact[i]; };
@@ -223,11 +242,21 @@ HolterSummary holter_summary(const std::vector<std::int64_t>& r_peaks, double fs
 
   // --- Ectopy.
   if (!s.has_classes) return s;
-  const auto hours = static_cast<std::size_t>(std::floor(end_s / kSecondsPerHour)) + 1;
+  // Clock hours (holter_hour_spans); a beat or interval ending at the very end is the last's.
+  const double phase = o.hour_phase_s;
+  const std::vector<std::pair<double, double>> spans = holter_hour_spans(end_s, phase);
+  const std::size_t hours = spans.size();
+  const auto hour_of = [phase, hours](double time) {
+    return std::min(hours - 1, static_cast<std::size_t>(std::max(0.0, (time + phase) / kSecondsPerHour)));
+  };
   s.hours.resize(hours);
-  for (std::size_t h = 0; h < hours; ++h) s.hours[h].hour = static_cast<std::int64_t>(h);
+  for (std::size_t h = 0; h < hours; ++h) {
+    s.hours[h].hour = static_cast<std::int64_t>(h);
+    s.hours[h].start_s = spans[h].first;
+    s.hours[h].end_s = spans[h].second;
+  }
   for (std::size_t i = 0; i < n; ++i) {
-    HolterHour& h = s.hours[static_cast<std::size_t>(t[i] / kSecondsPerHour)];
+    HolterHour& h = s.hours[hour_of(t[i])];
     ++h.beats;
     if (classes[i] == 'V') ++h.veb;
     if (classes[i] == 'S') ++h.sveb;
@@ -237,22 +266,19 @@ HolterSummary holter_summary(const std::vector<std::int64_t>& r_peaks, double fs
   for (HolterHour& h : s.hours) h.hr_min = h.hr_mean = h.hr_max = kNaN;
   std::vector<std::int64_t> hour_rr_count(hours, 0);
   for (std::size_t k = 0; k < rr.size(); ++k) {
-    const auto i = static_cast<std::size_t>((rr_start[k] + rr[k]) / kSecondsPerHour);
-    HolterHour& h = s.hours[std::min(i, hours - 1)];
-    hour_rr[static_cast<std::size_t>(h.hour)] += rr[k];
-    ++hour_rr_count[static_cast<std::size_t>(h.hour)];
-    if (rr[k] >= o.pause_threshold_s) ++h.pauses;
+    const std::size_t i = hour_of(rr_start[k] + rr[k]);
+    hour_rr[i] += rr[k];
+    ++hour_rr_count[i];
+    if (rr[k] >= o.pause_threshold_s) ++s.hours[i].pauses;
   }
   // Min / max as the summary's: its windows, each in the hour its last interval ends in.
-  for_each_rate_window(rr, rr_start, stretch_starts, o.hr_window_beats, [&s, hours](double bpm, double, double end) {
-    HolterHour& h = s.hours[std::min(static_cast<std::size_t>(end / kSecondsPerHour), hours - 1)];
+  for_each_rate_window(rr, rr_start, stretch_starts, o.hr_window_beats, [&s, &hour_of](double bpm, double, double end) {
+    HolterHour& h = s.hours[hour_of(end)];
     h.hr_min = std::isnan(h.hr_min) ? bpm : std::min(h.hr_min, bpm);
     h.hr_max = std::isnan(h.hr_max) ? bpm : std::max(h.hr_max, bpm);
   });
   for (std::size_t h = 0; h < hours; ++h)
     if (hour_rr_count[h] > 0) s.hours[h].hr_mean = kSecondsPerMinute * static_cast<double>(hour_rr_count[h]) / hour_rr[h];
-  if (hours > 1 && s.hours.back().beats == 0 && end_s == kSecondsPerHour * static_cast<double>(hours - 1))
-    s.hours.pop_back();
   summarize_ectopy(b, o, s);
   return s;
 }
@@ -285,6 +311,8 @@ nlohmann::json holter_json(const HolterSummary& s) {
   nlohmann::json hours = nlohmann::json::array();
   for (const HolterHour& h : s.hours)
     hours.push_back({{"hour", h.hour},
+                     {"start_s", sec(h.start_s)},
+                     {"end_s", sec(h.end_s)},
                      {"beats", h.beats},
                      {"veb", h.veb},
                      {"sveb", h.sveb},
@@ -309,6 +337,7 @@ nlohmann::json holter_json(const HolterSummary& s) {
   j["sveb"] = {{"total", s.sveb}, {"couplets", s.s_couplets}, {"runs", s.s_runs}, {"longest_run", s.longest_s_run},
                {"bigeminy_episodes", s.s_bigeminy}, {"trigeminy_episodes", s.s_trigeminy}};
   j["bigeminy_min_cycles"] = s.options.min_bigeminy_cycles;
+  j["hour_phase_s"] = sec(s.options.hour_phase_s);
   j["per_hour"] = hours;
   j["runs"] = runs;
   j["bigeminy"] = episodes(s.bigeminy);

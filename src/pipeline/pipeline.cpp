@@ -25,6 +25,7 @@
 #include "ecgpipe/rhythm/hrv.hpp"
 #include "ecgpipe/signal/signal_quality.hpp"
 #include "pipeline/run_steps.hpp"
+#include "report/report_time.hpp"
 #include "ecgpipe/pipeline/segment.hpp"
 #include "ecgpipe/config.hpp"
 #include "ecgpipe/common/error.hpp"
@@ -119,7 +120,10 @@ BeatAnalysis analyse_beats(const RunOptions& o, Segmentation& seg, const std::ve
   // The Holter summary, the rhythm episodes and HRV: from the beats' letters, rhythm and artefact.
   a.letters = class_letters(a.beat_class);
   const std::vector<char>& predicted = a.letters;
-  a.holter = holter_summary(peaks, o.fs, predicted, static_cast<double>(samples) / o.fs, {}, a.quality.beat_artefact);
+  HolterOptions holter_options;
+  holter_options.hour_phase_s = ReportClock(o.source.start_time).hour_phase_s();  // clock hours where it is known
+  a.holter = holter_summary(peaks, o.fs, predicted, static_cast<double>(samples) / o.fs, holter_options,
+                            a.quality.beat_artefact);
   finish_rhythm(o, peaks, samples, a);  // needs the Holter summary's runs
   HrvOptions hrv;
   hrv.threads = cpu_threads();

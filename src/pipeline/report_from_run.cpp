@@ -13,18 +13,20 @@ namespace ecgpipe {
 
 namespace {
 
-// The hourly table: per hour of the recording, the time analysed (without artefact) and the AF
-// time; the beats, ectopy, rates and pauses are the Holter summary's hours (holter.hpp).
+// The hourly table: per hour (the Holter summary's: clock hours where the start is known), the
+// time analysed (without artefact) and the AF time beside the summary's beats, ectopy, rates and
+// pauses (holter.hpp). Without beats the summary has no hours: the same spans, counts of none.
 std::vector<ReportHour> hourly_table(const RunOptions& o, const RunResult& r) {
-  constexpr double kHour = 3600.0;
   const double recording_s = static_cast<double>(r.samples) / o.fs;
-  const auto hours = static_cast<std::size_t>(std::ceil(recording_s / kHour));
-  std::vector<ReportHour> out(hours);
+  const std::vector<std::pair<double, double>> spans = holter_hour_spans(recording_s, r.holter.options.hour_phase_s);
+  std::vector<ReportHour> out(spans.size());
   const auto overlap = [](double a0, double a1, double b0, double b1) { return std::max(0.0, std::min(a1, b1) - std::max(a0, b0)); };
-  for (std::size_t h = 0; h < hours; ++h) {
+  for (std::size_t h = 0; h < spans.size(); ++h) {
     ReportHour& row = out[h];
     row.hour = static_cast<std::int64_t>(h);
-    const double h0 = kHour * static_cast<double>(h), h1 = std::min(recording_s, h0 + kHour);
+    const auto [h0, h1] = spans[h];
+    row.start_s = h0;
+    row.end_s = h1;
     row.analysed_s = h1 - h0;
     for (const auto& a : r.artefact_spans)
       row.analysed_s -= overlap(h0, h1, static_cast<double>(a.first) / o.fs, static_cast<double>(a.second) / o.fs);

@@ -241,12 +241,12 @@ std::string clinical_summary_html(const ReportData& d, const ReportClock& clock)
 // The hourly table with its total row (the lowest hourly minimum, the highest maximum).
 void hourly_rates_table(std::ostream& s, const ReportData& d, const ReportClock& clock) {
   const auto hr = [](double v) { return std::isfinite(v) ? fixed(v, 0) : std::string(kNoValue); };
-  Table tab(s, "Per hour of the recording (" + std::string(clock.known() ? "clock time" : "elapsed time") + ")", "hourly");
+  Table tab(s, clock.known() ? "Per clock hour" : "Per hour of the recording (elapsed time)", "hourly");
   tab.head({"hour", "analysed", "beats", "HR min", "HR mean", "HR max", "VEB", "SVEB", "pauses", "AF (min)"});
   double analysed = 0, af = 0;
   std::int64_t beats = 0, veb = 0, sveb = 0, pauses = 0;
   for (const ReportHour& h : d.hourly) {
-    tab.row(clock.hour_span(h.hour), {hms(h.analysed_s), count(h.beats), hr(h.hr_min), hr(h.hr_mean), hr(h.hr_max),
+    tab.row(clock.hour_span(h.start_s, h.end_s), {hms(h.analysed_s), count(h.beats), hr(h.hr_min), hr(h.hr_mean), hr(h.hr_max),
                                       count(h.veb), count(h.sveb), count(h.pauses),
                                       std::isfinite(h.af_s) ? fixed(h.af_s / kSecondsPerMinute, 1) : std::string(kNoValue)});
     if (std::isfinite(h.analysed_s)) analysed += h.analysed_s;
@@ -276,9 +276,10 @@ std::string hourly_section_html(const ReportData& d, const ReportClock& clock) {
     s << "<p class=\"note\">HR min and max are " << window
       << "-beat averages, as in the summary; HR mean is over the hour's RR intervals.</p>\n";
   } else if (d.holter && !d.holter->hours.empty() && d.holter->has_classes) {
-    Table tab(s, "Per hour of the recording (counts only)", "hourly");
+    Table tab(s, std::string(clock.known() ? "Per clock hour" : "Per hour of the recording (elapsed time)") + ", counts only",
+              "hourly");
     tab.head({"hour", "beats", "VEB", "SVEB"});
-    for (const HolterHour& h : d.holter->hours) tab.row(clock.hour_span(h.hour), {count(h.beats), count(h.veb), count(h.sveb)});
+    for (const HolterHour& h : d.holter->hours) tab.row(clock.hour_span(h.start_s, h.end_s), {count(h.beats), count(h.veb), count(h.sveb)});
   } else {
     s << "<p class=\"none\">no data: no hourly table</p>\n";
   }

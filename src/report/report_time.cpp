@@ -69,20 +69,32 @@ std::string ReportClock::at(double t_s) const {
   return out;
 }
 
-std::string ReportClock::hour_span(std::int64_t hour) const {
-  if (hour < 0) return kNoValue;
-  const auto hh_mm = [&](long long k) {
-    char buf[32];
-    if (start_s_) {
-      const long long of_day = (k * kSecondsPerHour + std::llround(*start_s_)) % kSecondsPerDay;
-      std::snprintf(buf, sizeof buf, "%02lld:%02lld", of_day / kSecondsPerHour, of_day / kSecondsPerMinute % kMinutesPerHour);
-    } else {
-      std::snprintf(buf, sizeof buf, "%lld:00", k);
-    }
+std::string ReportClock::hour_span(double start_s, double end_s) const {
+  // A bound as the table reads it: on the minute "HH:MM" (elapsed "H:MM"), else to the second it
+  // lies in; a clock time wraps at midnight (the rows are in order, no day is needed).
+  const auto bound = [this](double t_s) -> std::optional<std::string> {
+    if (!whole_seconds(t_s)) return std::nullopt;
+    double total = t_s + start_s_.value_or(0.0);
+    // The spans are k h - phase (holter.cpp): on the hour but for rounding, so snap within 1 us.
+    constexpr double kSnap = 1e-6;
+    if (std::fabs(total - std::round(total)) < kSnap) total = std::round(total);
+    const auto whole = static_cast<long long>(std::floor(total));
+    const bool on_minute = static_cast<double>(whole) == total && whole % kSecondsPerMinute == 0;
+    const long long shown = start_s_ ? whole % kSecondsPerDay : whole;
+    const long long h = shown / kSecondsPerHour, m = shown / kSecondsPerMinute % kMinutesPerHour,
+                    sec = shown % kSecondsPerMinute;
+    char buf[64];
+    if (on_minute)
+      std::snprintf(buf, sizeof buf, start_s_ ? "%02lld:%02lld" : "%lld:%02lld", h, m);
+    else
+      std::snprintf(buf, sizeof buf, start_s_ ? "%02lld:%02lld:%02lld" : "%lld:%02lld:%02lld", h, m, sec);
     return std::string(buf);
   };
-  return hh_mm(hour) + "–" + hh_mm(hour + 1);
+  const auto from = bound(start_s), to = bound(end_s);
+  return from && to ? *from + "–" + *to : kNoValue;
 }
+
+double ReportClock::hour_phase_s() const { return start_s_ ? std::fmod(*start_s_, static_cast<double>(kSecondsPerHour)) : 0.0; }
 
 std::string ReportClock::start_text() const {
   if (start_s_) return (date_.empty() ? "" : date_ + " ") + at(0.0);

@@ -30,8 +30,13 @@ class ReportClock {
   // The moment `t_s` seconds into the recording: "08:17:03" ("00:02:10 (day 2)" past midnight)
   // with a known start, else elapsed "0:02:03"; kNoValue for a negative or non-finite time.
   std::string at(double t_s) const;
-  // Hour `hour` (0-based) of the recording as a span: "08:15–09:15" or "0:00–1:00" elapsed.
-  std::string hour_span(std::int64_t hour) const;
+  // An hour of the hourly table from its span in the recording (HolterHour::start_s / end_s):
+  // "08:15–09:00", "09:00–10:00", "10:00–10:11:40" (a bound off the minute to the second it lies
+  // in), or elapsed "0:00–1:00", "1:00–1:30"; kNoValue for a negative or non-finite bound.
+  std::string hour_span(double start_s, double end_s) const;
+  // The seconds into a clock hour at which the recording starts (HolterOptions::hour_phase_s):
+  // 930 for 08:15:30, 0 when the start is unknown.
+  double hour_phase_s() const;
   // What "recording start" reads: the date and time, or why times are elapsed.
   std::string start_text() const;
   // How the page's times read: "clock time" or "elapsed time from the start of the recording".

@@ -321,6 +321,69 @@ TEST(Holter, HourlyMinMaxAreTheSummarysEightBeatAverages) {
   EXPECT_EQ(j["per_hour"][1]["hr_mean_bpm"], 60.0);
 }
 
+// A Holter report's hours are the clock's (08:30 - 09:00, 09:00 - 10:00, ...): a recording that
+// starts `hour_phase_s` into a clock hour has a first hour of the rest of that clock hour, whole
+// clock hours after it, and a last one up to its end. Each hour says its span in recording seconds.
+TEST(Holter, HoursAreClockHoursFromTheStartsPhase) {
+  // A beat every second from 0.5 s to 7199.5 s: 2 h, started at hh:30:00.
+  const std::vector<std::int64_t> peaks = regular(7200, 100, 50);
+  std::string classes(7200, 'N');
+  classes[1799] = 'V';  // 1799.5 s: the first hour's last beat
+  classes[1800] = 'S';  // 1800.5 s: the second's first
+  classes[7199] = 'V';  // 7199.5 s: the last hour's
+  ecgpipe::HolterOptions o;
+  o.hour_phase_s = 1800.0;
+  const HolterSummary s = holter_summary(peaks, kFs, cls(classes), 7200.0, o);
+  ASSERT_EQ(s.hours.size(), 3u);
+  const double spans[3][2] = {{0.0, 1800.0}, {1800.0, 5400.0}, {5400.0, 7200.0}};
+  const std::int64_t beats[3] = {1800, 3600, 1800}, veb[3] = {1, 0, 1}, sveb[3] = {0, 1, 0};
+  for (std::size_t h = 0; h < 3; ++h) {
+    EXPECT_EQ(s.hours[h].hour, static_cast<std::int64_t>(h));
+    EXPECT_EQ(s.hours[h].start_s, spans[h][0]) << h;
+    EXPECT_EQ(s.hours[h].end_s, spans[h][1]) << h;
+    EXPECT_EQ(s.hours[h].beats, beats[h]) << h;
+    EXPECT_EQ(s.hours[h].veb, veb[h]) << h;
+    EXPECT_EQ(s.hours[h].sveb, sveb[h]) << h;
+    EXPECT_NEAR(s.hours[h].hr_mean, 60.0, 1e-9) << h;
+  }
+  const auto j = ecgpipe::holter_json(s);
+  ASSERT_EQ(j["per_hour"].size(), 3u);
+  EXPECT_EQ(j["per_hour"][1]["start_s"], 1800.0);
+  EXPECT_EQ(j["per_hour"][1]["end_s"], 5400.0);
+  EXPECT_EQ(j["hour_phase_s"], 1800.0);
+  // Started on the hour (phase 0, and what an unknown start gets): the recording's hours.
+  const HolterSummary whole = holter_summary(peaks, kFs, cls(classes), 7200.0);
+  ASSERT_EQ(whole.hours.size(), 2u);
+  EXPECT_EQ(whole.hours[1].start_s, 3600.0);
+  EXPECT_EQ(whole.hours[1].end_s, 7200.0);
+  EXPECT_EQ(whole.hours[0].beats, 3600);
+  // Ending on a clock hour (1.5 h from hh:30): no empty hour after it.
+  const std::vector<std::int64_t> first(peaks.begin(), peaks.begin() + 5400);
+  const HolterSummary ends = holter_summary(first, kFs, std::vector<char>(first.size(), 'N'), 5400.0, o);
+  ASSERT_EQ(ends.hours.size(), 2u);
+  EXPECT_EQ(ends.hours[1].end_s, 5400.0);
+  // Started at hh:59:59.5: a first row of half a second; the beat at 0.5 s opens the next hour
+  // (each hour is [start, end), the last one closed at the recording's end).
+  const std::vector<std::int64_t> few(peaks.begin(), peaks.begin() + 60);
+  o.hour_phase_s = 3599.5;
+  const HolterSummary short_one = holter_summary(few, kFs, std::vector<char>(few.size(), 'N'), 60.0, o);
+  ASSERT_EQ(short_one.hours.size(), 2u);
+  EXPECT_EQ(short_one.hours[0].end_s, 0.5);
+  EXPECT_EQ(short_one.hours[0].beats, 0);
+  EXPECT_EQ(short_one.hours[1].beats, 60);
+  EXPECT_EQ(short_one.hours[1].end_s, 60.0);
+  // Inside one clock hour: one row, the recording's length.
+  o.hour_phase_s = 600.0;
+  const HolterSummary inside = holter_summary(few, kFs, std::vector<char>(few.size(), 'N'), 60.0, o);
+  ASSERT_EQ(inside.hours.size(), 1u);
+  EXPECT_EQ(inside.hours[0].end_s, 60.0);
+  // A phase that is no offset into an hour is a caller's bug.
+  for (double bad : {-1.0, 3600.0, std::nan("")}) {
+    o.hour_phase_s = bad;
+    EXPECT_THROW(holter_summary(few, kFs, std::vector<char>(few.size(), 'N'), 60.0, o), ecgpipe::InternalError) << bad;
+  }
+}
+
 TEST(Holter, RejectsBadInput) {
   EXPECT_THROW(holter_summary({1, 2}, 0.0, {}, 0.0), ecgpipe::UsageError);
   EXPECT_THROW(holter_summary({2, 1}, kFs, {}, 0.0), ecgpipe::InternalError);

@@ -258,11 +258,11 @@ TEST(DetectCli, OutDashAndDevStdoutWriteToStdout) {
 }
 
 // A WFDB record name without extension, as WFDB tools take it.
-TEST(DetectCli, RecordNameWithoutExtension) {
-  const auto dir = testutil::fresh_dir();
-  auto r = run_ecgpipe("-q synth " + q(dir / "s.csv") + " --fs 360 --duration 60", dir);
+// `seconds` of synthetic ECG at 360 Hz as the WFDB record dir/rec (format 16, gain 1000 adu/mV),
+// its record line ending in `start` (header(5)'s "hh:mm:ss dd/mm/yyyy", or nothing).
+void write_synth_record(const fs::path& dir, int seconds, const std::string& start = "") {
+  const auto r = run_ecgpipe("-q synth " + q(dir / "s.csv") + " --fs 360 --duration " + std::to_string(seconds), dir);
   ASSERT_EQ(r.code, 0) << r.err;
-  // The same samples as a WFDB record (format 16, gain 1000 adu/mV).
   std::istringstream in(read_text(dir / "s.csv"));
   std::string line, dat;
   std::getline(in, line);
@@ -274,11 +274,69 @@ TEST(DetectCli, RecordNameWithoutExtension) {
     ++n;
   }
   write_text(dir / "rec.dat", dat);
-  write_text(dir / "rec.hea", "rec 1 360 " + std::to_string(n) + "\nrec.dat 16 1000 16 0 0 0 0 ECG\n");
-  r = run_ecgpipe("detect " + q(dir / "rec") + " --out " + q(dir / "p.csv"), dir);
+  write_text(dir / "rec.hea", "rec 1 360 " + std::to_string(n) + (start.empty() ? "" : " " + start) +
+                                  "\nrec.dat 16 1000 16 0 0 0 0 ECG\n");
+}
+
+TEST(DetectCli, RecordNameWithoutExtension) {
+  const auto dir = testutil::fresh_dir();
+  write_synth_record(dir, 60);
+  const auto r = run_ecgpipe("detect " + q(dir / "rec") + " --out " + q(dir / "p.csv"), dir);
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.err.find("WFDB, 360 Hz (WFDB header), signal 'ECG' (0)"), std::string::npos) << r.err;
   EXPECT_GT(testutil::count_lines(read_text(dir / "p.csv")), 60u);
+}
+
+// A Holter report's hourly table is in clock hours where the record says when it started (a
+// WFDB header's base time and date): 20 minutes from 08:50 are 08:50-09:00 and 09:00-09:10, not
+// "08:50-09:50" (one recording hour read as a clock hour, as before), and report.json's per_hour
+// has the same spans in seconds. Without a start time the rows are the recording's hours.
+TEST(AnalyzeCli, HourlyTableIsInClockHoursFromTheRecordsStart) {
+  const auto dir = testutil::fresh_dir();
+  write_synth_record(dir, 1200, "08:50:00 26/11/2026");
+  auto r = run_ecgpipe("-q analyze " + q(dir / "rec") + " --out " + q(dir / "a"), dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  // The beats before 09:00 (600 s = sample 216 000), from beats.csv.
+  std::istringstream in(read_text(dir / "a" / "beats.csv"));
+  std::string line;
+  std::getline(in, line);
+  ASSERT_EQ(line.rfind("index,start,r_peak,", 0), 0u) << line;
+  std::int64_t before = 0, all = 0;
+  while (std::getline(in, line)) {
+    std::istringstream row(line);
+    std::string field;
+    for (int column = 0; column < 3; ++column) std::getline(row, field, ',');
+    before += std::stoll(field) < 216000 ? 1 : 0;
+    ++all;
+  }
+  const auto j = report_of(dir / "a");
+  EXPECT_EQ(j["input"]["start"], "2026-11-26 08:50:00");
+  EXPECT_EQ(j["holter"]["hour_phase_s"], 3000.0);
+  const auto& hours = j["holter"]["per_hour"];
+  ASSERT_EQ(hours.size(), 2u) << hours;
+  EXPECT_EQ(hours[0]["start_s"], 0.0);
+  EXPECT_EQ(hours[0]["end_s"], 600.0);
+  EXPECT_EQ(hours[1]["start_s"], 600.0);
+  EXPECT_EQ(hours[1]["end_s"], 1200.0);
+  EXPECT_EQ(hours[0]["beats"], before);
+  EXPECT_EQ(hours[1]["beats"], all - before);
+  // The page's counts have thousands separators ("1,402").
+  const auto count = [](std::int64_t n) {
+    std::string digits = std::to_string(n);
+    for (auto at = static_cast<std::ptrdiff_t>(digits.size()) - 3; at > 0; at -= 3) digits.insert(static_cast<std::size_t>(at), ",");
+    return digits;
+  };
+  const std::string html = read_text(dir / "a" / "report.html");
+  EXPECT_NE(html.find("<tr><th>08:50–09:00</th><td>0:10:00</td><td>" + count(before) + "</td>"), std::string::npos);
+  EXPECT_NE(html.find("<tr><th>09:00–09:10</th><td>0:10:00</td><td>" + count(all - before) + "</td>"), std::string::npos);
+  // No start time: one row of the recording's 20 minutes.
+  write_synth_record(dir, 1200);
+  r = run_ecgpipe("-q analyze " + q(dir / "rec") + " --out " + q(dir / "b"), dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(report_of(dir / "b")["holter"]["per_hour"].size(), 1u);
+  EXPECT_EQ(report_of(dir / "b")["holter"]["hour_phase_s"], 0.0);
+  EXPECT_NE(read_text(dir / "b" / "report.html").find("<tr><th>0:00–0:20</th><td>0:20:00</td><td>" + count(all) + "</td>"),
+            std::string::npos);
 }
 
 }  // namespace

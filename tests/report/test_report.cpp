@@ -145,7 +145,9 @@ ReportData clinical_data() {
   d.artefact_s = 400.0;
   d.artefact_spans = {{250000, 350000}};
   d.input_description = "250 Hz (WFDB header), signal 'MLII' (0)";
-  d.hourly = {{0, 3200.0, 120, 6, 3, 45.4, 60.2, 75.6, 1, 90.0}, {1, 1800.0, 0, 0, 0, kNaN, kNaN, kNaN, 0, 0.0}};
+  // Clock hours (HolterHour::start_s / end_s): 08:15-09:00 with the artefact, 09:00-09:45.
+  d.hourly = {{0, 2300.0, 120, 6, 3, 45.4, 60.2, 75.6, 1, 90.0, 0.0, 2700.0},
+              {1, 2700.0, 0, 0, 0, kNaN, kNaN, kNaN, 0, 0.0, 2700.0, 5400.0}};
   d.pauses = {{59.5, 3.332}};
   d.strips = {strip("Longest pause 3.33 s", 13625), strip("Fastest S run (3 beats, 60 bpm)", 11000, "NNNNVNNNSN")};
   d.strips[1].artefact = {{11000 + 1750, 11000 + 2250}};
@@ -459,7 +461,7 @@ TEST(Report, UnderAnHourAnalysedThePerHourRatesSayTheyAreExtrapolated) {
   // Without a start, times are elapsed and the page says so.
   EXPECT_NE(html.find("Times are elapsed time from the start of the recording."), std::string::npos);
   EXPECT_NE(html.find("<tr><th>longest pause</th><td>3.33 s at 0:01:00</td></tr>"), std::string::npos);
-  EXPECT_NE(html.find("<tr><th>0:00–1:00</th>"), std::string::npos);
+  EXPECT_NE(html.find("<tr><th>0:00–0:45</th>"), std::string::npos);  // the first row's span, elapsed
 }
 
 TEST(Report, HourlyTableHrvAndEc57Rows) {
@@ -467,9 +469,9 @@ TEST(Report, HourlyTableHrvAndEc57Rows) {
   for (const char* row : {
            "<tr><th>hour</th><th>analysed</th><th>beats</th><th>HR min</th><th>HR mean</th><th>HR max</th><th>VEB</th>"
            "<th>SVEB</th><th>pauses</th><th>AF (min)</th></tr>",
-           "<tr><th>08:15–09:15</th><td>0:53:20</td><td>120</td><td>45</td><td>60</td><td>76</td><td>6</td><td>3</td>"
+           "<tr><th>08:15–09:00</th><td>0:38:20</td><td>120</td><td>45</td><td>60</td><td>76</td><td>6</td><td>3</td>"
            "<td>1</td><td>1.5</td></tr>",
-           "<tr><th>09:15–10:15</th><td>0:30:00</td><td>0</td><td>—</td><td>—</td><td>—</td><td>0</td><td>0</td>"
+           "<tr><th>09:00–09:45</th><td>0:45:00</td><td>0</td><td>—</td><td>—</td><td>—</td><td>0</td><td>0</td>"
            "<td>0</td><td>0.0</td></tr>",
            "<tr><th>total</th><td>1:23:20</td><td>120</td><td>45</td>",
            // Its rates are the summary's (an APC's interval is no hourly maximum).
@@ -549,7 +551,7 @@ TEST(Report, NanAndEmptyClinicalFieldsReadAsDashOrNoData) {
   nan_hrv.mean_nn_ms = nan_hrv.sdnn_ms = nan_hrv.sdann_ms = nan_hrv.sdnn_index_ms = nan_hrv.rmssd_ms = kNaN;
   nan_hrv.pnn50_percent = nan_hrv.vlf_ms2 = nan_hrv.lf_ms2 = nan_hrv.hf_ms2 = nan_hrv.lf_hf = kNaN;
   d.hrv = nan_hrv;
-  d.hourly = {{0, kNaN, 0, 0, 0, kNaN, kNaN, kNaN, 0, kNaN}};
+  d.hourly = {{0, kNaN, 0, 0, 0, kNaN, kNaN, kNaN, 0, kNaN, kNaN, kNaN}};
   d.holter = ecgpipe::holter_summary({125}, 250.0, {'N'}, 0.0);  // one beat: no rate, no pause
   d.recording_s = d.analysed_s = d.artefact_s = kNaN;
   d.pauses = {{kNaN, kNaN}};
@@ -561,7 +563,7 @@ TEST(Report, NanAndEmptyClinicalFieldsReadAsDashOrNoData) {
   for (const char* row : {"<tr><th>SDNN</th><td>—</td></tr>", "<tr><th>LF/HF</th><td>—</td></tr>",
                           "<tr><th>NN intervals used</th><td>0 of 0 RR (—), 0:00:00</td></tr>", "<tr><th>mean</th><td>—</td></tr>",
                           "<tr><th>min (8-beat average)</th><td>—</td></tr>", "<tr><th>longest RR interval</th><td>—</td></tr>",
-                          "<tr><th>08:15–09:15</th><td>—</td><td>0</td><td>—</td><td>—</td><td>—</td><td>0</td><td>0</td><td>0</td><td>—</td></tr>",
+                          "<tr><th>—</th><td>—</td><td>0</td><td>—</td><td>—</td><td>—</td><td>0</td><td>0</td><td>0</td><td>—</td></tr>",
                           "<tr><th>—</th><td>—</td></tr>",
                           "<tr><th>predominant</th><td>—</td></tr>", ">no signal</text>"})
     EXPECT_NE(html.find(row), std::string::npos) << row;
@@ -602,7 +604,7 @@ TEST(Report, AnOldCallersDataStillRenders) {
   // With classes but no hourly rows, the Holter summary's hours give the counts.
   ReportData d = sample_data();
   d.holter = ecgpipe::holter_summary({125, 375, 625}, 250.0, {'N', 'V', 'N'}, 0.0);
-  EXPECT_NE(ecgpipe::render_report_html(d).find("<tr><th>0:00–1:00</th><td>3</td><td>1</td><td>0</td></tr>"),
+  EXPECT_NE(ecgpipe::render_report_html(d).find("<tr><th>0:00–0:00:02</th><td>3</td><td>1</td><td>0</td></tr>"),
             std::string::npos);
 }
 

@@ -13,8 +13,10 @@
 //    all of them.
 //  * Trend: per minute of the record, the beats whose R peak falls in it and 60 x (RR intervals
 //    ending in it) / (their sum); NaN (JSON null) without an RR ending in that minute.
-//  * VEB = class V, SVEB = class S; counts in total and per hour of the record (hour k covers
-//    [k h, (k+1) h), the last hour may be partial).
+//  * VEB = class V, SVEB = class S; counts in total and per hour: clock hours where the start
+//    time is known (`hour_phase_s`, the seconds the recording starts into a clock hour: hour k
+//    covers [k h - phase, (k+1) h - phase) of the recording, so the first and last may be
+//    partial), else the recording's hours (phase 0). Each hour says its span (start_s, end_s).
 //  * Runs of one ectopic family (consecutive V beats, or consecutive S beats): exactly 2 is a
 //    couplet, 3 or more is a run (V runs of 3+ are non-sustained VT on a Holter report); each
 //    run with its start, length and rate (60 x (beats - 1) / (its span)).
@@ -32,6 +34,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ecgpipe {
@@ -40,6 +43,9 @@ struct HolterOptions {
   std::size_t hr_window_beats = 8;       // RR intervals per min/max HR window
   std::size_t min_bigeminy_cycles = 3;   // N-X cycles that make an episode
   double pause_threshold_s = 2.0;        // RR counted as a pause from this length on
+  // Seconds into a clock hour at which the recording starts (08:15:30 -> 930), so that the hours
+  // are the clock's; 0 for a start on the hour or unknown (the hours are the recording's).
+  double hour_phase_s = 0.0;
 };
 
 struct HolterMinute {
@@ -50,6 +56,7 @@ struct HolterMinute {
 
 struct HolterHour {
   std::int64_t hour = 0;
+  double start_s = 0.0, end_s = 0.0;  // its span in the recording (a clock hour cut to the recording)
   std::int64_t beats = 0, veb = 0, sveb = 0;
   // Min / max: the summary's 8-beat averages over its windows that end in the hour (NaN
   // without one), so the hours' extremes are the summary's; the mean (60 x count / sum) over the
@@ -109,10 +116,16 @@ struct HolterSummary {
 // in unreadable signal (signal_quality.hpp; empty: none) — such a beat counts as Q (no ectopy,
 // no run) and the RR intervals it bounds are left out of every rate, the trend and the pauses
 // (min/max windows lie inside stretches clear of it). UsageError for fs <= 0, InternalError for
-// unsorted peaks, a size mismatch or a class outside N S V F Q.
+// unsorted peaks, a size mismatch, a class outside N S V F Q or an hour_phase_s outside [0, 3600).
 HolterSummary holter_summary(const std::vector<std::int64_t>& r_peaks, double fs, const std::vector<char>& classes,
                              double duration_s, const HolterOptions& options = {},
                              const std::vector<bool>& artefact = {});
+
+// The hours of a recording `end_s` long that starts `hour_phase_s` into a clock hour, as [start,
+// end) spans in recording seconds: hour k is [k h - phase, (k+1) h - phase) cut to [0, end_s], so
+// the first and last may be partial; at least one. What holter_summary's hours and the report's
+// hourly table share. InternalError for a phase outside [0, 3600) or a negative or non-finite end.
+std::vector<std::pair<double, double>> holter_hour_spans(double end_s, double hour_phase_s);
 
 // The summary's ectopy alone (beats, has_classes, class counts, VEB / SVEB, couplets, runs,
 // bigeminy, trigeminy; the rest left at its defaults): what name_ectopic_rhythms reads, without

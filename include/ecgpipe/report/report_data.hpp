@@ -46,7 +46,7 @@ struct EventStrip {
   std::vector<std::pair<std::int64_t, std::int64_t>> artefact;  // artefact spans inside it (samples)
 };
 
-// One hour of the recording's hourly table (per hour analysed).
+// One hour of the hourly table (a clock hour where the start is known, cut to the recording).
 struct ReportHour {
   std::int64_t hour = 0;
   double analysed_s = 0.0;  // seconds of the hour analysed (excluding artefact)
@@ -54,6 +54,7 @@ struct ReportHour {
   double hr_min = 0.0, hr_mean = 0.0, hr_max = 0.0;  // NaN without an RR interval
   std::int64_t pauses = 0;
   double af_s = 0.0;  // seconds of AF in the hour
+  double start_s = 0.0, end_s = 0.0;  // its span in the recording (the Holter summary's clock hour)
 };
 
 // One pause (an RR interval of at least the Holter summary's pause threshold) for the pauses list.
