@@ -174,6 +174,27 @@ std::vector<float> p_wave_consistency(const float* windows, std::size_t stride, 
   });
   return out;
 }
+
+// AtrialActivity::p_parts: each row's P part [0, p_hi) less its mean, over its norm (zero where
+// flat), so that two beats' correlation is the dot product of their rows.
+std::vector<float> p_wave_parts(const float* windows, std::size_t stride, const std::vector<double>& medians, int p_hi,
+                                int threads) {
+  const std::size_t n = medians.size(), length = static_cast<std::size_t>(p_hi);
+  std::vector<float> parts(n * length, 0.0f);
+  detail::parallel_chunks(n, threads, kMinBeatsPerThread, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      const CenteredRow w{windows + i * stride, medians[i]};
+      double mean = 0.0, norm = 0.0;
+      for (int k = 0; k < p_hi; ++k) mean += w[k];
+      mean /= p_hi;
+      for (int k = 0; k < p_hi; ++k) norm += (w[k] - mean) * (w[k] - mean);
+      const double scale = norm > 0.0 ? 1.0 / std::sqrt(norm) : 0.0;
+      float* row = parts.data() + i * length;
+      for (int k = 0; k < p_hi; ++k) row[k] = static_cast<float>((w[k] - mean) * scale);
+    }
+  });
+  return parts;
+}
 }  // namespace
 
 std::vector<float> lead2_qrs_correlation(const float* windows, std::size_t stride, std::size_t n, double fs, int threads,
@@ -197,6 +218,8 @@ std::vector<float> lead2_qrs_correlation(const float* windows, std::size_t strid
   if (atrial != nullptr) {
     atrial->p_context = p_wave_context(p_corr, threads);
     atrial->p_consistency = p_wave_consistency(windows, stride, medians, fw.before - q, threads);
+    atrial->p_length = static_cast<std::size_t>(fw.before - q);
+    atrial->p_parts = p_wave_parts(windows, stride, medians, fw.before - q, threads);
   }
   return out;
 }
@@ -379,19 +402,7 @@ std::vector<float> beat_features_from_windows(const float* windows, std::size_t 
     atrial->p_context = std::move(context);
     // The P parts, for the long cycles of rhythm analysis.
     atrial->p_length = static_cast<std::size_t>(p_hi);
-    atrial->p_parts.assign(n * atrial->p_length, 0.0f);
-    detail::parallel_chunks(n, threads, kMinBeatsPerThread, [&](std::size_t begin, std::size_t end) {
-      for (std::size_t i = begin; i < end; ++i) {
-        const CenteredRow w{windows + i * stride, medians[i]};
-        double mean = 0.0, norm = 0.0;
-        for (int k = 0; k < p_hi; ++k) mean += w[k];
-        mean /= p_hi;
-        for (int k = 0; k < p_hi; ++k) norm += (w[k] - mean) * (w[k] - mean);
-        const double scale = norm > 0.0 ? 1.0 / std::sqrt(norm) : 0.0;
-        float* row = atrial->p_parts.data() + i * atrial->p_length;
-        for (int k = 0; k < p_hi; ++k) row[k] = static_cast<float>((w[k] - mean) * scale);
-      }
-    });
+    atrial->p_parts = p_wave_parts(windows, stride, medians, p_hi, threads);
   }
   std::vector<char> dominant(n);
   const double qrs_corr_median = median_of(qrs_corr);

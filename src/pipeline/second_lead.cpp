@@ -81,6 +81,7 @@ SecondLeadFeature second_lead_feature(const std::optional<SecondLead>& lead, con
   if (f.usable) {
     f.p_consistency = std::move(atrial.p_consistency);
     f.p_context = std::move(atrial.p_context);
+    f.p_parts = std::move(atrial.p_parts);
   }
   if (!f.usable) {
     char median[32];

@@ -150,15 +150,20 @@ std::vector<double> long_cycle_consistency(const std::vector<std::int64_t>& r_pe
     const std::size_t k = std::max<std::size_t>(2, order.size() / kLongCycleShare);
     std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(k), order.end(), longer);
     std::sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(k));
-    pairs.clear();
-    for (std::size_t j = 1; j < k; ++j) {
-      const float* x = a.p_parts.data() + order[j - 1] * a.p_length;
-      const float* y = a.p_parts.data() + order[j] * a.p_length;
-      double dot = 0.0;
-      for (std::size_t t = 0; t < a.p_length; ++t) dot += static_cast<double>(x[t]) * static_cast<double>(y[t]);
-      pairs.push_back(dot);
+    // Each lead's median; either lead's repeated P waves are organised atria, as in organised().
+    for (const std::vector<float>* parts : {&a.p_parts, &a.lead2_p_parts}) {
+      if (parts->empty()) continue;
+      pairs.clear();
+      for (std::size_t j = 1; j < k; ++j) {
+        const float* x = parts->data() + order[j - 1] * a.p_length;
+        const float* y = parts->data() + order[j] * a.p_length;
+        double dot = 0.0;
+        for (std::size_t t = 0; t < a.p_length; ++t) dot += static_cast<double>(x[t]) * static_cast<double>(y[t]);
+        pairs.push_back(dot);
+      }
+      const double median = detail::median_in_place(pairs);
+      if (std::isnan(out[i - first]) || median > out[i - first]) out[i - first] = median;
     }
-    out[i - first] = detail::median_in_place(pairs);
   }
   return out;
 }
@@ -199,6 +204,8 @@ std::vector<Rhythm> af_rhythm(const std::vector<std::int64_t>& r_peaks, const Af
   if (atrial != nullptr && (atrial->lead2_p_consistency.size() != atrial->lead2_p_context.size() ||
                             (!atrial->lead2_p_context.empty() && atrial->lead2_p_context.size() != r_peaks.size())))
     throw InternalError("af_rhythm: the second lead's P-wave measures for every beat, or none");
+  if (atrial != nullptr && !atrial->lead2_p_parts.empty() && atrial->lead2_p_parts.size() != atrial->p_parts.size())
+    throw InternalError("af_rhythm: the second lead's P parts for every beat, or none");
   if (artefact != nullptr && artefact->size() != r_peaks.size()) throw InternalError("af_rhythm: one artefact flag per beat");
   if (!ventricular.empty() && ventricular.size() != r_peaks.size())
     throw InternalError("af_rhythm: one ventricular flag per beat");

@@ -407,7 +407,9 @@ TEST(Classify, Lead2PWaveMeasuresAreThePrimarysDefinitions) {
       (void)lead2_qrs_correlation(w.data(), stride, n, fs, threads, &lead2);
       EXPECT_EQ(lead2.p_consistency, primary.p_consistency) << n << " beats, " << threads << " threads";
       EXPECT_EQ(lead2.p_context, primary.p_context) << n << " beats, " << threads << " threads";
-      EXPECT_TRUE(lead2.p_parts.empty() && lead2.qrs_shift.empty());  // nothing else: not its cost
+      EXPECT_EQ(lead2.p_length, primary.p_length) << n << " beats, " << threads << " threads";
+      EXPECT_EQ(lead2.p_parts, primary.p_parts) << n << " beats, " << threads << " threads";  // the long-cycle check's
+      EXPECT_TRUE(lead2.qrs_shift.empty());  // nothing else: not its cost
     }
   }
 }

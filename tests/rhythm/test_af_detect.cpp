@@ -508,6 +508,27 @@ TEST(AfDetect, ASecondLeadsPWavesVetoAfWhereThePrimaryShowsNone) {
   EXPECT_THROW(ecgpipe::af_rhythm(beats, {}, {}, &atrial), ecgpipe::InternalError);
 }
 
+// The long-cycle check reads either lead's P parts: where the primary's are fibrillatory-like
+// (noise hiding the P waves) and the second lead's repeat, the beats are not AF; a second lead in
+// fibrillation too leaves them AF; a second lead's parts for some beats only are a caller's bug.
+TEST(AfDetect, ASecondLeadsLongCyclePWavesVetoAf) {
+  std::mt19937 rng(5);
+  const auto beats = beats_of(af(300, rng));
+  ecgpipe::AtrialActivity atrial = fibrillating_atria(beats.size(), rng);
+  const int alone = count(ecgpipe::af_rhythm(beats, {}, {}, &atrial), Rhythm::AFIB);
+  EXPECT_GE(alone, 290);
+  atrial.lead2_p_consistency.assign(beats.size(), 0.05f);  // its per-beat measures see nothing
+  atrial.lead2_p_context.assign(beats.size(), 0.5f);
+  for (std::size_t i = 0; i < beats.size(); ++i) push_unit_row(atrial.lead2_p_parts, random_row(atrial.p_length, rng));
+  EXPECT_EQ(count(ecgpipe::af_rhythm(beats, {}, {}, &atrial), Rhythm::AFIB), alone) << "both leads fibrillating";
+  for (std::size_t i = 0; i < atrial.lead2_p_parts.size(); ++i) atrial.lead2_p_parts[i] = i % 2 == 0 ? 0.25f : -0.25f;
+  EXPECT_EQ(count(ecgpipe::af_rhythm(beats, {}, {}, &atrial), Rhythm::AFIB), 0) << "the second lead's P wave repeats";
+  atrial.lead2_p_parts.pop_back();
+  EXPECT_THROW(ecgpipe::af_rhythm(beats, {}, {}, &atrial), ecgpipe::InternalError);
+  atrial.lead2_p_parts.clear();  // none: the primary alone
+  EXPECT_EQ(count(ecgpipe::af_rhythm(beats, {}, {}, &atrial), Rhythm::AFIB), alone);
+}
+
 // A paroxysm of 60 AF beats between slow sinus stretches (48 bpm, as MIT-BIH 201's 37-s episode
 // at 8 min): the longest cycles within 32 beats of the paroxysm's beats are the sinus ones, with
 // their repeated P wave (the median of 12 pairs, near either end of the paroxysm most of them

@@ -96,6 +96,7 @@ struct AtrialActivity {
   // (SVDB's ECG2 beside its noisy ECG1; MIT-BIH's V1) tells organised atria the primary cannot.
   std::vector<float> lead2_p_consistency;
   std::vector<float> lead2_p_context;
+  std::vector<float> lead2_p_parts;  // the second lead's p_parts (same p_length: same rate), or empty
   // Not atrial, but read beside the above by what follows classification: each beat's shift in
   // samples (R' = R + shift) that best aligns its QRS (R' ± 0.08 s) with the recording's dominant
   // beat (kQrsCorrDominant's template), within ± kQrsAlignHalfS; ties keep the smaller shift, 0

@@ -58,12 +58,13 @@ struct SecondLeadFeature {
   std::vector<float> correlation;  // lead2_qrs_correlation, one per R peak
   bool usable = false;
   std::string warning;  // why a second lead was not used; empty otherwise
-  // Where usable, the lead's P-wave consistency and context (AtrialActivity's definitions on this
-  // lead) for rhythm analysis: add_to() hands them to the primary lead's AtrialActivity.
-  std::vector<float> p_consistency, p_context;
+  // Where usable, the lead's P-wave consistency, context and P parts (AtrialActivity's definitions
+  // on this lead) for rhythm analysis: add_to() hands them to the primary lead's AtrialActivity.
+  std::vector<float> p_consistency, p_context, p_parts;
   void add_to(AtrialActivity& atrial) {
     atrial.lead2_p_consistency = std::move(p_consistency);
     atrial.lead2_p_context = std::move(p_context);
+    atrial.lead2_p_parts = std::move(p_parts);
   }
   // What classify_beats takes: the feature, or null for the primary lead alone.
   const std::vector<float>* for_classes() const { return usable ? &correlation : nullptr; }
