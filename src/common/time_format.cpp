@@ -50,6 +50,40 @@ std::string recording_time(double seconds) {
   return buf;
 }
 
+namespace {
+// "HH:MM:SS[.fff]" from `text` starting at `pos` to its end, as seconds after midnight.
+std::optional<double> parse_time_of_day(const std::string& text, std::size_t pos) {
+  constexpr int kHoursPerDay = 24;
+  int h = 0, m = 0, consumed = 0;
+  double s = 0;
+  const std::string rest = text.substr(pos);
+  // %n: the whole string must be the time (no trailing text).
+  if (std::sscanf(rest.c_str(), "%2d:%2d:%lf%n", &h, &m, &s, &consumed) != 3 ||
+      static_cast<std::size_t>(consumed) != rest.size())
+    return std::nullopt;
+  if (h < 0 || h >= kHoursPerDay || m < 0 || m >= kMinutesPerHour || !(s >= 0) || !(s < kSecondsPerMinute))
+    return std::nullopt;
+  return static_cast<double>((h * kMinutesPerHour + m) * kSecondsPerMinute) + s;
+}
+}  // namespace
+
+std::optional<ClockStart> parse_clock_start(const std::string& recording_start) {
+  constexpr std::size_t kDateLength = 10;  // YYYY-MM-DD
+  constexpr int kMonths = 12, kDaysPerMonth = 31;
+  int y = 0, mo = 0, d = 0, consumed = 0;
+  if (recording_start.size() > kDateLength + 1 &&
+      std::sscanf(recording_start.c_str(), "%4d-%2d-%2d%n", &y, &mo, &d, &consumed) == 3 &&
+      static_cast<std::size_t>(consumed) == kDateLength && recording_start[kDateLength] == ' ') {
+    if (mo < 1 || mo > kMonths || d < 1 || d > kDaysPerMonth) return std::nullopt;
+    const auto t = parse_time_of_day(recording_start, kDateLength + 1);
+    if (!t) return std::nullopt;
+    return ClockStart{*t, recording_start.substr(0, kDateLength)};
+  }
+  const auto t = parse_time_of_day(recording_start, 0);
+  if (!t) return std::nullopt;
+  return ClockStart{*t, ""};
+}
+
 std::string whole_second_time(double seconds) {
   constexpr double kLargest = 1e15;
   if (!std::isfinite(seconds) || seconds < 0 || seconds > kLargest) return "";

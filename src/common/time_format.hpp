@@ -3,9 +3,20 @@
 // outliers.csv reads the same in report.html; clock_duration is for lengths of time only.
 #pragma once
 
+#include <optional>
 #include <string>
 
 namespace ecgpipe::detail {
+
+// A recording's start as SignalSource::start_time gives it ("YYYY-MM-DD hh:mm:ss[.fff]" or
+// "hh:mm:ss[.fff]"): the seconds after midnight and the date ("YYYY-MM-DD", or empty); nothing
+// for anything else (empty, malformed, out of range, trailing text). The report's clock and the
+// viewer's time axis read it.
+struct ClockStart {
+  double of_day_s = 0.0;
+  std::string date;
+};
+std::optional<ClockStart> parse_clock_start(const std::string& recording_start);
 
 // A moment in a recording, h:mm:ss.s always (outliers.csv's `time` column, one fixed layout per
 // column; report.html's outlier panels, signal excerpt and Holter times); "n/a" for a negative or

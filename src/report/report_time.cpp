@@ -10,7 +10,7 @@ namespace ecgpipe {
 namespace {
 
 constexpr long long kSecondsPerMinute = 60, kSecondsPerHour = 3600, kSecondsPerDay = 86400;
-constexpr int kHoursPerDay = 24, kMinutesPerHour = 60, kMonths = 12, kDaysPerMonth = 31;
+constexpr int kMinutesPerHour = 60;
 
 // Whole seconds, or nothing for a negative, non-finite or absurdly large time (a 64-bit count of
 // seconds past 10^15 is no recording).
@@ -18,20 +18,6 @@ std::optional<long long> whole_seconds(double s) {
   constexpr double kLargest = 1e15;
   if (!std::isfinite(s) || s < 0 || s > kLargest) return std::nullopt;
   return std::llround(s);
-}
-
-// "HH:MM:SS[.fff]" from `text` starting at `pos` to its end, as seconds after midnight.
-std::optional<double> parse_time_of_day(const std::string& text, std::size_t pos) {
-  int h = 0, m = 0, consumed = 0;
-  double s = 0;
-  const std::string rest = text.substr(pos);
-  // %n: the whole string must be the time (no trailing text).
-  if (std::sscanf(rest.c_str(), "%2d:%2d:%lf%n", &h, &m, &s, &consumed) != 3 ||
-      static_cast<std::size_t>(consumed) != rest.size())
-    return std::nullopt;
-  if (h < 0 || h >= kHoursPerDay || m < 0 || m >= kMinutesPerHour || !(s >= 0) || !(s < kSecondsPerMinute))
-    return std::nullopt;
-  return static_cast<double>(h * kSecondsPerHour + m * kSecondsPerMinute) + s;
 }
 
 }  // namespace
@@ -42,17 +28,10 @@ std::string hms(double seconds) {
 }
 
 ReportClock::ReportClock(const std::string& recording_start) : raw_(recording_start) {
-  constexpr std::size_t kDateLength = 10;  // YYYY-MM-DD
-  int y = 0, mo = 0, d = 0, consumed = 0;
-  if (recording_start.size() > kDateLength + 1 &&
-      std::sscanf(recording_start.c_str(), "%4d-%2d-%2d%n", &y, &mo, &d, &consumed) == 3 &&
-      static_cast<std::size_t>(consumed) == kDateLength && recording_start[kDateLength] == ' ') {
-    if (mo < 1 || mo > kMonths || d < 1 || d > kDaysPerMonth) return;
-    start_s_ = parse_time_of_day(recording_start, kDateLength + 1);
-    if (start_s_) date_ = recording_start.substr(0, kDateLength);
-    return;
+  if (const auto start = detail::parse_clock_start(recording_start)) {
+    start_s_ = start->of_day_s;
+    date_ = start->date;
   }
-  start_s_ = parse_time_of_day(recording_start, 0);
 }
 
 std::string ReportClock::at(double t_s) const {

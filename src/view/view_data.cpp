@@ -24,6 +24,7 @@
 
 #include "common/json_file.hpp"
 #include "common/paths.hpp"
+#include "common/time_format.hpp"
 #include "ecgpipe/common/error.hpp"
 #include "ecgpipe/view/view.hpp"
 #include "ecgpipe/io/wfdb.hpp"
@@ -182,6 +183,11 @@ ViewData load_view_data(const ViewOptions& o) {
     d.fs = report.at("parameters").at("fs").get<double>();
     d.outlier_threshold = report.value("/outliers/threshold"_json_pointer, 0.0);
     if (o.reference.empty()) d.reference = report.value("/evaluation/reference"_json_pointer, std::string());
+    // input.start: the header's date and time as the report read it, or null; absent before issue 27.
+    if (const auto st = report.at("input").find("start"); st != report.at("input").end() && st->is_string()) {
+      d.start = st->get<std::string>();
+      if (const auto clock = detail::parse_clock_start(d.start)) d.start_of_day_s = clock->of_day_s;
+    }
     // input.units: a string, or null where unknown (a CSV); absent in reports before issue 27.
     if (const auto u = report.at("input").find("units"); u != report.at("input").end() && u->is_string()) {
       d.units = u->get<std::string>();

@@ -157,7 +157,9 @@ json meta_json(const ViewData& d) {
          {"score_p99", quantile(0.99)},
          {"max_beats_per_request", kMaxBeatsPerRequest},
          {"has_reference", !d.reference.empty()},
-         {"af_episodes", d.af_episodes}};
+         {"af_episodes", d.af_episodes},
+         {"start", d.start.empty() ? json(nullptr) : json(d.start)},
+         {"start_of_day_s", d.start_of_day_s ? json(*d.start_of_day_s) : json(nullptr)}};
   if (!d.reference.empty()) {
     j["reference"] = {{"path", d.reference}, {"beats", d.ref_sample.size()}, {"tp", d.match.tp},
                       {"fn", d.match.fn}, {"fp", d.match.fp}, {"tolerance_ms", 150}};

@@ -13,13 +13,17 @@ serves the folder with `ecgpipe view --port 0`, and checks in the page:
   7. zoomed to seconds the ECG grid and an mV scale are drawn (square boxes where the signal fits
      ECG paper's 25 mm/s, 10 mm/mV), zoomed out neither;
   8. a folder without a model (beats.csv's model columns empty, no outliers.csv, as `analyze`
-     writes) opens and says "no model: analysis only".
+     writes) opens and says "no model: analysis only";
+  9. times are elapsed without a start time (a CSV) and the title says so; with one (report.json's
+     input.start, a header's date and time) the title, status line and time axis read the clock,
+     its ticks on round clock times, wrapping at midnight.
 Takes a screenshot (--screenshot PATH; the README's docs/view.png comes from here).
 
 usage: test_view.py ECGPIPE_EXE SOURCE_DIR WORK_DIR [--screenshot PATH]
 Exit 77 (CTest's SKIP_RETURN_CODE) with the reason when Chromium, its driver or Selenium is absent.
 """
 import csv
+import json
 import os
 import shutil
 import subprocess
@@ -163,6 +167,9 @@ def main():
         check(len(rows) == len(outliers), "the outlier list has outliers.csv's %d rows" % len(outliers))
         shown = [r.find_element(By.CSS_SELECTOR, "td.cls").text for r in rows]
         check(shown == outlier_classes, "each outlier row shows its beat's class (%s...)" % "".join(shown[:10]))
+        check("times elapsed" in driver.find_element(By.ID, "title").text, "a CSV has no start: the title says times are elapsed")
+        check(rows[0].find_elements(By.TAG_NAME, "td")[1].text == driver.execute_script(
+            "return window.ecgview.clock(arguments[0], 1)", outliers[0] / fs), "an outlier's time is elapsed h:mm:ss.s")
         rows[2].click()
         wait_settled(driver)
         t0, t1 = driver.execute_script("return [window.ecgview.t0, window.ecgview.t1]")
@@ -228,11 +235,26 @@ def main():
                 if k in model_columns or k.startswith("latent_mu"):
                     row[k] = ""
             writer.writerow(row)
+    # 30 s before midnight: the clock's times, wrapping to 00:00 within the sample's minute.
+    with open(os.path.join(bare, "report.json")) as f:
+        report = json.load(f)
+    report["input"]["start"] = "2026-11-26 23:59:30"
+    with open(os.path.join(bare, "report.json"), "w") as f:
+        json.dump(report, f)
     proc, url = start_view(exe, bare)
     driver = make_driver()
     try:
         driver.get(url)
         wait_settled(driver)
+        check("started 2026-11-26 23:59:30 \u00b7 clock times" in driver.find_element(By.ID, "title").text,
+              "the title gives the start and says times are the clock's")
+        check(driver.find_element(By.ID, "status").text.startswith("23:59:30.000 \u2013 "),
+              "the status line starts at the clock's 23:59:30 (%s)" % driver.find_element(By.ID, "status").text)
+        ticks = driver.execute_script("return window.ecgview.drawn.ticks")
+        of_day = [int(a[0:2]) * 3600 + int(a[3:5]) * 60 + float(a[6:]) for a in ticks["labels"]]
+        check(ticks["step"] >= 1 and ticks["labels"] and all(abs(t / ticks["step"] - round(t / ticks["step"])) < 1e-9 for t in of_day),
+              "the axis ticks fall on round clock times every %s s (%s)" % (ticks["step"], ticks["labels"][:4]))
+        check("00:00:00" in ticks["labels"], "the axis wraps at midnight (%s)" % ticks["labels"])
         check("no model: analysis only" in driver.find_element(By.ID, "counts").text, "no model: the page says so")
         check(not driver.find_elements(By.CSS_SELECTOR, "#outlier-rows tr"), "no model: no outlier list")
         driver.execute_script("window.ecgview.setView(arguments[0], arguments[1])", beats[50] - 2 * fs, beats[50] + 2 * fs)

@@ -183,6 +183,42 @@ TEST(View, LoadsFolderRecordingAndReference) {
   EXPECT_EQ(d.match.fp, 1);
 }
 
+// The recording's start (report.json input.start, the header's date and time) reaches the page as
+// seconds after midnight, so that its time axis, status line and outlier list read clock time as
+// a Holter scanner's do; without a start (a CSV; a report before issue 27) or with one the report
+// could not read, null and elapsed times. Hostile text stays text.
+TEST(View, TheRecordingsStartGivesClockTimes) {
+  const auto dir = fresh_dir();
+  const auto out = make_out_dir(dir, true, false);
+  EXPECT_FALSE(ecgpipe::load_view_data(options_for(out)).start_of_day_s.has_value()) << "no input.start";
+  const auto with_start = [&](const json& start) {
+    json report = json::parse(testutil::read_text(out / "report.json"));
+    report["input"]["start"] = start;
+    write_text(out / "report.json", report.dump(2));
+    return ecgpipe::load_view_data(options_for(out));
+  };
+  auto d = with_start("2026-11-26 08:50:30.5");
+  ASSERT_TRUE(d.start_of_day_s.has_value());
+  EXPECT_EQ(*d.start_of_day_s, 8 * 3600.0 + 50 * 60.0 + 30.5);
+  EXPECT_EQ(d.start, "2026-11-26 08:50:30.5");
+  {
+    Served s(options_for(out));
+    auto meta = s.client().Get("/api/meta");
+    ASSERT_TRUE(meta);
+    const auto m = json::parse(meta->body);
+    EXPECT_EQ(m.at("start"), "2026-11-26 08:50:30.5");
+    EXPECT_EQ(m.at("start_of_day_s"), 8 * 3600.0 + 50 * 60.0 + 30.5);
+  }
+  EXPECT_EQ(*with_start("23:59:59").start_of_day_s, 86399.0);  // a time alone
+  for (const json& unread : {json(nullptr), json("yesterday"), json("25:00:00"), json("<script>alert(1)</script>"), json(42)}) {
+    d = with_start(unread);
+    EXPECT_FALSE(d.start_of_day_s.has_value()) << unread;
+    Served s(options_for(out));
+    const auto m = json::parse(s.client().Get("/api/meta")->body);
+    EXPECT_TRUE(m.at("start_of_day_s").is_null()) << unread;
+  }
+}
+
 // rhythm.csv's AF episodes reach the page (shaded on the signal and the heart-rate strip); a
 // folder without rhythm.csv (written before rhythm analysis) has none; a damaged one is refused.
 TEST(View, AfEpisodesFromRhythmCsv) {

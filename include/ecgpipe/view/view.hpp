@@ -8,7 +8,8 @@
 //
 // Endpoints (GET; everything else is 404, nothing is read from disk outside the whitelist below):
 //   /, /view.js                the page
-//   /api/meta                  JSON: samples, fs, pyramid geometry, counts, what the run has
+//   /api/meta                  JSON: samples, fs, pyramid geometry, counts, what the run has, the
+//                              start (start_of_day_s: seconds after midnight, or null)
 //   /api/tile?level=L&tile=T   float32 (min, max) pairs, little-endian (Pyramid::tile)
 //   /api/beats?from=A&to=B     JSON: detections (and reference beats) with A <= sample < B
 //   /api/hr?from=A&to=B&bins=N JSON: heart rate per bin (mean, min, max bpm; null if no beat)
@@ -21,6 +22,7 @@
 #include <limits>
 #include <memory>
 #include <ostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -66,6 +68,10 @@ struct ViewData {
   // many of them make a millivolt (NaN where unknown): the page's mV scale and ECG grid.
   std::string units;
   double units_per_mv = std::numeric_limits<double>::quiet_NaN();
+  // When the recording started (report.json input.start, as written; empty: unknown) and, where
+  // that reads as a time, its seconds after midnight: the page's times are then clock times.
+  std::string start;
+  std::optional<double> start_of_day_s;
   std::string beat_class;  // one AAMI class letter per beat ('-': none) when beats.csv has `class`
   double outlier_threshold = 0.0;
   std::vector<ViewOutlier> outliers;

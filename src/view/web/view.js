@@ -50,6 +50,22 @@
   }
   S.clock = clock;
 
+  // A moment in the recording as the page shows it: with its start (meta.start_of_day_s, from the
+  // header's date and time) the clock's time of day, HH:MM:SS wrapping at midnight, as a Holter
+  // scanner shows it beside the patient's diary; without one the elapsed h:mm:ss.
+  function startOfDay() {
+    return S.meta && typeof S.meta.start_of_day_s === 'number' ? S.meta.start_of_day_s : null;
+  }
+  function timeAt(sec, decimals) {
+    const start = startOfDay();
+    if (start === null) return clock(sec, decimals);
+    const unit = Math.pow(10, decimals), day = 86400;
+    const t = ((Math.round((start + sec) * unit) / unit) % day + day) % day;
+    const h = Math.floor(t / 3600);
+    return String(h).padStart(2, '0') + clock(t - 3600 * h, decimals).slice(1);  // clock's "0:mm:ss"
+  }
+  S.timeAt = timeAt;
+
   function fetchJson(url) {
     return fetch(url).then((r) => r.ok ? r.json() : r.text().then((t) => { throw new Error(url + ': ' + r.status + ' ' + t); }));
   }
@@ -196,11 +212,19 @@
     const decimals = step >= 1 ? 0 : Math.min(3, Math.ceil(-Math.log10(step) - 1e-9));
     ctx.strokeStyle = '#e4e4e4'; ctx.fillStyle = '#333'; ctx.lineWidth = 1;
     ctx.font = '11px system-ui, sans-serif'; ctx.textAlign = 'center'; ctx.textBaseline = 'top';
-    for (let t = Math.max(0, Math.ceil(S.t0 / fs / step)) * step; t <= S.t1 / fs; t += step) {
+    // Ticks on round times of the clock the labels read (09:00, 09:10, ... from a start at 08:53:17).
+    const offset = startOfDay() || 0, labels = [];
+    for (let c = Math.ceil((S.t0 / fs + offset) / step) * step; c - offset <= S.t1 / fs; c += step) {
+      const t = c - offset;
+      if (t < 0) continue;
       const x = Math.round(x0 + (t * fs - S.t0) / (S.t1 - S.t0) * (x1 - x0)) + 0.5;
       ctx.beginPath(); ctx.moveTo(x, y0); ctx.lineTo(x, y1); ctx.stroke();
-      if (withLabels) ctx.fillText(clock(t, decimals), x, y1 + 4);
+      if (withLabels) {
+        labels.push(timeAt(t, decimals));
+        ctx.fillText(labels[labels.length - 1], x, y1 + 4);
+      }
     }
+    if (withLabels) S.drawn.ticks = { step: step, labels: labels };  // for the browser test
   }
 
   // Signal units per mV: the header's (WFDB, EDF); a CSV's unknown units are taken as mV, as
@@ -266,8 +290,8 @@
     const complete = level === want;
     const sx = (s) => (s - S.t0) / spp;  // sample -> x
     shadeAf(ctx, W, plotTop, plotBottom);
+    S.drawn = { level: level, envelope: null, markers: [], reference: [], grid: null, scale: null, ticks: null };
     timeTicks(ctx, W, 0, W, plotTop, plotBottom + refLane, true);
-    S.drawn = { level: level, envelope: null, markers: [], reference: [], grid: null, scale: null };
     if (level < 0) return complete;
 
     const bw = Math.pow(m.factor, level), nb = levelBins(level);
@@ -438,7 +462,7 @@
     const sigDone = drawSignal(), hrDone = drawHr();
     ++S.draws;
     const fs = S.meta.fs;
-    $('status').textContent = clock(S.t0 / fs, 3) + ' \u2013 ' + clock(S.t1 / fs, 3) + '  (' +
+    $('status').textContent = timeAt(S.t0 / fs, 3) + ' \u2013 ' + timeAt(S.t1 / fs, 3) + '  (' +
       ((S.t1 - S.t0) / fs).toFixed((S.t1 - S.t0) / fs < 10 ? 3 : 1) + ' s, level ' + S.drawn.level + ')';
     if (sigDone && hrDone && S.inflight.size === 0) {
       const now = performance.now();
@@ -469,7 +493,7 @@
       const tr = document.createElement('tr');
       tr.dataset.rank = o.rank;
       const cls = CLASS_COLOURS[o.class] ? o.class : '-';  // one letter of ours, never the file's text
-      tr.innerHTML = '<td>' + o.rank + '</td><td>' + clock(o.r_peak / fs, 1) + '</td><td class="cls"' +
+      tr.innerHTML = '<td>' + o.rank + '</td><td>' + timeAt(o.r_peak / fs, 1) + '</td><td class="cls"' +
         (CLASS_COLOURS[cls] ? ' style="color:' + CLASS_COLOURS[cls] + '" title="' + CLASS_NAMES[cls] + '"' : '') + '>' + cls +
         '</td><td>' + o.score.toFixed(2) + '</td>';
       tr.addEventListener('click', () => goToOutlier(k));
@@ -533,7 +557,8 @@
     S.outliers = outliers;
     const name = meta.recording.split('/').pop();
     document.title = 'ecgpipe view: ' + name;
-    $('title').textContent = name + ' \u00b7 ' + clock(meta.samples / meta.fs, 0) + ' at ' + meta.fs + ' Hz';
+    $('title').textContent = name + ' \u00b7 ' + clock(meta.samples / meta.fs, 0) + ' at ' + meta.fs + ' Hz' +
+      (startOfDay() === null ? ' \u00b7 times elapsed' : ' \u00b7 started ' + meta.start + ' \u00b7 clock times');
     let counts = meta.beats + ' beats';
     if (!meta.has_model) {
       counts += ' \u00b7 no model: analysis only';
