@@ -95,7 +95,7 @@ class Table {
   std::ostream& out_;
 };
 
-std::string trend_svg(const ReportData& d) {
+std::string trend_svg(const ReportData& d, const ReportClock& clock) {
   const HolterSummary& h = *d.holter;
   const double fs = sample_rate(d);
   std::vector<double> x, y;
@@ -108,7 +108,9 @@ std::string trend_svg(const ReportData& d) {
   Figure f(kTitleHeartRate, kTrendWidth, kTrendHeight);
   const double minutes = std::max<double>(1.0, static_cast<double>(h.trend.size()));
   Plot p(kTrendWidth, kTrendHeight, {0.0, minutes}, ys.empty() ? Range{0.0, 1.0} : ys.range(kTrendYPad));
-  p.labels("minute of the recording", "bpm");
+  // Time as the page's other times read: the clock's where the start is known, else from the start.
+  p.time_axis(clock.start_of_day_s().value_or(0.0) / kSecondsPerMinute, clock.known());
+  p.labels(clock.known() ? "clock time" : "time from the start (h:mm)", "bpm");
   std::vector<LegendEntry> legend;
   std::vector<double> a0, a1;
   for (const auto& [a, b] : d.artefact_spans) {
@@ -337,7 +339,7 @@ std::string events_section_html(const ReportData& d, const ReportClock& clock) {
   if (d.holter) {
     const bool has_af = d.rhythm_episodes && std::any_of(d.rhythm_episodes->begin(), d.rhythm_episodes->end(),
                                                          [](const RhythmEpisode& e) { return e.rhythm == Rhythm::AFIB; });
-    s << "<figure>\n" << trend_svg(d)
+    s << "<figure>\n" << trend_svg(d, clock)
       << "<figcaption>Mean heart rate per minute: 60 x RR intervals ending in the minute / their sum; gaps: minutes "
          "without one"
       << (has_af ? "; orange: atrial fibrillation" : "") << (d.artefact_spans.empty() ? "" : "; grey: artefact")

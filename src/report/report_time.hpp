@@ -26,6 +26,8 @@ class ReportClock {
   explicit ReportClock(const std::string& recording_start);
 
   bool known() const { return start_s_.has_value(); }
+  // The start's seconds after midnight, or nothing where it is unknown.
+  std::optional<double> start_of_day_s() const { return start_s_; }
 
   // The moment `t_s` seconds into the recording: "08:17:03" ("00:02:10 (day 2)" past midnight)
   // with a known start, else elapsed "0:02:03"; kNoValue for a negative or non-finite time.

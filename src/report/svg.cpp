@@ -1,6 +1,10 @@
 // The SVG toolkit's free functions (src/report/svg.hpp).
 #include "report/svg.hpp"
 
+#include <cmath>
+#include <cstdio>
+#include <iterator>
+
 namespace ecgpipe::svg {
 namespace {
 
@@ -55,6 +59,34 @@ std::vector<double> nice_ticks(Range r, int target, double* step_out) {
     ticks.push_back(std::abs(t) < step * kEdgeSlack ? 0.0 : t);
   }
   return ticks;
+}
+
+std::vector<double> time_ticks(Range r, int target, double offset_min, double* step_out) {
+  const double span = r.hi - r.lo;
+  if (!(span > 0.0) || !std::isfinite(span) || !std::isfinite(offset_min) || target < 1) return {};
+  constexpr double kSteps[] = {1, 2, 5, 10, 15, 20, 30, 60, 120, 180, 240, 360, 720, 1440};
+  double step = kSteps[std::size(kSteps) - 1];
+  for (const double s : kSteps)
+    if (span / s <= target) {
+      step = s;
+      break;
+    }
+  if (step_out) *step_out = step;
+  std::vector<double> ticks;
+  constexpr double kEdgeSlack = 1e-9;  // a tick on the edge survives rounding
+  for (double k = std::ceil((r.lo + offset_min) / step - kEdgeSlack); k * step - offset_min <= r.hi + step * kEdgeSlack; k += 1.0)
+    ticks.push_back(k * step - offset_min);
+  return ticks;
+}
+
+std::string time_tick_label(double t_min, double offset_min, bool clock) {
+  constexpr long long kMinutesPerHour = 60, kMinutesPerDay = 1440;
+  if (!std::isfinite(t_min + offset_min)) return "";
+  const long long total = std::llround(t_min + offset_min);
+  const long long shown = clock ? ((total % kMinutesPerDay) + kMinutesPerDay) % kMinutesPerDay : total;
+  char buf[48];
+  std::snprintf(buf, sizeof buf, clock ? "%02lld:%02lld" : "%lld:%02lld", shown / kMinutesPerHour, shown % kMinutesPerHour);
+  return buf;
 }
 
 std::string tick_label(double v, double step) {

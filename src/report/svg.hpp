@@ -77,6 +77,13 @@ inline constexpr double kYPad = 0.05;  // 5% head room above and below the data
 std::vector<double> nice_ticks(Range r, int target, double* step_out);
 // A tick's label: enough decimals for `step`, or 3 significant digits for very small/large.
 std::string tick_label(double v, double step);
+// A time axis in minutes of the recording, `offset_min` minutes after midnight at its start (0:
+// elapsed time): ticks inside [lo, hi] where the clock reads a whole multiple of the step, the
+// step the smallest of 1, 2, 5, 10, 15, 20, 30 minutes, 1, 2, 3, 4, 6, 12, 24 hours that gives at
+// most `target` intervals; the step in *step_out (if given). Empty for an empty or non-finite range.
+std::vector<double> time_ticks(Range r, int target, double offset_min, double* step_out);
+// A time tick's label: "HH:MM" of the clock (wrapping at midnight) or elapsed "h:mm".
+std::string time_tick_label(double t_min, double offset_min, bool clock);
 
 // ---------------------------------------------------------------------------------------------
 // Colours
@@ -133,6 +140,14 @@ class Plot {
   Plot& labels(const std::string& x_label, const std::string& y_label) {
     x_label_ = x_label;
     y_label_ = y_label;
+    return *this;
+  }
+  // The x axis is time in minutes of the recording, ticked and labelled as time_ticks /
+  // time_tick_label say (the clock's when `clock`, `offset_min` minutes after midnight at x = 0).
+  Plot& time_axis(double offset_min, bool clock) {
+    time_offset_min_ = offset_min;
+    time_clock_ = clock;
+    time_axis_ = true;
     return *this;
   }
   Plot& subtitle(const std::string& s) {
@@ -275,12 +290,13 @@ class Plot {
     const double fs = font();
     double step = 1.0;
     const int x_target = compact() ? kCompactXTicks : std::max(2, static_cast<int>(inner_w() / kPxPerXTick));
-    for (double t : nice_ticks(x_, x_target, &step)) {
+    for (double t : time_axis_ ? time_ticks(x_, x_target, time_offset_min_, &step) : nice_ticks(x_, x_target, &step)) {
       const double p = sx(t);
       s += "<line x1=\"" + px(p) + "\" x2=\"" + px(p) + "\" y1=\"" + px(top_) + "\" y2=\"" + px(top_ + inner_h()) +
            "\" stroke=\"#e6e6e6\"/>\n";
       s += "<text x=\"" + px(p) + "\" y=\"" + px(top_ + inner_h() + fs + kTickGap) +
-           "\" text-anchor=\"middle\" font-size=\"" + px(fs) + "\">" + tick_label(t, step) + "</text>\n";
+           "\" text-anchor=\"middle\" font-size=\"" + px(fs) + "\">" +
+           (time_axis_ ? time_tick_label(t, time_offset_min_, time_clock_) : tick_label(t, step)) + "</text>\n";
     }
     const int y_target = compact() ? kCompactYTicks : std::max(2, static_cast<int>(inner_h() / kPxPerYTick));
     for (double t : nice_ticks(y_, y_target, &step)) {
@@ -341,6 +357,8 @@ class Plot {
   Density density_;
   double left_, right_, top_, bottom_;
   std::string x_label_, y_label_, subtitle_, body_;
+  bool time_axis_ = false, time_clock_ = false;
+  double time_offset_min_ = 0.0;
 };
 
 // One <svg> with its title on top; plots and raw fragments placed below the title.

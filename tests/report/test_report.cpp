@@ -450,6 +450,26 @@ TEST(Report, ClinicalSummaryIsRoundedAndInClockTime) {
   EXPECT_NE(summary.find(" bpm at 08:1"), std::string::npos);
 }
 
+// The heart-rate trend's time axis reads as the page's other times: the clock's, ticks on round
+// clock times, where the start is known (08:15 + 90 min: 08:20 .. 09:40 every 10 min); else the
+// time from the start, h:mm. Once it was "minute of the recording" whatever the start.
+TEST(Report, HeartRateTrendAxisIsInClockTime) {
+  ReportData d = clinical_data();
+  std::string html = ecgpipe::render_report_html(d);
+  std::string trend = from(html, "aria-label=\"" + std::string("Heart rate per minute"));
+  trend = trend.substr(0, trend.find("</svg>"));
+  for (const char* label : {">08:20</text>", ">08:30</text>", ">09:40</text>", ">clock time</text>"})
+    EXPECT_NE(trend.find(label), std::string::npos) << label;
+  EXPECT_EQ(trend.find(">08:15</text>"), std::string::npos) << "08:15 is no round ten minutes";
+  EXPECT_EQ(trend.find("minute of the recording"), std::string::npos);
+  d.recording_start.clear();
+  html = ecgpipe::render_report_html(d);
+  trend = from(html, "aria-label=\"" + std::string("Heart rate per minute"));
+  trend = trend.substr(0, trend.find("</svg>"));
+  for (const char* label : {">0:00</text>", ">0:10</text>", ">1:30</text>", ">time from the start (h:mm)</text>"})
+    EXPECT_NE(trend.find(label), std::string::npos) << label;
+}
+
 TEST(Report, UnderAnHourAnalysedThePerHourRatesSayTheyAreExtrapolated) {
   ReportData d = clinical_data();
   d.recording_s = 1800.0;

@@ -50,6 +50,35 @@ TEST(Svg, NiceTicksAreOneTwoFiveSteps) {
   EXPECT_TRUE(svg::nice_ticks({0, 1}, 0, nullptr).empty());
 }
 
+// A time axis in minutes of the recording whose ticks fall on round clock times (the Holter
+// report's heart-rate trend): a recording from 08:53 has ticks at 09:00, 09:10, ... on a 1-2-5-10-
+// 15-30-60-120... minute grid, labelled HH:MM wrapping at midnight; elapsed (offset 0, no clock)
+// "h:mm".
+TEST(Svg, TimeTicksFallOnRoundClockTimes) {
+  double step = 0;
+  const double from_0853 = 8 * 60 + 53;  // minutes after midnight at the recording's start
+  EXPECT_EQ(svg::time_ticks({0, 30}, 4, from_0853, &step), (std::vector<double>{7, 17, 27}));  // 09:00, 09:10, 09:20
+  EXPECT_EQ(step, 10.0);
+  EXPECT_EQ(svg::time_tick_label(7, from_0853, true), "09:00");
+  EXPECT_EQ(svg::time_tick_label(27, from_0853, true), "09:20");
+  // 24 hours from 08:53 in about 8 ticks: every 3 hours on the clock's 3-hour marks, past midnight.
+  const auto day = svg::time_ticks({0, 1440}, 8, from_0853, &step);
+  EXPECT_EQ(step, 180.0);
+  ASSERT_FALSE(day.empty());
+  EXPECT_EQ(svg::time_tick_label(day.front(), from_0853, true), "09:00");
+  EXPECT_EQ(svg::time_tick_label(day[5], from_0853, true), "00:00");
+  // Elapsed: from 0, labelled h:mm.
+  EXPECT_EQ(svg::time_ticks({0, 30}, 4, 0, &step), (std::vector<double>{0, 10, 20, 30}));
+  EXPECT_EQ(svg::time_tick_label(90, 0, false), "1:30");
+  EXPECT_EQ(svg::time_tick_label(0, 0, false), "0:00");
+  // Short: a minute apart at least; empty, reversed or non-finite ranges, none.
+  EXPECT_EQ(svg::time_ticks({0, 3}, 10, 0.5, &step), (std::vector<double>{0.5, 1.5, 2.5}));
+  EXPECT_EQ(step, 1.0);
+  EXPECT_TRUE(svg::time_ticks({1, 1}, 5, 0, nullptr).empty());
+  EXPECT_TRUE(svg::time_ticks({2, 1}, 5, 0, nullptr).empty());
+  EXPECT_TRUE(svg::time_ticks({0, kInf}, 5, 0, nullptr).empty());
+}
+
 TEST(Svg, TickLabelsHaveTheStepsDecimals) {
   EXPECT_EQ(svg::tick_label(2.0, 1.0), "2");
   EXPECT_EQ(svg::tick_label(0.5, 0.5), "0.5");
