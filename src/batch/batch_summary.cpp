@@ -328,7 +328,10 @@ SummaryRow read_output_folder(const std::string& folder, const std::string& name
     row.longest_pause_s = number(member(holter, "longest_pause"), "rr_s");
     row.veb = count_of(member(holter, "veb"), "total");
     row.sveb = count_of(member(holter, "sveb"), "total");
-    for (const double analysed : {number(holter, "analysed_s"), number(member(holter, "af"), "analysed_s"), number(holter, "duration_s")})
+    // Over the time the record's report.html calls analysed (quality: the recording less its
+    // artefact), so that the row's per-hour rates are its report's; reports before it had none.
+    for (const double analysed : {number(member(j, "quality"), "analysed_s"), number(holter, "analysed_s"),
+                                  number(member(holter, "af"), "analysed_s"), number(holter, "duration_s")})
       if (analysed > 0) {
         row.analysed_s = analysed;
         break;

@@ -697,6 +697,28 @@ TEST(BatchSummary, MalformedHolterAndEvaluationFieldsAreUnknown) {
   EXPECT_EQ(cell(read_text(dir / "summary.csv"), "GROSS", "qrs_tp"), "");
 }
 
+// The per-hour rates are over the time report.html calls analysed (report.json quality.analysed_s:
+// the recording less its artefact), so a record's row says what its report says: SVDB 800 (30 min,
+// no artefact, 45 S) read 90.1 S per hour in summary.csv beside its report's 90.0, the batch taking
+// the AF burden's analysed time (first to last beat, 1 798.72 s). Reports without `quality`
+// (before issue 27) keep the fallbacks.
+TEST(BatchSummary, PerHourRatesAreOverTheReportsAnalysedTime) {
+  const fs::path dir = fresh_dir("summary_analysed");
+  write_run_folder(dir / "a", 70, -1, 0, 0, 0, 0, 0);
+  auto report = nlohmann::json::parse(read_text(dir / "a" / "report.json"));
+  report["holter"]["sveb"]["total"] = 45;
+  report["holter"]["af"]["analysed_s"] = 1798.71875;
+  report["quality"] = {{"recording_s", 1800.0}, {"artefact_s", 0.0}, {"analysed_s", 1800.0}};
+  write_text(dir / "a" / "report.json", report.dump());
+  const std::vector<ecgpipe::SummaryRow> rows = {ecgpipe::read_output_folder((dir / "a").string(), "a")};
+  EXPECT_DOUBLE_EQ(rows[0].analysed_s, 1800.0);
+  ecgpipe::write_summary(dir.string(), rows);
+  EXPECT_EQ(cell(read_text(dir / "summary.csv"), "a", "sveb_per_hour"), "90.0");
+  report.erase("quality");
+  write_text(dir / "a" / "report.json", report.dump());
+  EXPECT_DOUBLE_EQ(ecgpipe::read_output_folder((dir / "a").string(), "a").analysed_s, 1798.71875) << "no quality: AF's";
+}
+
 // Under an hour analysed, index.html marks the per-hour figures as extrapolated.
 TEST(BatchSummary, PerHourUnderAnHourIsMarkedExtrapolated) {
   const fs::path dir = fresh_dir("summary_per_hour");
