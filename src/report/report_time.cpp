@@ -70,7 +70,11 @@ std::string ReportClock::hour_span(double start_s, double end_s) const {
     return std::string(buf);
   };
   const auto from = bound(start_s), to = bound(end_s);
-  return from && to ? *from + "–" + *to : kNoValue;
+  if (!from || !to) return kNoValue;
+  // A row that starts past the first midnight says its day, as at() does (a 48-h recording has
+  // each clock hour twice).
+  const auto day = start_s_ ? static_cast<long long>(std::floor((start_s + *start_s_) / kSecondsPerDay + 1e-9)) : 0;
+  return *from + "–" + *to + (day > 0 ? " (day " + std::to_string(day + 1) + ")" : "");
 }
 
 double ReportClock::hour_phase_s() const { return start_s_ ? std::fmod(*start_s_, static_cast<double>(kSecondsPerHour)) : 0.0; }

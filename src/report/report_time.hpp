@@ -34,7 +34,8 @@ class ReportClock {
   std::string at(double t_s) const;
   // An hour of the hourly table from its span in the recording (HolterHour::start_s / end_s):
   // "08:15–09:00", "09:00–10:00", "10:00–10:11:40" (a bound off the minute to the second it lies
-  // in), or elapsed "0:00–1:00", "1:00–1:30"; kNoValue for a negative or non-finite bound.
+  // in), "00:00–01:00 (day 2)" past midnight, or elapsed "0:00–1:00", "1:00–1:30"; kNoValue for a
+  // negative or non-finite bound.
   std::string hour_span(double start_s, double end_s) const;
   // The seconds into a clock hour at which the recording starts (HolterOptions::hour_phase_s):
   // 930 for 08:15:30, 0 when the start is unknown.

@@ -250,6 +250,8 @@ def main():
               "the title gives the start and says times are the clock's")
         check(driver.find_element(By.ID, "status").text.startswith("23:59:30.000 \u2013 "),
               "the status line starts at the clock's 23:59:30 (%s)" % driver.find_element(By.ID, "status").text)
+        check(" \u2013 00:09:30.000 (day 2)" in driver.find_element(By.ID, "status").text,
+              "past midnight the status line says the day")
         ticks = driver.execute_script("return window.ecgview.drawn.ticks")
         of_day = [int(a[0:2]) * 3600 + int(a[3:5]) * 60 + float(a[6:]) for a in ticks["labels"]]
         check(ticks["step"] >= 1 and ticks["labels"] and all(abs(t / ticks["step"] - round(t / ticks["step"])) < 1e-9 for t in of_day),

@@ -39,7 +39,10 @@ TEST(ReportTime, ClockTimeFromADateAndTime) {
   EXPECT_EQ(c.hour_span(0.0, 2700.0), "08:15–09:00");
   EXPECT_EQ(c.hour_span(2700.0, 6300.0), "09:00–10:00");
   EXPECT_EQ(c.hour_span(6300.0, 6400.4), "10:00–10:01:40");
-  EXPECT_EQ(c.hour_span(15 * 3600.0 + 2700.0, 16 * 3600.0 + 2700.0), "00:00–01:00");  // wraps at midnight
+  // Past midnight the rows say their day, as at() does: a 48-h Holter's table has each clock hour twice.
+  EXPECT_EQ(c.hour_span(14 * 3600.0 + 2700.0, 15 * 3600.0 + 2700.0), "23:00–00:00");
+  EXPECT_EQ(c.hour_span(15 * 3600.0 + 2700.0, 16 * 3600.0 + 2700.0), "00:00–01:00 (day 2)");
+  EXPECT_EQ(c.hour_span(39 * 3600.0 + 2700.0, 40 * 3600.0 + 2700.0), "00:00–01:00 (day 3)");
   EXPECT_EQ(c.hour_span(kNaN, 1.0), "—");
   EXPECT_EQ(c.start_text(), "2026-11-26 08:15:00");
   EXPECT_STREQ(c.times_are(), "clock time");

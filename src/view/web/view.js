@@ -65,6 +65,12 @@
     return String(h).padStart(2, '0') + clock(t - 3600 * h, decimals).slice(1);  // clock's "0:mm:ss"
   }
   S.timeAt = timeAt;
+  // ' (day N)' for a clock time past the first midnight (a 48-h recording has each time twice).
+  function dayNote(sec) {
+    const start = startOfDay();
+    const day = start === null ? 0 : Math.floor((start + sec) / 86400);
+    return day > 0 ? ' (day ' + (day + 1) + ')' : '';
+  }
 
   function fetchJson(url) {
     return fetch(url).then((r) => r.ok ? r.json() : r.text().then((t) => { throw new Error(url + ': ' + r.status + ' ' + t); }));
@@ -462,7 +468,8 @@
     const sigDone = drawSignal(), hrDone = drawHr();
     ++S.draws;
     const fs = S.meta.fs;
-    $('status').textContent = timeAt(S.t0 / fs, 3) + ' \u2013 ' + timeAt(S.t1 / fs, 3) + '  (' +
+    $('status').textContent = timeAt(S.t0 / fs, 3) + dayNote(S.t0 / fs) + ' \u2013 ' + timeAt(S.t1 / fs, 3) +
+      dayNote(S.t1 / fs) + '  (' +
       ((S.t1 - S.t0) / fs).toFixed((S.t1 - S.t0) / fs < 10 ? 3 : 1) + ' s, level ' + S.drawn.level + ')';
     if (sigDone && hrDone && S.inflight.size === 0) {
       const now = performance.now();
