@@ -339,4 +339,44 @@ TEST(AnalyzeCli, HourlyTableIsInClockHoursFromTheRecordsStart) {
             std::string::npos);
 }
 
+// A CSV has no header time: --start gives it, so that its report (and the viewer) read clock
+// time as a WFDB or EDF record's do; it is checked as the report reads it, refused for a batch
+// (each recording started at its own time) and where a header says otherwise.
+TEST(AnalyzeCli, StartGivesACsvItsClockTime) {
+  const auto dir = testutil::fresh_dir();
+  auto r = run_ecgpipe("-q synth " + q(dir / "s.csv") + " --fs 360 --duration 1200", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  r = run_ecgpipe("-q analyze " + q(dir / "s.csv") + " --fs 360 --start '2026-11-26 08:50:00' --out " + q(dir / "a"), dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = report_of(dir / "a");
+  EXPECT_EQ(j["input"]["start"], "2026-11-26 08:50:00");
+  EXPECT_EQ(j["holter"]["hour_phase_s"], 3000.0);
+  EXPECT_EQ(j["holter"]["per_hour"].size(), 2u);
+  EXPECT_NE(read_text(dir / "a" / "report.html").find("<tr><th>recording start</th><td>2026-11-26 08:50:00</td></tr>"),
+            std::string::npos);
+  r = run_ecgpipe("-q analyze " + q(dir / "s.csv") + " --fs 360 --start 23:59:30 --out " + q(dir / "t"), dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(report_of(dir / "t")["input"]["start"], "23:59:30");
+  // Not a time the report reads: a usage error, one line, nothing written.
+  for (const char* bad : {"08:50", "25:00:00", "2026-13-01 08:00:00", "yesterday", "08:50:00 x", ""}) {
+    r = run_ecgpipe("-q analyze " + q(dir / "s.csv") + " --fs 360 --start '" + bad + "' --out " + q(dir / "bad"), dir);
+    EXPECT_EQ(r.code, 2) << bad << ": " << r.err;
+    EXPECT_NE(r.err.find("--start"), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_FALSE(fs::exists(dir / "bad"));
+  }
+  // Several recordings: each has its own start.
+  r = run_ecgpipe("-q analyze " + q(dir / "s.csv") + " " + q(dir / "s.csv") + " --fs 360 --start 08:00:00 --out " +
+                      q(dir / "many"), dir);
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("--start is for one recording"), std::string::npos) << r.err;
+  // A header's own start and another --start: refused, as a header's rate and another --fs are.
+  write_synth_record(dir, 60, "10:20:30 01/02/2003");
+  r = run_ecgpipe("-q analyze " + q(dir / "rec") + " --start '2003-02-01 11:00:00' --out " + q(dir / "w"), dir);
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("2003-02-01 10:20:30"), std::string::npos) << r.err;
+  r = run_ecgpipe("-q analyze " + q(dir / "rec") + " --start '2003-02-01 10:20:30' --out " + q(dir / "w"), dir);
+  EXPECT_EQ(r.code, 0) << r.err;  // the same start: nothing to refuse
+}
+
 }  // namespace
