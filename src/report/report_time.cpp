@@ -50,7 +50,7 @@ std::string ReportClock::at(double t_s) const {
 
 std::string ReportClock::hour_span(double start_s, double end_s) const {
   // A bound as the table reads it: on the minute "HH:MM" (elapsed "H:MM"), else to the second it
-  // lies in; a clock time wraps at midnight (the rows are in order, no day is needed).
+  // lies in; a clock time wraps at midnight (the row's day follows, below).
   const auto bound = [this](double t_s) -> std::optional<std::string> {
     if (!whole_seconds(t_s)) return std::nullopt;
     double total = t_s + start_s_.value_or(0.0);
