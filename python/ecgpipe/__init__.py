@@ -254,23 +254,23 @@ def run(signal: Any, fs: Optional[float] = None, *, epochs: int = 30, seed: int 
 def evaluate(reference: Any, detections: Any, fs: float, *, classes: Optional[Any] = None,
              tolerance_ms: float = 150.0) -> Dict[str, Any]:
     """Beat-by-beat evaluation (ANSI/AAMI EC57), as ``ecgpipe eval --json``: ``reference`` is an
-    annotation file (WFDB .atr or a sample,symbol CSV) or a pair ``(samples, symbols)``;
-    ``detections`` the R peaks (sample indices); ``classes`` optionally one of N S V F Q per
-    detection (then the class figures too)."""
-    det = np.ascontiguousarray(np.asarray(detections, dtype=np.int64))
-    if det.ndim != 1:
-        raise UsageError("detections: a 1-D array of sample indices")
+    annotation file (WFDB .atr or a sample,symbol CSV), a pair ``(samples, symbols)`` or a
+    DataFrame with ``sample`` and ``symbol`` columns (``pd.read_csv`` of such a CSV);
+    ``detections`` the R peaks (sample indices: whole numbers from 0, ascending); ``classes``
+    optionally one of N S V F Q per detection (then the class figures too)."""
+    det = _sample_indices("detections", detections)
     letters = "" if classes is None else "".join(str(c) for c in classes)
+    rate, tolerance = _rate(fs), _number("tolerance_ms", tolerance_ms)
     empty = np.zeros(0, dtype=np.int64)
     if isinstance(reference, (str, os.PathLike)):
-        text = _native.evaluate(_path("reference", reference), empty, "", det, letters, float(fs), float(tolerance_ms))
+        text = _native.evaluate(_path("reference", reference), empty, "", det, letters, rate, tolerance)
     else:
-        samples, symbols = reference
-        ref = np.ascontiguousarray(np.asarray(samples, dtype=np.int64))
+        samples, symbols = _reference_pair(reference)
+        ref = _sample_indices("reference", samples)
         sym = "".join(str(s) for s in symbols)
-        if ref.ndim != 1 or len(sym) != ref.size:
+        if len(sym) != ref.size:
             raise UsageError("reference: (samples, symbols), one symbol per sample")
-        text = _native.evaluate("", ref, sym, det, letters, float(fs), float(tolerance_ms))
+        text = _native.evaluate("", ref, sym, det, letters, rate, tolerance)
     return json.loads(text)
 
 
@@ -297,6 +297,59 @@ def _rate(fs: Optional[float]) -> float:
         return float(fs)
     except (TypeError, ValueError):
         raise UsageError(f"fs: a rate in Hz, got {fs!r}") from None
+
+
+def _number(what: str, value: Any) -> float:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise UsageError(f"{what}: a number, got {value!r}") from None
+
+
+_REFERENCE_FORMS = ("an annotation file (WFDB .atr or a sample,symbol CSV), a pair (samples, symbols) "
+                    "or a DataFrame with sample and symbol columns")
+
+
+def _reference_pair(reference: Any) -> Tuple[Any, Any]:
+    """(samples, symbols) of an evaluate() reference that is not a file (a pair or a DataFrame)."""
+    columns = getattr(reference, "columns", None)
+    if columns is not None:
+        if "sample" not in columns or "symbol" not in columns:
+            raise UsageError(f"reference: a DataFrame without sample and symbol columns (has {list(columns)}); "
+                             f"give {_REFERENCE_FORMS}")
+        return reference["sample"], reference["symbol"]
+    if isinstance(reference, (tuple, list)) and len(reference) == 2:
+        return reference[0], reference[1]
+    raise UsageError(f"reference: {_REFERENCE_FORMS}; got {type(reference).__name__}"
+                     + (f" of {len(reference)}" if isinstance(reference, (tuple, list)) else ""))
+
+
+def _sample_indices(what: str, values: Any) -> np.ndarray:
+    """Sample indices as the native side takes them (int64, 1-D, contiguous), as the command line's
+    readers take a sample cell: a whole number, a float included when its fraction is zero ("100.0"
+    is sample 100); a fraction, NaN, a bool or text is refused rather than cut to an integer. The
+    range (0 to 2**53) and the order are checked on the native side."""
+    try:
+        a = np.asarray(values)
+    except Exception as e:
+        raise UsageError(f"{what}: not an array of sample indices ({type(values).__name__}): {e}") from None
+    if a.ndim != 1:
+        raise UsageError(f"{what}: a 1-D array of sample indices, got shape {a.shape}")
+    if a.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    if a.dtype.kind == "f":
+        whole = np.isfinite(a) & (a == np.floor(a)) & (np.abs(a) <= 2.0**53)
+        if not whole.all():
+            i = int(np.argmin(whole))
+            raise UsageError(f"{what}: {a[i]!r} (at {i}) is not a sample index (a whole number from 0 to 2**53); "
+                             "round times x fs with np.rint first")
+    elif a.dtype.kind == "u":
+        if (a > 2**53).any():
+            i = int(np.argmax(a > 2**53))
+            raise UsageError(f"{what}: {a[i]} (at {i}) is not a sample index (0 to 2**53)")
+    elif a.dtype.kind != "i":
+        raise UsageError(f"{what}: sample indices (whole numbers), got dtype {a.dtype}")
+    return np.ascontiguousarray(a.astype(np.int64))
 
 
 def _whole(what: str, value: Any, lo: int, hi: int) -> int:
@@ -411,6 +464,9 @@ def _host_signal(signal: Any, what: str = "signal") -> Any:
     checks its cells. ``what`` names the argument in the errors ("signal", "lead2")."""
     if _device_type(signal) == 2:
         return _cuda_signal(signal, what)
+    if isinstance(signal, (str, bytes, os.PathLike)):
+        raise UsageError(f"{what}: a file name ({os.fsdecode(signal)!r}), not samples: read it with "
+                         "ecgpipe.read(path) and pass the Recording (it brings the file's rate and leads)")
     try:
         a = np.asarray(signal)
     except Exception as e:

@@ -350,6 +350,57 @@ def test_evaluate_with_classes(sample):
     assert e["classes"]["V"]["reference"] == int((ref["class"] == "V").sum()) and e["ec57"] is not None
 
 
+def test_evaluate_takes_a_reference_data_frame():
+    # pd.read_csv of a sample,symbol file (data/sample_beats.csv's columns) is what a notebook has.
+    ref = pd.read_csv(REPO / "data" / "sample_beats.csv")
+    peaks = ref["sample"].to_numpy()
+    from_frame = ecgpipe.evaluate(ref, peaks, FS)
+    from_pair = ecgpipe.evaluate((ref["sample"], ref["symbol"]), peaks, FS)
+    assert from_frame == from_pair and from_frame["tp"] == len(peaks) and from_frame["fp"] == 0
+
+
+REFERENCE = ([100, 460, 820], "NNV")
+
+
+@pytest.mark.parametrize("call, error, match", [
+    # What a notebook hands over by mistake: each is the caller's error, said as one, with the argument
+    # named (found by a hostile tour: they were ValueError / TypeError from unpacking, and a class
+    # letter outside N S V F Q an InternalError).
+    (lambda: ecgpipe.evaluate([100, 460, 820], [100], FS), ecgpipe.UsageError, "reference"),
+    (lambda: ecgpipe.evaluate(None, [100], FS), ecgpipe.UsageError, "reference"),
+    (lambda: ecgpipe.evaluate({"a": 1, "b": 2}, [100], FS), ecgpipe.UsageError, "reference"),
+    (lambda: ecgpipe.evaluate(np.array([1, 2]), [1], FS), ecgpipe.UsageError, "reference"),
+    (lambda: ecgpipe.evaluate(pd.DataFrame({"time": [1.0]}), [1], FS), ecgpipe.UsageError, "reference"),
+    (lambda: ecgpipe.evaluate(([100.5, 460], "NN"), [100], FS), ecgpipe.UsageError, "reference"),
+    (lambda: ecgpipe.evaluate(([-3, 460], "NN"), [100], FS), ecgpipe.UsageError, "reference"),
+    (lambda: ecgpipe.evaluate(REFERENCE, [100, float("nan")], FS), ecgpipe.UsageError, "detections"),
+    (lambda: ecgpipe.evaluate(REFERENCE, [100.7, 460.2], FS), ecgpipe.UsageError, "detections"),
+    (lambda: ecgpipe.evaluate(REFERENCE, ["a"], FS), ecgpipe.UsageError, "detections"),
+    (lambda: ecgpipe.evaluate(REFERENCE, [True, False], FS), ecgpipe.UsageError, "detections"),
+    (lambda: ecgpipe.evaluate(REFERENCE, [-5, 100], FS), ecgpipe.UsageError, "detections"),
+    (lambda: ecgpipe.evaluate(REFERENCE, [2**62], FS), ecgpipe.UsageError, "detections"),
+    (lambda: ecgpipe.evaluate(REFERENCE, [100], None), ecgpipe.UsageError, "fs"),
+    (lambda: ecgpipe.evaluate(REFERENCE, [100], "abc"), ecgpipe.UsageError, "fs"),
+    (lambda: ecgpipe.evaluate(REFERENCE, [100], FS, tolerance_ms="x"), ecgpipe.UsageError, "tolerance_ms"),
+    (lambda: ecgpipe.evaluate(REFERENCE, [100], FS, tolerance_ms=1e300), ecgpipe.UsageError, r"got 1e\+300$"),
+    (lambda: ecgpipe.evaluate(REFERENCE, [100, 460, 820], FS, classes="NXV"), ecgpipe.UsageError,
+     "classes: 'X' .detection 1. is not a beat label"),
+    (lambda: ecgpipe.analyze(str(SAMPLE), FS), ecgpipe.UsageError, r"ecgpipe\.read"),
+    (lambda: ecgpipe.detect(SAMPLE, FS), ecgpipe.UsageError, r"ecgpipe\.read"),
+])
+def test_evaluate_and_signal_mistakes_are_usage_errors(call, error, match):
+    with pytest.raises(error, match=match):
+        call()
+
+
+def test_evaluate_whole_float_indices_are_read_as_indices():
+    # Sample indices held as floats (a pandas column that had a missing value upstream): a whole
+    # number is the same index, as the command line's CSV reader takes "100.0" and refuses "100.7".
+    as_ints = ecgpipe.evaluate(REFERENCE, [100, 460, 820], FS, classes="NNV")
+    as_floats = ecgpipe.evaluate(([100.0, 460.0, 820.0], "NNV"), np.array([100.0, 460.0, 820.0]), FS, classes="NNV")
+    assert as_ints == as_floats and as_ints["ec57"]["veb"]["tp"] == 1
+
+
 # --- hostile inputs and errors ----------------------------------------------------------------
 
 @pytest.mark.parametrize("bad, error", [

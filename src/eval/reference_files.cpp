@@ -91,11 +91,7 @@ void split_fields(std::string_view line, std::vector<std::string>& fields) {
   fields.resize(n + 1);
 }
 
-// Larger sample numbers are refused: a day at 100 kHz is 8.6e9 samples, and the matcher adds
-// tolerances to them (9223372036854775807 overflowed there).
-constexpr std::int64_t kMaxSampleIndex = std::int64_t{1} << 53;
-
-// A non-negative integer up to kMaxSampleIndex, optionally written with a zero fraction ("123",
+// A non-negative integer up to kMaxSampleIndex (evaluate.hpp), optionally written with a zero fraction ("123",
 // "123.0").
 bool parse_sample(std::string_view s, std::int64_t& out) {
   s = trim(s);

@@ -300,13 +300,28 @@ nb::tuple score(const Signal& signal, double fs, const std::string& model_path, 
   return run_outputs(o);
 }
 
+// UsageError unless every value is a sample index as the command line's readers take one (0 to
+// kMaxSampleIndex): the package's arrays are the caller's, as a CSV's cells are.
+void check_sample_indices(const char* what, const std::int64_t* v, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i)
+    if (v[i] < 0 || v[i] > kMaxSampleIndex)
+      throw UsageError(std::string(what) + ": " + std::to_string(v[i]) + " (at " + std::to_string(i) +
+                       ") is not a sample index (0 to 2**53)");
+}
+
+std::string number_text(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
 // reference: a file (CSV sample,symbol or WFDB .atr) or, with path empty, `samples` and `symbols`.
 std::string evaluate(const std::string& reference_path, const nb::ndarray<const std::int64_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>& samples,
                      const std::string& symbols, const nb::ndarray<const std::int64_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>& detections,
                      const std::string& classes, double fs, double tolerance_ms) {
-  if (!(std::isfinite(fs) && fs > 0)) throw UsageError("fs must be a positive rate, got " + std::to_string(fs));
+  if (!(std::isfinite(fs) && fs > 0)) throw UsageError("fs must be a positive rate, got " + number_text(fs));
   if (!(std::isfinite(tolerance_ms) && tolerance_ms > 0 && tolerance_ms <= 1000))
-    throw UsageError("tolerance_ms must lie in (0, 1000], got " + std::to_string(tolerance_ms));
+    throw UsageError("tolerance_ms must lie in (0, 1000], got " + number_text(tolerance_ms));
   validate_fs(fs);
   ReferenceBeats reference;
   if (!reference_path.empty()) {
@@ -314,15 +329,23 @@ std::string evaluate(const std::string& reference_path, const nb::ndarray<const 
     reference = read_reference(reference_path);
   } else {
     if (symbols.size() != samples.shape(0)) throw UsageError("reference: one symbol per sample");
+    check_sample_indices("reference", samples.data(), samples.shape(0));
     reference.samples.assign(samples.data(), samples.data() + samples.shape(0));
     reference.symbols.assign(symbols.begin(), symbols.end());
     for (std::size_t i = 1; i < reference.samples.size(); ++i)
       if (reference.samples[i] < reference.samples[i - 1]) throw InputError("reference: samples must be ascending");
   }
+  check_sample_indices("detections", detections.data(), detections.shape(0));
   std::vector<std::int64_t> peaks(detections.data(), detections.data() + detections.shape(0));
   for (std::size_t i = 1; i < peaks.size(); ++i)
     if (peaks[i] < peaks[i - 1]) throw InputError("detections: R peaks must be ascending");
   if (!classes.empty() && classes.size() != peaks.size()) throw UsageError("classes: one letter per detection");
+  // As the command line's class column: a letter the EC57 matrix counts (N S V F Q, or a MIT-BIH
+  // beat symbol), else the matrix would meet it as an internal error.
+  for (std::size_t i = 0; i < classes.size(); ++i)
+    if (ec57_detected_class(classes[i]) == 0)
+      throw UsageError("classes: '" + std::string(1, classes[i]) + "' (detection " + std::to_string(i) +
+                       ") is not a beat label (N, S, V, F, Q)");
   EvalOptions eo;
   eo.fs = fs;
   eo.tolerance_ms = tolerance_ms;

@@ -32,6 +32,11 @@ struct Episode {
 };
 inline constexpr std::int64_t kEpisodeToEnd = std::numeric_limits<std::int64_t>::max();
 
+// The largest sample index a reference or a detection may hold (the readers refuse larger ones,
+// the Python package's arrays alike): a day at 100 kHz is 8.6e9 samples, and the matcher adds
+// tolerances to them (9223372036854775807 overflowed there).
+inline constexpr std::int64_t kMaxSampleIndex = std::int64_t{1} << 53;
+
 // A rhythm that starts at `sample` and lasts until the next change (or the record's end), named
 // as MIT-BIH names it without the parenthesis: "N", "AFIB", "AFL", "SVTA", ... (rhythm_eval.hpp)
 struct RhythmChange {
