@@ -194,7 +194,7 @@ def read(path: PathLike, column: Optional[Union[str, int]] = None, fs: Optional[
     if not os.path.splitext(path)[1] and os.path.exists(path + ".hea"):
         path += ".hea"  # a WFDB record named as wfdb-python names it
     signal, rate, info, second = _native.read(path, None if column is None else str(column),
-                                              None if fs is None else float(fs), str(lead2))
+                                              None if fs is None else _rate(fs), str(lead2))
     for w in info["warnings"]:
         warnings.warn(w, EcgpipeWarning, stacklevel=2)
     return Recording(signal, rate, info, second)
@@ -383,13 +383,19 @@ def _lead2(signal: Any, lead2: Any) -> Optional[np.ndarray]:
         return None
     if lead2 is None:
         return signal.lead2 if isinstance(signal, Recording) else None
+    if lead2 is True or isinstance(lead2, str):
+        raise UsageError(f"lead2: an array as long as the signal, False (the primary lead alone) or None "
+                         f"(a Recording's own), got {lead2!r}; a signal's name or 'auto' is ecgpipe.read's lead2")
     return _host_signal(lead2, "lead2")
 
 
 def _path(what: str, path: PathLike) -> str:
     """A path as the native side takes it: text without NUL (the C library would cut it there
     and read or write another file than the one named)."""
-    text = os.fspath(path)
+    try:
+        text = os.fspath(path)
+    except TypeError:
+        raise UsageError(f"{what}: a path (str or os.PathLike), got {type(path).__name__}") from None
     if isinstance(text, bytes):
         text = os.fsdecode(text)
     if "\0" in text:

@@ -393,6 +393,35 @@ def test_evaluate_and_signal_mistakes_are_usage_errors(call, error, match):
         call()
 
 
+def test_a_recordings_info_of_other_types_is_a_usage_error(sample):
+    # Recording.info is the caller's dict: a value of another type was a RuntimeError
+    # (std::bad_cast) from the native side; None is a value left out.
+    signal, fs = sample
+    rec = ecgpipe.read(SAMPLE, fs=fs)
+    for key, value in (("start_time", 5), ("fs_source", 1.5), ("fs_is_default", "yes"), ("warnings", "text"),
+                       ("warnings", [1, 2])):
+        bad = ecgpipe.Recording(rec.signal, rec.fs, {**rec.info, key: value}, rec.lead2)
+        with pytest.raises(ecgpipe.UsageError, match=rf"info\['{key}'\]"):
+            ecgpipe.analyze(bad, device="cpu")
+    cleared = ecgpipe.Recording(rec.signal, rec.fs, {**rec.info, "start_time": None, "warnings": ()}, rec.lead2)
+    assert ecgpipe.analyze(cleared, device="cpu").report["input"]["start"] is None
+
+
+def test_lead2_names_belong_to_read():
+    # lead2="auto" is read()'s (a signal name); analyze takes an array, False or None.
+    x = np.zeros(5000, np.float32)
+    for value in ("auto", True):
+        with pytest.raises(ecgpipe.UsageError, match="ecgpipe.read"):
+            ecgpipe.analyze(x, FS, device="cpu", lead2=value)
+
+
+def test_paths_and_rates_of_other_types_are_usage_errors():
+    with pytest.raises(ecgpipe.UsageError, match="out"):
+        ecgpipe.analyze(np.zeros(5000, np.float32), FS, device="cpu", out=5)
+    with pytest.raises(ecgpipe.UsageError, match="fs"):
+        ecgpipe.read(SAMPLE, fs="x")
+
+
 def test_evaluate_whole_float_indices_are_read_as_indices():
     # Sample indices held as floats (a pandas column that had a missing value upstream): a whole
     # number is the same index, as the command line's CSV reader takes "100.0" and refuses "100.7".

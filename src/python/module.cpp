@@ -13,6 +13,7 @@
 #include <nanobind/stl/function.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
 #include <spdlog/spdlog.h>
 
 #include <cmath>
@@ -98,8 +99,20 @@ SignalSource given_source(double fs) {
 // A Recording's info (ecgpipe.read; empty for a bare array) into the SignalSource the command
 // line would have for that file: the report then says where the rate, the column and the units
 // came from, and repeats the reader's warnings (a guessed rate).
+// The dict is the caller's to change: a value of another type is a UsageError naming its key (it
+// was a RuntimeError, std::bad_cast); None is a value left out.
+template <typename T>
+std::optional<T> info_value(const nb::dict& info, const char* key, const char* what) {
+  if (!info.contains(key) || info[key].is_none()) return std::nullopt;
+  T v{};
+  if (!nb::try_cast(info[key], v, /*convert=*/false))
+    throw UsageError(std::string("Recording.info['") + key + "']: " + what + ", got " +
+                     nb::cast<std::string>(nb::handle(info[key]).type().attr("__name__")));
+  return v;
+}
+
 void apply_recording_info(const nb::dict& info, SignalSource& s) {
-  const auto text = [&info](const char* key) { return info.contains(key) ? nb::cast<std::string>(info[key]) : std::string(); };
+  const auto text = [&info](const char* key) { return info_value<std::string>(info, key, "text").value_or(""); };
   if (info.size() == 0) return;
   s.format = text("format");
   s.fs_source = text("fs_source");
@@ -108,9 +121,8 @@ void apply_recording_info(const nb::dict& info, SignalSource& s) {
   s.units = text("units");
   s.start_time = text("start_time");
   s.lead2_name = text("lead2_name");
-  s.fs_is_default = info.contains("fs_is_default") && nb::cast<bool>(info["fs_is_default"]);
-  if (info.contains("warnings"))
-    for (nb::handle w : nb::cast<nb::list>(info["warnings"])) s.warnings.push_back(nb::cast<std::string>(w));
+  s.fs_is_default = info_value<bool>(info, "fs_is_default", "True or False").value_or(false);
+  s.warnings = info_value<std::vector<std::string>>(info, "warnings", "a list of text").value_or(std::vector<std::string>{});
 }
 
 // The options of `run` / `analyze` / `score` for an in-memory signal, the windows scaled to fs
