@@ -184,7 +184,7 @@ void add_rhythm_command(CLI::App& app) {
     // As `run`: beats in artefact are no AF (a detector's beats in noise are as irregular as AF).
     std::vector<Rhythm> rhythm =
         af_rhythm(beats, a->af, read.ventricular, nullptr, read.artefact.empty() ? nullptr : &read.artefact);
-    // The rhythms the beats' classes name (VT, SVTA, bigeminy, trigeminy), as `run` names them from
+    // The rhythms the beats' classes name (VT, IVR, SVTA, bigeminy, trigeminy), as `run` names them from
     // its own: they need the classes, not the signal.
     if (read.has_classes)
       name_ectopic_rhythms(holter_ectopy(beats, fs, read.classes, {}, read.artefact), rhythm);
@@ -222,7 +222,7 @@ void add_rhythm_command(CLI::App& app) {
     for (const auto& [r, t] : totals)
       if (r != Rhythm::N && r != Rhythm::AFIB) j["other_rhythms"][rhythm_name(r)] = {{"episodes", t.episodes}, {"seconds", t.seconds}};
     AfStats stats;
-    std::vector<RhythmStats> rhythm_stats;  // VT, SVTA, B, T: where the beats have classes to name them
+    std::vector<RhythmStats> rhythm_stats;  // kEctopicRhythms: where the beats have classes to name them
     if (!a->reference.empty()) {
       stats = compare_af(reference, episodes, end);
       j["reference"] = a->reference;
@@ -245,7 +245,7 @@ void add_rhythm_command(CLI::App& app) {
                              burden.afib_percent(), burden.analysed_s, burden.longest_afib_s);
     if (read.has_classes) {
       std::string named;
-      for (const Rhythm r : {Rhythm::VT, Rhythm::SVTA, Rhythm::B, Rhythm::T}) {
+      for (const Rhythm r : kEctopicRhythms) {
         const auto it = totals.find(r);
         named += fmt::format("{}{} {}", named.empty() ? "" : ", ", rhythm_name(r),
                              it == totals.end() ? std::string("none")

@@ -140,16 +140,18 @@ AfStats compare_af(const std::vector<RhythmChange>& reference, const std::vector
 std::vector<RhythmStats> compare_ectopic_rhythms(const std::vector<RhythmChange>& reference,
                                                  const std::vector<RhythmEpisode>& detected, std::int64_t end) {
   std::vector<RhythmStats> out;
-  // As AF's statistics leave reference flutter out of the detected AF, VT's leave out reference
-  // ventricular flutter and fibrillation ("(VFL", "(VF"): ecgpipe does not name them, and what it
-  // finds there is a fast run of V beats (EC57 leaves VF episodes out of the beat comparison too).
+  // As AF's statistics leave reference flutter out of the detected AF, VT's and IVR's leave out
+  // reference ventricular flutter and fibrillation ("(VFL", "(VF"): ecgpipe does not name them, and
+  // what it finds there is a run of V beats, fast or (where it slows, as 207's ends in its
+  // idioventricular rhythm) slow (EC57 leaves VF episodes out of the beat comparison too).
   std::vector<Episode> ventricular_flutter = episodes_of(reference, "VFL", end);
   for (const Episode& e : episodes_of(reference, "VF", end)) ventricular_flutter.push_back(e);
-  for (Rhythm r : {Rhythm::VT, Rhythm::SVTA, Rhythm::B, Rhythm::T}) {
+  for (Rhythm r : kEctopicRhythms) {
     std::vector<Episode> test;
     for (const auto& e : detected)
       if (e.rhythm == r) test.push_back({e.start_sample, e.end_sample});
-    const std::vector<Episode> excluded = r == Rhythm::VT ? ventricular_flutter : std::vector<Episode>{};
+    const bool ventricular = r == Rhythm::VT || r == Rhythm::IVR;
+    const std::vector<Episode> excluded = ventricular ? ventricular_flutter : std::vector<Episode>{};
     out.push_back({rhythm_name(r), compare_af(episodes_of(reference, rhythm_name(r), end), excluded, test)});
   }
   return out;

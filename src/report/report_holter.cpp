@@ -61,12 +61,13 @@ std::string per_hour(std::int64_t n, double analysed_s) {
 // A clinician's name for a rhythm of rhythm_episodes.
 const char* rhythm_words(Rhythm r) {
   switch (r) {
-    case Rhythm::N: return "sinus or other (not AF, VT, SVTA, bigeminy, trigeminy)";
+    case Rhythm::N: return "sinus or other (not AF, VT, IVR, SVTA, bigeminy, trigeminy)";
     case Rhythm::AFIB: return "atrial fibrillation";
     case Rhythm::VT: return "ventricular tachycardia";
     case Rhythm::SVTA: return "supraventricular tachyarrhythmia";
     case Rhythm::B: return "ventricular bigeminy";
     case Rhythm::T: return "ventricular trigeminy";
+    case Rhythm::IVR: return "idioventricular rhythm";
   }
   return "unknown";
 }
@@ -178,7 +179,7 @@ void rhythm_table(std::ostream& s, const std::vector<RhythmEpisode>& episodes, d
     tab.row("longest AF episode", {hms(b.longest_afib_s)});
     tab.row("heart rate in AF", {bpm(b.afib_mean_hr)});
   }
-  for (Rhythm r : {Rhythm::VT, Rhythm::SVTA, Rhythm::B, Rhythm::T})
+  for (Rhythm r : kEctopicRhythms)
     if (const auto t = totals.find(r); t != totals.end())
       tab.row(std::string(rhythm_words(r)) + " episodes", {count(t->second.episodes) + " (" + hms(t->second.seconds) + ")"});
 }
@@ -356,7 +357,7 @@ std::string events_section_html(const ReportData& d, const ReportClock& clock) {
     for (const auto& e : *d.rhythm_episodes)
       if (e.rhythm != Rhythm::N) rows.push_back(&e);
     if (rows.empty()) {
-      s << "<p class=\"none\">Rhythm: no AF, VT, SVTA, bigeminy or trigeminy episode.</p>\n";
+      s << "<p class=\"none\">Rhythm: no AF, VT, IVR, SVTA, bigeminy or trigeminy episode.</p>\n";
     } else {
       Table tab(s, "Rhythm episodes", "list");
       tab.head({"rhythm", "start", "duration", "beats", "mean HR"});

@@ -26,6 +26,7 @@ const char* rhythm_name(Rhythm r) {
     case Rhythm::SVTA: return "SVTA";
     case Rhythm::B: return "B";
     case Rhythm::T: return "T";
+    case Rhythm::IVR: return "IVR";
     case Rhythm::N: break;
   }
   return "N";
@@ -34,7 +35,8 @@ const char* rhythm_name(Rhythm r) {
 Rhythm rhythm_named(std::string_view name) {
   if (!name.empty() && name.front() == '(') name.remove_prefix(1);
   while (!name.empty() && (name.back() == ' ' || name.back() == '\0')) name.remove_suffix(1);
-  for (Rhythm r : {Rhythm::AFIB, Rhythm::VT, Rhythm::SVTA, Rhythm::B, Rhythm::T})
+  if (name == rhythm_name(Rhythm::AFIB)) return Rhythm::AFIB;
+  for (Rhythm r : kEctopicRhythms)
     if (name == rhythm_name(r)) return r;
   return Rhythm::N;
 }

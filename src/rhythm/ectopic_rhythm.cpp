@@ -26,9 +26,12 @@ void name_ectopic_rhythms(const HolterSummary& h, std::vector<Rhythm>& rhythm) {
     if (b.cls == 'V') mark(rhythm, b.first_beat, 2 * b.cycles, Rhythm::B);
   for (const BigeminyEpisode& b : h.trigeminy)
     if (b.cls == 'V') mark(rhythm, b.first_beat, 3 * b.cycles, Rhythm::T);
-  for (const EctopicRun& run : h.runs)
+  for (const EctopicRun& run : h.runs) {
     if (run.rate_bpm >= kTachycardiaBpm)
       mark(rhythm, run.first_beat, run.beats, run.cls == 'V' ? Rhythm::VT : Rhythm::SVTA, run.cls == 'V');
+    else if (run.cls == 'V')  // a slow S run is no rhythm MIT-BIH names: N
+      mark(rhythm, run.first_beat, run.beats, Rhythm::IVR);
+  }
 }
 
 }  // namespace ecgpipe

@@ -356,6 +356,42 @@ TEST(RhythmCli, ReferenceRhythmsBesideAfAreScoredWhereTheBeatsHaveClasses) {
   EXPECT_EQ(r.out.find("SVTA: episode"), std::string::npos) << "a rhythm neither side has is not listed:\n" << r.out;
 }
 
+// A run of V beats under 100 bpm is idioventricular rhythm, MIT-BIH's (IVR (DS1's 124 and 207
+// hold four episodes; they were N): named in rhythm.csv, counted in the JSON and the text, and
+// scored against a reference's (IVR as VT is against its (VT.
+TEST(RhythmCli, SlowVentricularRunsAreIdioventricularRhythm) {
+  const auto dir = testutil::fresh_dir();
+  std::string csv = "sample,class\n";
+  std::vector<std::int64_t> t{100};
+  const auto slow = [](int i) { return (i >= 30 && i < 36) || (i >= 80 && i < 83); };  // V at 50 bpm
+  const auto fast = [](int i) { return i >= 60 && i < 64; };                              // V at 150 bpm
+  for (int i = 1; i < 120; ++i) t.push_back(t.back() + (slow(i) ? 300 : fast(i) ? 100 : 200));
+  for (int i = 0; i < 120; ++i) csv += std::to_string(t[static_cast<std::size_t>(i)]) + (slow(i) || fast(i) ? ",V\n" : ",N\n");
+  write_text(dir / "beats.csv", csv);
+  // The reference has the first slow run as IVR, not the second.
+  write_text(dir / "ref.csv", "sample,rhythm\n0,(N\n" + std::to_string(t[30]) + ",(IVR\n" + std::to_string(t[36]) + ",(N\n");
+  auto r = run_ecgpipe("-q rhythm " + q(dir / "beats.csv") + " --fs 250 --json --reference " + q(dir / "ref.csv") + " --out " +
+                           q(dir / "o"),
+                       dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string rhythm = read_text(dir / "o" / "rhythm.csv");
+  EXPECT_NE(rhythm.find(std::to_string(t[30]) + "," + std::to_string(t[36]) + ","), std::string::npos) << rhythm;
+  EXPECT_NE(rhythm.find(",IVR,6,"), std::string::npos) << rhythm;
+  EXPECT_NE(rhythm.find(",IVR,3,"), std::string::npos) << rhythm;
+  EXPECT_NE(rhythm.find(",VT,4,"), std::string::npos) << rhythm;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["other_rhythms"]["IVR"]["episodes"], 2) << r.out;
+  EXPECT_EQ(j["rhythms"]["IVR"]["reference_episodes"], 1) << r.out;
+  EXPECT_EQ(j["rhythms"]["IVR"]["detected_reference_episodes"], 1);
+  EXPECT_EQ(j["rhythms"]["IVR"]["test_episodes"], 2);
+  EXPECT_EQ(j["rhythms"]["IVR"]["true_test_episodes"], 1);
+  EXPECT_EQ(j["rhythms"]["VT"]["test_episodes"], 1);
+  r = run_ecgpipe("-q rhythm " + q(dir / "beats.csv") + " --fs 250 --reference " + q(dir / "ref.csv") + " --out " + q(dir / "p"), dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find(" IVR 2 ("), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("IVR: episode Se 100.0 % (1/1) +P 50.0 % (1/2); duration Se "), std::string::npos) << r.out;
+}
+
 // V beats leave AF's intervals whether their labels come from a WFDB file's symbols or from a
 // CSV's class column (ecgpipe's own beats.csv, another classifier's): sinus rhythm with frequent
 // interpolated V beats (no compensatory pause, so the premature-beat test keeps their intervals)

@@ -436,7 +436,7 @@ TEST(Report, ClinicalSummaryIsRoundedAndInClockTime) {
            "<tr><th>longest run</th><td>—</td><td>3 beats</td></tr>",
            "<tr><th>pauses ≥ 2.0 s</th><td>1</td></tr>",
            "<tr><th>longest pause</th><td>3.33 s at 08:16:00</td></tr>",  // beat 59 at 59.5 s
-           "<tr><th>predominant</th><td>sinus or other (not AF, VT, SVTA, bigeminy, trigeminy)</td></tr>",
+           "<tr><th>predominant</th><td>sinus or other (not AF, VT, IVR, SVTA, bigeminy, trigeminy)</td></tr>",
            "<tr><th>AF episodes</th><td>1</td></tr>",
            "<tr><th>longest AF episode</th><td>0:01:30</td></tr>",
            "<tr><th>heart rate in AF</th><td>95 bpm</td></tr>",

@@ -275,7 +275,7 @@ TEST(AfStats, Ec57EpisodeAndDurationStatistics) {
   EXPECT_EQ(gross.overlap_of_test, 2 * s.overlap_of_test);
 }
 
-// VT, SVTA, B and T: the same statistics against the reference's episodes of each name, no
+// VT, SVTA, B, T and IVR: the same statistics against the reference's episodes of each name, no
 // flutter exclusion; from a detections file's rhythm column through evaluate_read; gross in ms.
 TEST(AfStats, EctopicRhythmEpisodesAgainstTheReference) {
   using ecgpipe::RhythmChange;
@@ -287,9 +287,10 @@ TEST(AfStats, EctopicRhythmEpisodesAgainstTheReference) {
   det[0].start_sample = 1100, det[0].end_sample = 2100, det[0].rhythm = Rhythm::T;
   det[1].start_sample = 5000, det[1].end_sample = 5100, det[1].rhythm = Rhythm::VT;
   const auto stats = ecgpipe::compare_ectopic_rhythms(ref, det, 6000);
-  ASSERT_EQ(stats.size(), 4u);
+  ASSERT_EQ(stats.size(), 5u);
   EXPECT_EQ(stats[0].rhythm, "VT");
   EXPECT_EQ(stats[3].rhythm, "T");
+  EXPECT_EQ(stats[4].rhythm, "IVR");
   const auto& t = stats[3].stats;
   EXPECT_EQ(t.reference_episodes, 1);
   EXPECT_EQ(t.detected_reference_episodes, 1);
@@ -310,10 +311,18 @@ TEST(AfStats, EctopicRhythmEpisodesAgainstTheReference) {
   const auto vfl = ecgpipe::compare_ectopic_rhythms(with_vfl, det, 6000);
   EXPECT_EQ(vfl[0].stats.test_episodes, 0);
   EXPECT_EQ(vfl[0].stats.reference_episodes, 1);
+  // So is a slow V run (IVR) there: 207's ventricular flutter ends in its idioventricular rhythm.
+  std::vector<RhythmEpisode> slow(1);
+  slow[0].start_sample = 4950, slow[0].end_sample = 5150, slow[0].rhythm = Rhythm::IVR;
+  const auto ivr = ecgpipe::compare_ectopic_rhythms(with_vfl, slow, 6000);
+  EXPECT_EQ(ivr[4].rhythm, "IVR");
+  EXPECT_EQ(ivr[4].stats.test_episodes, 0);
+  EXPECT_EQ(ivr[4].stats.test_duration, 0);
 
   EXPECT_EQ(ecgpipe::rhythm_named("(T"), Rhythm::T);
   EXPECT_EQ(ecgpipe::rhythm_named(std::string("(AFIB\0", 6)), Rhythm::AFIB);
   EXPECT_EQ(ecgpipe::rhythm_named("SVTA"), Rhythm::SVTA);
+  EXPECT_EQ(ecgpipe::rhythm_named("(IVR"), Rhythm::IVR);
   EXPECT_EQ(ecgpipe::rhythm_named("(SBR"), Rhythm::N);
   EXPECT_EQ(ecgpipe::rhythm_named("(AFL"), Rhythm::N);
 
@@ -698,7 +707,9 @@ TEST(EctopicRhythm, RunsAndBigeminyAreNamedOutsideAf) {
   EXPECT_EQ(r[9], Rhythm::N);
   EXPECT_EQ(span(14, 17), std::vector<Rhythm>(3, Rhythm::SVTA));
   EXPECT_EQ(span(22, 30), std::vector<Rhythm>(8, Rhythm::B));
-  EXPECT_EQ(span(35, 38), std::vector<Rhythm>(3, Rhythm::N)) << "50 bpm: idioventricular, not VT";
+  EXPECT_EQ(span(35, 38), std::vector<Rhythm>(3, Rhythm::IVR)) << "50 bpm: idioventricular rhythm (MIT-BIH's (IVR), not VT";
+  EXPECT_EQ(r[34], Rhythm::N);
+  EXPECT_EQ(r[38], Rhythm::N);
   EXPECT_EQ(span(41, 43), std::vector<Rhythm>(2, Rhythm::AFIB));
   EXPECT_EQ(span(43, 46), std::vector<Rhythm>(3, Rhythm::VT)) << "VT inside AF is VT (MIT-BIH 203: 21 such episodes)";
   EXPECT_EQ(span(46, 48), std::vector<Rhythm>(2, Rhythm::AFIB));
@@ -711,12 +722,17 @@ TEST(EctopicRhythm, RunsAndBigeminyAreNamedOutsideAf) {
     in_af.add('V', 150);
   }
   for (int i = 0; i < 5; ++i) in_af.add('N', 200);
+  // ... and so does a slow V run: in AF's irregular response a slow run of wide beats is more
+  // likely aberrant conduction than an idioventricular focus (docs/accuracy.md, aberrant beats).
+  for (int i = 0; i < 3; ++i) in_af.add('V', 300);
+  for (int i = 0; i < 5; ++i) in_af.add('N', 200);
   std::vector<Rhythm> all_af(in_af.peaks.size(), Rhythm::AFIB);
   ecgpipe::name_ectopic_rhythms(ecgpipe::holter_summary(in_af.peaks, 250.0, in_af.cls, 0.0), all_af);
   EXPECT_EQ(all_af, std::vector<Rhythm>(in_af.peaks.size(), Rhythm::AFIB));
   EXPECT_STREQ(ecgpipe::rhythm_name(Rhythm::VT), "VT");
   EXPECT_STREQ(ecgpipe::rhythm_name(Rhythm::SVTA), "SVTA");
   EXPECT_STREQ(ecgpipe::rhythm_name(Rhythm::B), "B");
+  EXPECT_STREQ(ecgpipe::rhythm_name(Rhythm::IVR), "IVR");
   std::vector<Rhythm> wrong(3, Rhythm::N);
   EXPECT_THROW(ecgpipe::name_ectopic_rhythms(h, wrong), ecgpipe::InternalError);
 }

@@ -17,7 +17,7 @@ nlohmann::json eval_report_json(const EvalReport& report);
 
 // EC57's AF statistics (durations in seconds at `fs`); ratios null when undefined.
 nlohmann::json af_stats_json(const AfStats& stats, double fs);
-// {"VT": af_stats_json of its RhythmStats, "SVTA": ..., "B": ..., "T": ...}.
+// {"VT": af_stats_json of its RhythmStats, "SVTA": ..., "B": ..., "T": ..., "IVR": ...}.
 nlohmann::json rhythm_stats_json(const std::vector<RhythmStats>& stats, double fs);
 // "AF (EC57, epicmp -a): episode Se ... +P ...; duration Se ... +P ...", then a line for each
 // rhythm of `rhythms` with an episode on either side.

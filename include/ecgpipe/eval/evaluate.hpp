@@ -183,7 +183,7 @@ struct AfStats {
 // reference ventricular flutter left out of the detected VT (compare_ectopic_rhythms): how well
 // the rhythm column tells them, not only the beats.
 struct RhythmStats {
-  std::string rhythm;  // "VT", "SVTA", "B", "T"
+  std::string rhythm;  // "VT", "SVTA", "B", "T", "IVR" (kEctopicRhythms)
   AfStats stats;
 };
 struct EvalReport {

@@ -49,10 +49,10 @@ AfStats compare_af(const std::vector<Episode>& reference_af, const std::vector<E
 // the reference's last rhythm running to `end`: what `rhythm --reference`, `run --reference` and
 // `eval` report.
 AfStats compare_af(const std::vector<RhythmChange>& reference, const std::vector<RhythmEpisode>& detected, std::int64_t end);
-// RhythmStats (evaluate.hpp) of VT, SVTA, B and T, in that order, of `detected` against the
-// reference's episodes of each, as compare_af counts (any overlap; durations in samples); the
-// reference's ventricular flutter and fibrillation are left out of the detected VT as compare_af
-// leaves flutter out of the detected AF.
+// RhythmStats (evaluate.hpp) of kEctopicRhythms (VT, SVTA, B, T, IVR), in that order, of
+// `detected` against the reference's episodes of each, as compare_af counts (any overlap;
+// durations in samples); the reference's ventricular flutter and fibrillation are left out of the
+// detected VT and IVR as compare_af leaves flutter out of the detected AF.
 std::vector<RhythmStats> compare_ectopic_rhythms(const std::vector<RhythmChange>& reference,
                                                  const std::vector<RhythmEpisode>& detected, std::int64_t end);
 

@@ -71,8 +71,12 @@ enum class Rhythm : std::uint8_t {
   SVTA = 3,  // supraventricular tachyarrhythmia: a run of >= 3 S at >= 100 bpm
   B = 4,     // ventricular bigeminy: >= 3 consecutive N-V cycles
   T = 5,     // ventricular trigeminy: >= 3 consecutive N-N-V cycles
+  IVR = 6,   // idioventricular rhythm: a run of >= 3 V under 100 bpm
 };
-// "N", "AFIB", "VT", "SVTA", "B", "T": as MIT-BIH names rhythms, without the parenthesis.
+// The rhythms the beats' classes name (ectopic_rhythm.hpp), in the order the report, `rhythm` and
+// the evaluation list them.
+inline constexpr Rhythm kEctopicRhythms[] = {Rhythm::VT, Rhythm::SVTA, Rhythm::B, Rhythm::T, Rhythm::IVR};
+// "N", "AFIB", "VT", "SVTA", "B", "T", "IVR": as MIT-BIH names rhythms, without the parenthesis.
 const char* rhythm_name(Rhythm r);
 // The Rhythm of a name as rhythm_name writes it or MIT-BIH's aux ("(AFIB", "(VT", "(T"; a trailing
 // NUL or spaces ignored); N for any other rhythm (sinus "(N", "(SBR", flutter "(AFL", ...).
