@@ -101,6 +101,9 @@ class Model:
     checks it), ``score`` scores another signal with it without training."""
 
     def __init__(self, data: bytes):
+        if not isinstance(data, (bytes, bytearray, memoryview)):
+            raise UsageError(f"Model(data): the bytes of a model file, got {type(data).__name__} "
+                             "(Model.load(path) reads a file)")
         self._data = bytes(data)
 
     @property
@@ -111,7 +114,7 @@ class Model:
     def meta(self) -> Dict[str, Any]:
         """The model's record of how its beats were made (preset, rate, windows, beat length)."""
         with _model_file(self._data) as path:
-            return json.loads(_native.model_meta(path))
+            return json.loads(_model_file.said(path, _native.model_meta, path))
 
     def save(self, path: PathLike) -> None:
         """Writes the model to ``path`` whole or not at all: a temporary file beside it, named as
@@ -157,7 +160,8 @@ class Model:
         output folder there. ``lead2`` as for ``analyze``."""
         x, rate, name, info = _signal_args(signal, fs, name)
         with _model_file(self._data) as path:
-            beats_csv, report, _ = _native.score(x, rate, path, name, device, _out(out), info, _lead2(signal, lead2))
+            beats_csv, report, _ = _model_file.said(path, _native.score, x, rate, path, name, device, _out(out), info,
+                                                    _lead2(signal, lead2))
         return _analysis(Analysis, beats_csv, report)
 
     def __repr__(self) -> str:
@@ -179,6 +183,17 @@ class _model_file:
 
     def __exit__(self, *exc: Any) -> None:
         self._dir.cleanup()
+
+    @staticmethod
+    def said(path: str, call: Callable[..., Any], *args: Any) -> Any:
+        """``call(*args)``, its InputError naming the bytes (``Model.data``) instead of the private
+        temporary file ``path`` they were checked in."""
+        try:
+            return call(*args)
+        except InputError as e:
+            if path not in str(e):
+                raise
+            raise InputError(str(e).replace(path, "Model.data")) from None
 
 
 def read(path: PathLike, column: Optional[Union[str, int]] = None, fs: Optional[float] = None,

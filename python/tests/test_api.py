@@ -162,6 +162,19 @@ def test_model_load_refuses_damaged_files(tmp_path):
         ecgpipe.Model.load(tmp_path)  # a directory
 
 
+def test_model_bytes_that_are_no_model_are_said_as_such():
+    # Model(data) is checked when used: the message names the bytes, not the private temporary
+    # file they were checked in (it named /tmp/ecgpipe-XXXX/model.safetensors); text is no bytes.
+    with pytest.raises(ecgpipe.InputError, match=r"^model Model\.data: not a safetensors file") as e:
+        ecgpipe.Model(b"garbage").meta
+    assert "/tmp" not in str(e.value)
+    with pytest.raises(ecgpipe.InputError, match="Model.data"):
+        ecgpipe.Model(b"garbage").score(np.zeros(5000, np.float32), FS, device="cpu")
+    for not_bytes in ("garbage", None, 5):
+        with pytest.raises(ecgpipe.UsageError, match="Model.load"):
+            ecgpipe.Model(not_bytes)
+
+
 def test_a_recording_brings_its_rate_units_and_path(cli, tmp_path):
     rec = ecgpipe.read(SAMPLE, fs=FS)
     assert rec.info["path"] == str(SAMPLE)
