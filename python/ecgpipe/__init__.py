@@ -154,14 +154,14 @@ class Model:
         return model
 
     def score(self, signal: Any, fs: Optional[float] = None, *, device: str = "auto", name: Optional[str] = None,
-              out: Optional[PathLike] = None, lead2: Any = None) -> Analysis:
+              out: Optional[PathLike] = None, lead2: Any = None, start: Optional[str] = None) -> Analysis:
         """Scores every beat of ``signal`` (sampled at ``fs``, the model's rate; a Recording brings
         its own) with this model: ``ecgpipe score``. With ``out``, also writes the command line's
-        output folder there. ``lead2`` as for ``analyze``."""
+        output folder there. ``lead2`` and ``start`` as for ``analyze``."""
         x, rate, name, info = _signal_args(signal, fs, name)
         with _model_file(self._data) as path:
             beats_csv, report, _ = _model_file.said(path, _native.score, x, rate, path, name, device, _out(out), info,
-                                                    _lead2(signal, lead2))
+                                                    _lead2(signal, lead2), _start(start))
         return _analysis(Analysis, beats_csv, report)
 
     def __repr__(self) -> str:
@@ -231,7 +231,7 @@ def detect(signal: Any, fs: Optional[float] = None, *, device: str = "auto", pre
 
 
 def analyze(signal: Any, fs: Optional[float] = None, *, device: str = "auto", name: Optional[str] = None,
-            out: Optional[PathLike] = None, lead2: Any = None) -> Analysis:
+            out: Optional[PathLike] = None, lead2: Any = None, start: Optional[str] = None) -> Analysis:
     """Everything but the VAE, as ``ecgpipe analyze``: the beats (R peaks, classes, rhythm,
     quality) and the Holter summary. ``signal`` may be a Recording (``ecgpipe.read``): then its
     rate, path and what the reader said of it (format, column, rate source, units, warnings) come
@@ -239,17 +239,20 @@ def analyze(signal: Any, fs: Optional[float] = None, *, device: str = "auto", na
     its output files (default: the Recording's path, else "signal"); with ``out``, the command
     line's output folder is also written there (report.html, beats.csv, ...). ``lead2``: a second
     lead for the beat classes (an array as long as ``signal``); default: a Recording's own
-    ``lead2``, as the command line reads that file; False: the primary lead alone."""
+    ``lead2``, as the command line reads that file; False: the primary lead alone. ``start``:
+    when the recording started, 'YYYY-MM-DD hh:mm:ss' or 'hh:mm:ss', as ``--start`` (the report's
+    hourly table and times then read clock time; a Recording whose file gives another is refused)."""
     x, rate, name, info = _signal_args(signal, fs, name)
-    beats_csv, report, _ = _native.analyze(x, rate, name, device, _out(out), info, _lead2(signal, lead2))
+    beats_csv, report, _ = _native.analyze(x, rate, name, device, _out(out), info, _lead2(signal, lead2),
+                                           _start(start))
     return _analysis(Analysis, beats_csv, report)
 
 
 def run(signal: Any, fs: Optional[float] = None, *, epochs: int = 30, seed: int = 42, model: str = "rr",
         device: str = "auto", name: Optional[str] = None, out: Optional[PathLike] = None,
-        progress: Progress = None, lead2: Any = None) -> Run:
+        progress: Progress = None, lead2: Any = None, start: Optional[str] = None) -> Run:
     """The whole ``ecgpipe run``: the beats with the VAE's scores and outlier flags, the trained
-    ``model``, the report (``signal``, ``name``, ``out``, ``lead2`` as for ``analyze``). ``epochs``: 1 to
+    ``model``, the report (``signal``, ``name``, ``out``, ``lead2``, ``start`` as for ``analyze``). ``epochs``: 1 to
     100000; ``seed``: 0 to 2**64-1. ``progress``: True for a line per epoch on stderr (a tqdm bar
     when tqdm is installed), or a callable ``f(epoch, epochs, loss)``. Ctrl-C stops the training
     after the current epoch (KeyboardInterrupt), with or without ``progress``."""
@@ -259,7 +262,7 @@ def run(signal: Any, fs: Optional[float] = None, *, epochs: int = 30, seed: int 
     callback = _progress_callback(progress, epochs)
     try:
         beats_csv, report, model_bytes = _native.run(x, rate, name, device, _out(out), info, _lead2(signal, lead2),
-                                                     epochs, seed, model, callback)
+                                                     _start(start), epochs, seed, model, callback)
     finally:
         if callback is not None and hasattr(callback, "close"):
             callback.close()
@@ -389,6 +392,15 @@ def _signal_args(signal: Any, fs: Optional[float], name: Optional[str]) -> Tuple
         raise UsageError(f"name: a NUL character in {name!r}")
     _utf8("name", name)
     return _host_signal(signal), _rate(fs), name, info
+
+
+def _start(start: Optional[str]) -> Optional[str]:
+    """The start= keyword for the native calls (checked there as --start is)."""
+    if start is None:
+        return None
+    if not isinstance(start, str):
+        raise UsageError(f"start: 'YYYY-MM-DD hh:mm:ss' or 'hh:mm:ss' text, got {type(start).__name__}")
+    return start
 
 
 def _lead2(signal: Any, lead2: Any) -> Optional[np.ndarray]:

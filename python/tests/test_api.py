@@ -2,6 +2,7 @@
 figures, byte for byte where the command line writes bytes (issue 28); and its own contract:
 inputs, errors, progress, the GIL, models."""
 import io
+import json
 import os
 import subprocess
 import sys
@@ -418,6 +419,27 @@ def test_a_recordings_info_of_other_types_is_a_usage_error(sample):
             ecgpipe.analyze(bad, device="cpu")
     cleared = ecgpipe.Recording(rec.signal, rec.fs, {**rec.info, "start_time": None, "warnings": ()}, rec.lead2)
     assert ecgpipe.analyze(cleared, device="cpu").report["input"]["start"] is None
+
+
+def test_start_gives_an_array_its_clock_time(sample, cli, tmp_path):
+    # start= is the command line's --start: the same report times, checked as it checks them.
+    signal, fs = sample
+    cli("analyze", SAMPLE, "--fs", FS, "--device", "cpu", "--start", "2026-11-26 08:50:00", "--out", tmp_path / "cli")
+    a = ecgpipe.analyze(signal, fs, device="cpu", start="2026-11-26 08:50:00", name=str(SAMPLE))
+    expected = json.loads((tmp_path / "cli" / "report.json").read_text())
+    assert a.report["input"]["start"] == expected["input"]["start"] == "2026-11-26 08:50:00"
+    assert a.holter["hour_phase_s"] == expected["holter"]["hour_phase_s"] == 3000.0
+    assert a.holter["per_hour"] == expected["holter"]["per_hour"]
+    rec = ecgpipe.read(SAMPLE, fs=fs)
+    assert ecgpipe.analyze(rec, device="cpu", start="23:59:30").report["input"]["start"] == "23:59:30"
+    for bad in ("08:50", "25:00:00", "yesterday", "", 5):
+        with pytest.raises(ecgpipe.UsageError, match="start"):
+            ecgpipe.analyze(signal, fs, device="cpu", start=bad)
+    # A recording whose file gives its start: another start is refused, the same one taken.
+    own = ecgpipe.Recording(rec.signal, rec.fs, {**rec.info, "start_time": "2003-02-01 10:20:30"})
+    with pytest.raises(ecgpipe.UsageError, match="2003-02-01 10:20:30"):
+        ecgpipe.analyze(own, device="cpu", start="2003-02-01 11:00:00")
+    assert ecgpipe.analyze(own, device="cpu", start="10:20:30").report["input"]["start"] == "2003-02-01 10:20:30"
 
 
 def test_lead2_names_belong_to_read():

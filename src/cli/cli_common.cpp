@@ -15,6 +15,7 @@
 #include "ecgpipe/model/torch_runtime.hpp"
 #include "ecgpipe/batch/batch.hpp"
 #include "ecgpipe/io/csv.hpp"
+#include "ecgpipe/io/signal_source.hpp"
 #include "ecgpipe/signal/detect.hpp"
 #include "ecgpipe/common/error.hpp"
 #include "ecgpipe/signal/peaks.hpp"
@@ -100,6 +101,19 @@ void add_reference_option(CLI::App& cmd, std::string& reference) {
   cmd.add_option("--reference", reference,
                  "Reference beats (sample,symbol CSV or WFDB .atr): adds Se/+P and the score's AUROC per AAMI class "
                  "to report.json, and colours report.html's latent plot by class");
+}
+
+CLI::Option* add_start_option(CLI::App& cmd, std::string& start) {
+  return cmd.add_option(
+      "--start", start,
+      "When the recording started, 'YYYY-MM-DD hh:mm:ss' or 'hh:mm:ss', for one whose file has no start (a CSV): the "
+      "report's hourly table, times and trend and the viewer then read clock time [default: a WFDB or EDF header's]");
+}
+
+void check_start_option(const CLI::Option& option, const std::string& start, bool batch) {
+  if (option.count() == 0) return;
+  check_given_start(start, "--start");
+  if (batch) throw UsageError("--start is for one recording (each started at its own time; a WFDB or EDF header gives it)");
 }
 
 void add_chunk_option(CLI::App& cmd, double& seconds) {

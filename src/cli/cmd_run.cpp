@@ -17,9 +17,8 @@
 #include "ecgpipe/common/error.hpp"
 #include "ecgpipe/model/model_file.hpp"
 #include "ecgpipe/io/signal_input.hpp"
+#include "ecgpipe/io/signal_source.hpp"
 #include "ecgpipe/view/view.hpp"
-#include "common/text.hpp"
-#include "common/time_format.hpp"
 
 namespace ecgpipe::cli {
 namespace {
@@ -36,28 +35,6 @@ struct RunArgs {
   std::string start;  // --start: when a recording whose file says none started
   CLI::Option* start_option = nullptr;
 };
-
-// --start TEXT, checked as the report reads a start (common/time_format.hpp: parse_clock_start).
-detail::ClockStart checked_start(const std::string& text) {
-  if (const auto c = detail::parse_clock_start(text)) return *c;
-  throw UsageError("--start '" + text::visible(text) + "' is not a start the report reads: give 'YYYY-MM-DD hh:mm:ss' or 'hh:mm:ss'");
-}
-
-// The recording's start: its header's, or --start where it has none (a CSV); a header that says
-// another time (or date) than --start is refused, as a header's rate and another --fs are.
-void apply_start(const RunArgs& args, RunOptions& o) {
-  if (args.start_option->count() == 0) return;
-  const detail::ClockStart given = checked_start(args.start);
-  if (const auto header = detail::parse_clock_start(o.source.start_time)) {
-    const bool same = header->of_day_s == given.of_day_s && (header->date.empty() || given.date.empty() || header->date == given.date);
-    if (!same)
-      throw UsageError("--start '" + text::visible(args.start) + "' does not match " + o.input + "'s own start " +
-                       o.source.start_time + " (leave --start out to use it)");
-    if (!given.date.empty() && header->date.empty()) o.source.start_time = args.start;  // the date added
-    return;
-  }
-  o.source.start_time = args.start;
-}
 
 void print_summary(const RunOptions& o, const RunResult& r) {
   const auto& s = r.seconds;
@@ -129,10 +106,7 @@ void add_run_like_command(CLI::App& app, bool analyze) {
     add_model_option(*cmd, o.model);
   }
   add_reference_option(*cmd, o.reference);
-  args->start_option = cmd->add_option(
-      "--start", args->start,
-      "When the recording started, 'YYYY-MM-DD hh:mm:ss' or 'hh:mm:ss', for one whose file has no start (a CSV): the "
-      "report's hourly table, times and trend and the viewer then read clock time [default: a WFDB or EDF header's]");
+  args->start_option = add_start_option(*cmd, args->start);
   add_chunk_option(*cmd, o.chunk_seconds);
   add_gpu_memory_option(*cmd, o.gpu_memory);
   cmd->add_flag("--json", args->json, "Print report.json to stdout");
@@ -159,11 +133,9 @@ void add_run_like_command(CLI::App& app, bool analyze) {
       o.source = resolve_input(o.input, o.csv, o.fs, args->fs_option->count() > 0);
       scale_windows(o);
     };
-    if (args->start_option->count() > 0) (void)checked_start(args->start);  // before any input is read
+    check_start_option(*args->start_option, args->start, is_batch(args->in.inputs, args->in.manifest));
     if (is_batch(args->in.inputs, args->in.manifest)) {
       if (!opts.reference.empty()) throw UsageError("--reference is for one recording; give each its reference in a --manifest");
-      if (args->start_option->count() > 0)
-        throw UsageError("--start is for one recording (each started at its own time; a WFDB or EDF header gives it)");
       if (args->view) throw UsageError("--view is for one recording; run `ecgpipe view OUT/NAME` for each");
       // An option error is the whole call's usage error (exit 2 before any recording), not one
       // failure per recording (issue 25: --epochs 0 wrote an error.json into every folder): the
@@ -206,7 +178,7 @@ void add_run_like_command(CLI::App& app, bool analyze) {
     }
     opts.input = args->in.single();
     resolve(opts);
-    apply_start(*args, opts);
+    if (args->start_option->count() > 0) apply_given_start(args->start, "--start", opts.input, opts.source);
     // A progress bar when a person watches stderr; a log line per epoch for logs and pipes.
     const bool bar = !opts.analyze_only && ::isatty(STDERR_FILENO) == 1 && spdlog::should_log(spdlog::level::info);
     opts.train.on_epoch = [&opts, bar](int epoch, double loss, double beats_per_second) {

@@ -16,6 +16,7 @@
 #include "ecgpipe/model/vae.hpp"
 #include "ecgpipe/io/wfdb.hpp"
 #include "ecgpipe/io/signal_input.hpp"
+#include "ecgpipe/io/signal_source.hpp"
 
 namespace ecgpipe::cli {
 namespace {
@@ -25,6 +26,8 @@ struct ScoreArgs {
   InputArgs in;
   std::string model;
   bool json = false;
+  std::string start;  // --start: when a recording whose file says none started
+  CLI::Option* start_option = nullptr;
 };
 
 }  // namespace
@@ -41,12 +44,14 @@ void add_score_command(CLI::App& app) {
   cmd->add_option("--top", o.top_outliers, "Beats listed in outliers.csv")->capture_default_str();
   cmd->add_option("--out", o.out_dir, "Output directory (created if missing)")->capture_default_str();
   add_reference_option(*cmd, o.reference);
+  args->start_option = add_start_option(*cmd, args->start);
   add_chunk_option(*cmd, o.chunk_seconds);
   add_gpu_memory_option(*cmd, o.gpu_memory);
   cmd->add_flag("--json", args->json, "Print report.json to stdout");
   add_threads_note(*cmd);
   cmd->callback([args, cmd] {
     require_inputs(args->in);
+    check_start_option(*args->start_option, args->start, is_batch(args->in.inputs, args->in.manifest));
     auto& opts = args->options;
     apply_model_meta(read_model_meta(args->model), args->model, opts);
     check_model_parameters(opts, args->model);
@@ -88,6 +93,7 @@ void add_score_command(CLI::App& app) {
     }
     opts.input = args->in.single();
     use_header_rate(opts);
+    if (args->start_option->count() > 0) apply_given_start(args->start, "--start", opts.input, opts.source);
     const RunResult r = run_pipeline(opts);
     spdlog::info("{}: {} beats scored with {} on {}; wrote {}/beats.csv, outliers.csv, report.json, report.html", opts.input,
                  r.beats.size(), args->model, r.device, opts.out_dir);

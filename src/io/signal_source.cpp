@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "common/text.hpp"
+#include "common/time_format.hpp"
 #include "ecgpipe/common/error.hpp"
 #include "ecgpipe/common/sample_rate.hpp"
 #include "ecgpipe/io/edf.hpp"
@@ -413,6 +414,30 @@ SignalSource resolve_signal_source(const std::string& path, const CsvOptions& cs
                          fmt_hz(default_fs) + "; if that is wrong every rate and interval is wrong");
   }
   return s;
+}
+
+namespace {
+
+detail::ClockStart given_start(const std::string& text, const std::string& what) {
+  if (const auto c = detail::parse_clock_start(text)) return *c;
+  throw UsageError(what + " '" + text::visible(text) + "' is not a start the report reads: give 'YYYY-MM-DD hh:mm:ss' or 'hh:mm:ss'");
+}
+
+}  // namespace
+
+void check_given_start(const std::string& text, const std::string& what) { (void)given_start(text, what); }
+
+void apply_given_start(const std::string& text, const std::string& what, const std::string& input, SignalSource& source) {
+  const detail::ClockStart given = given_start(text, what);
+  if (const auto header = detail::parse_clock_start(source.start_time)) {
+    const bool same = header->of_day_s == given.of_day_s && (header->date.empty() || given.date.empty() || header->date == given.date);
+    if (!same)
+      throw UsageError(what + " '" + text::visible(text) + "' does not match " + input + "'s own start " + source.start_time +
+                       " (leave " + what + " out to use it)");
+    if (!given.date.empty() && header->date.empty()) source.start_time = text;  // the date added
+    return;
+  }
+  source.start_time = text;
 }
 
 }  // namespace ecgpipe

@@ -126,12 +126,14 @@ void apply_recording_info(const nb::dict& info, SignalSource& s) {
 }
 
 // The options of `run` / `analyze` / `score` for an in-memory signal, the windows scaled to fs
-// as the command line scales them.
+// as the command line scales them. `start`: the start= keyword (empty: none), as --start.
 RunOptions run_options(const Signal& signal, double fs, const std::string& name, const std::string& device,
-                       const std::string& out, const nb::dict& info, const std::optional<Signal>& lead2) {
+                       const std::string& out, const nb::dict& info, const std::optional<Signal>& lead2,
+                       const std::optional<std::string>& start) {
   RunOptions o;
   o.source = given_source(fs);
   apply_recording_info(info, o.source);
+  if (start) apply_given_start(*start, "start", name, o.source);
   if (!lead2) o.source.lead2_name.clear();  // not handed over: not read
   if (lead2 && lead2->shape(0) != signal.shape(0))
     throw UsageError("lead2: " + std::to_string(lead2->shape(0)) + " samples, the signal has " + std::to_string(signal.shape(0)) +
@@ -259,17 +261,19 @@ nb::tuple detect(const Signal& signal, double fs, const std::string& device, con
 }
 
 nb::tuple analyze(const Signal& signal, double fs, const std::string& name, const std::string& device,
-                  const std::string& out, const nb::dict& info, const std::optional<Signal>& lead2) {
-  RunOptions o = run_options(signal, fs, name, device, out, info, lead2);
+                  const std::string& out, const nb::dict& info, const std::optional<Signal>& lead2,
+                  const std::optional<std::string>& start) {
+  RunOptions o = run_options(signal, fs, name, device, out, info, lead2, start);
   o.analyze_only = true;
   validate(o);
   return run_outputs(o);
 }
 
 nb::tuple run(const Signal& signal, double fs, const std::string& name, const std::string& device,
-              const std::string& out, const nb::dict& info, const std::optional<Signal>& lead2, int epochs,
-              std::uint64_t seed, const std::string& model, std::optional<nb::callable> progress) {
-  RunOptions o = run_options(signal, fs, name, device, out, info, lead2);
+              const std::string& out, const nb::dict& info, const std::optional<Signal>& lead2,
+              const std::optional<std::string>& start, int epochs, std::uint64_t seed, const std::string& model,
+              std::optional<nb::callable> progress) {
+  RunOptions o = run_options(signal, fs, name, device, out, info, lead2, start);
   o.train.epochs = epochs;
   o.train.seed = seed;
   o.model = named(model_names(), model, "model");
@@ -291,8 +295,9 @@ nb::tuple run(const Signal& signal, double fs, const std::string& name, const st
 }
 
 nb::tuple score(const Signal& signal, double fs, const std::string& model_path, const std::string& name,
-                const std::string& device, const std::string& out, const nb::dict& info, const std::optional<Signal>& lead2) {
-  RunOptions o = run_options(signal, fs, name, device, out, info, lead2);
+                const std::string& device, const std::string& out, const nb::dict& info, const std::optional<Signal>& lead2,
+                const std::optional<std::string>& start) {
+  RunOptions o = run_options(signal, fs, name, device, out, info, lead2, start);
   std::string meta;
   {
     nb::gil_scoped_release release;
@@ -413,12 +418,12 @@ NB_MODULE(_ecgpipe, m) {
         nb::arg("lead2") = "auto");
   m.def("detect", &ecgpipe::python::detect, nb::arg("signal"), nb::arg("fs"), nb::arg("device"), nb::arg("preset"));
   m.def("analyze", &ecgpipe::python::analyze, nb::arg("signal"), nb::arg("fs"), nb::arg("name"), nb::arg("device"),
-        nb::arg("out"), nb::arg("info"), nb::arg("lead2").none());
+        nb::arg("out"), nb::arg("info"), nb::arg("lead2").none(), nb::arg("start").none());
   m.def("run", &ecgpipe::python::run, nb::arg("signal"), nb::arg("fs"), nb::arg("name"), nb::arg("device"), nb::arg("out"),
-        nb::arg("info"), nb::arg("lead2").none(), nb::arg("epochs"), nb::arg("seed"), nb::arg("model"),
-        nb::arg("progress").none());
+        nb::arg("info"), nb::arg("lead2").none(), nb::arg("start").none(), nb::arg("epochs"), nb::arg("seed"),
+        nb::arg("model"), nb::arg("progress").none());
   m.def("score", &ecgpipe::python::score, nb::arg("signal"), nb::arg("fs"), nb::arg("model_path"), nb::arg("name"),
-        nb::arg("device"), nb::arg("out"), nb::arg("info"), nb::arg("lead2").none());
+        nb::arg("device"), nb::arg("out"), nb::arg("info"), nb::arg("lead2").none(), nb::arg("start").none());
   m.def("evaluate", &ecgpipe::python::evaluate, nb::arg("reference_path"), nb::arg("samples"), nb::arg("symbols"), nb::arg("detections"),
         nb::arg("classes"), nb::arg("fs"), nb::arg("tolerance_ms"));
   m.def("model_meta", [](const std::string& path) {

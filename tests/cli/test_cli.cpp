@@ -351,6 +351,16 @@ TEST(Cli, ScoreWithSavedModel) {
   EXPECT_EQ(report["parameters"]["preset"], "robust") << "taken from the model";
   // Issue 10: the beats.csv rows above include the class column, so `score` labels as `run` did.
   EXPECT_EQ(report["classes"], nlohmann::json::parse(testutil::read_text(dir / "t" / "report.json"))["classes"]);
+  // --start as run's and analyze's (and the Python package's model.score(start=)): a CSV's clock time.
+  const auto timed = run_ecgpipe("-q score '" + sample + "' --model '" + model + "' --device cpu --start 08:50:00 --out '" +
+                                     (dir / "c").string() + "'",
+                                 dir);
+  ASSERT_EQ(timed.code, 0) << timed.err;
+  EXPECT_EQ(nlohmann::json::parse(testutil::read_text(dir / "c" / "report.json"))["input"]["start"], "08:50:00");
+  const auto bad = run_ecgpipe("-q score '" + sample + "' --model '" + model + "' --start 08:50 --out '" + (dir / "b").string() + "'", dir);
+  EXPECT_EQ(bad.code, 2) << bad.err;
+  EXPECT_NE(bad.err.find("--start '08:50' is not a start the report reads"), std::string::npos) << bad.err;
+  EXPECT_FALSE(fs::exists(dir / "b"));
 }
 
 TEST(Cli, ScoreRefusesWhatIsNotAModel) {

@@ -64,6 +64,16 @@ bool is_read_once(const std::string& path);
 SignalSource resolve_signal_source(const std::string& path, const CsvOptions& csv, std::optional<double> fs_option,
                                    double default_fs);
 
+// A start the caller gives (`--start`, the Python package's start=; `what` names it in the
+// messages): UsageError unless the report reads it as a start (common/time_format.hpp:
+// 'YYYY-MM-DD hh:mm:ss' or 'hh:mm:ss').
+void check_given_start(const std::string& text, const std::string& what);
+// `source`'s start from `text` (checked as check_given_start checks it) where its file says none
+// (a CSV); where the file says one (a WFDB or EDF header: `input` names it), another time or date
+// is a UsageError, as a header's rate and another --fs are, and the same one is kept (with
+// `text`'s date where the header has a time alone).
+void apply_given_start(const std::string& text, const std::string& what, const std::string& input, SignalSource& source);
+
 // resolve_signal_source's CSV half over the first bytes of the file (`text`, at most 256 KiB are
 // read; `path` names it in messages): fills s.format, column, signal_name, warnings and, from a
 // time column, fs and fs_source. The fuzzed core (tests/fuzz/fuzz_csv_column.cpp).
