@@ -342,17 +342,24 @@ def _reference_pair(reference: Any) -> Tuple[Any, Any]:
                      + (f" of {len(reference)}" if isinstance(reference, (tuple, list)) else ""))
 
 
+def _array_1d(what: str, values: Any, of: str) -> np.ndarray:
+    """``values`` as a 1-D NumPy array (no copy where it is one); UsageError naming ``what`` and
+    what it should hold (``of``) for anything else."""
+    try:
+        a = np.asarray(values)
+    except Exception as e:
+        raise UsageError(f"{what}: not an array of {of} ({type(values).__name__}): {e}") from None
+    if a.ndim != 1:
+        raise UsageError(f"{what}: a 1-D array of {of}, got shape {a.shape}")
+    return a
+
+
 def _sample_indices(what: str, values: Any) -> np.ndarray:
     """Sample indices as the native side takes them (int64, 1-D, contiguous), as the command line's
     readers take a sample cell: a whole number, a float included when its fraction is zero ("100.0"
     is sample 100); a fraction, NaN, a bool or text is refused rather than cut to an integer. The
     range (0 to 2**53) and the order are checked on the native side."""
-    try:
-        a = np.asarray(values)
-    except Exception as e:
-        raise UsageError(f"{what}: not an array of sample indices ({type(values).__name__}): {e}") from None
-    if a.ndim != 1:
-        raise UsageError(f"{what}: a 1-D array of sample indices, got shape {a.shape}")
+    a = _array_1d(what, values, "sample indices")
     if a.size == 0:
         return np.zeros(0, dtype=np.int64)
     if a.dtype.kind == "f":
@@ -500,12 +507,7 @@ def _host_signal(signal: Any, what: str = "signal") -> Any:
     if isinstance(signal, (str, bytes, os.PathLike)):
         raise UsageError(f"{what}: a file name ({os.fsdecode(signal)!r}), not samples: read it with "
                          "ecgpipe.read(path) and pass the Recording (it brings the file's rate and leads)")
-    try:
-        a = np.asarray(signal)
-    except Exception as e:
-        raise UsageError(f"{what}: not an array of numbers ({type(signal).__name__}): {e}") from None
-    if a.ndim != 1:
-        raise UsageError(f"{what}: a 1-D array of samples, got shape {a.shape}")
+    a = _array_1d(what, signal, "samples")
     if a.dtype.kind not in "biuf":
         raise UsageError(f"{what}: numbers, got dtype {a.dtype}")
     if a.size == 0:
