@@ -48,11 +48,12 @@ void for_each_rate_window(const std::vector<double>& rr, const std::vector<doubl
   }
 }
 
-// Couplets and runs: maximal stretches of one ectopic class.
+// Couplets and runs: maximal stretches of one ectopic class, each beat within kMaxEctopicRunRrS
+// of the one before.
 void ectopic_runs(const std::vector<char>& cls, const std::vector<double>& t, HolterSummary& s) {
   for (std::size_t i = 0; i < cls.size();) {
-    std::size_t j = i;
-    while (j < cls.size() && cls[j] == cls[i]) ++j;
+    std::size_t j = i + 1;
+    while (j < cls.size() && cls[j] == cls[i] && t[j] - t[j - 1] <= kMaxEctopicRunRrS) ++j;
     const std::size_t len = j - i;
     const char c = cls[i];
     if (c == 'V' || c == 'S') {

@@ -112,6 +112,39 @@ TEST(Holter, CoupletRunAndBigeminyAreTold) {
   EXPECT_EQ(ecgpipe::holter_ectopy(far, kFs, cls(c)).runs.size(), 2u);
 }
 
+// Ectopic beats are one couplet or run only while they follow each other within
+// kMaxEctopicRunRrS (3 s, 20 bpm, under the slowest idioventricular rhythm): V beats minutes apart
+// (a lead-off stretch without beats between them, asystole) were a "run of 3 at 0.1 bpm", which
+// `rhythm` then named a 20-minute IVR episode. 207's idioventricular rhythm starts at 24 bpm.
+TEST(Holter, EctopicBeatsAGapApartAreNoRun) {
+  std::vector<std::int64_t> peaks = regular(10);
+  const auto then = [&peaks](std::int64_t rr) { peaks.push_back(peaks.back() + rr); };
+  for (int i = 0; i < 3; ++i) then(600 * 100);  // 3 V, 10 minutes apart
+  for (int i = 0; i < 5; ++i) then(100);
+  for (int i = 0; i < 3; ++i) then(250);        // 3 V at 24 bpm (2.5 s)
+  for (int i = 0; i < 5; ++i) then(100);
+  then(400);                                     // 2 V, 4 s apart: no couplet
+  then(400);
+  for (int i = 0; i < 5; ++i) then(100);
+  then(300);                                     // 3 V at exactly 3 s: a run (20 bpm)
+  then(300);
+  then(300);
+  for (int i = 0; i < 5; ++i) then(100);
+  const std::string c = std::string(10, 'N') + "VVV" + "NNNNN" + "VVV" + "NNNNN" + "VV" + "NNNNN" + "VVV" + "NNNNN";
+  ASSERT_EQ(c.size(), peaks.size());
+  const HolterSummary s = holter_summary(peaks, kFs, cls(c), 0.0);
+  ASSERT_EQ(s.runs.size(), 2u);
+  EXPECT_EQ(s.runs[0].first_beat, 18u);
+  EXPECT_EQ(s.runs[0].beats, 3u);
+  EXPECT_DOUBLE_EQ(s.runs[0].rate_bpm, 24.0);
+  EXPECT_EQ(s.runs[1].first_beat, 33u);
+  EXPECT_DOUBLE_EQ(s.runs[1].rate_bpm, 20.0);
+  EXPECT_EQ(s.v_runs, 2);
+  EXPECT_EQ(s.v_couplets, 0);
+  EXPECT_EQ(s.longest_v_run, 3u);
+  EXPECT_EQ(s.veb, 11);
+}
+
 TEST(Holter, BigeminyNeedsThreeCyclesAndEndsAtACouplet) {
   // Two cycles only: not bigeminy (two single V).
   HolterSummary s = holter_summary(regular(7), kFs, cls("NVNVNNN"), 0.0);

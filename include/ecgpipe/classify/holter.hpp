@@ -17,9 +17,10 @@
 //    time is known (`hour_phase_s`, the seconds the recording starts into a clock hour: hour k
 //    covers [k h - phase, (k+1) h - phase) of the recording, so the first and last may be
 //    partial), else the recording's hours (phase 0). Each hour says its span (start_s, end_s).
-//  * Runs of one ectopic family (consecutive V beats, or consecutive S beats): exactly 2 is a
-//    couplet, 3 or more is a run (V runs of 3+ are non-sustained VT on a Holter report); each
-//    run with its start, length and rate (60 x (beats - 1) / (its span)).
+//  * Runs of one ectopic family (consecutive V beats, or consecutive S beats, each within
+//    kMaxEctopicRunRrS of the one before): exactly 2 is a couplet, 3 or more is a run (V runs of
+//    3+ are non-sustained VT on a Holter report); each run with its start, length and rate
+//    (60 x (beats - 1) / (its span)).
 //  * Bigeminy: N X N X ... with X all V (ventricular) or all S (supraventricular), at least
 //    `min_bigeminy_cycles` (3) consecutive N-X cycles, maximal; the ectopic beats inside it are
 //    singles (a couplet or run ends it). The episode spans from its first N to its last X.
@@ -38,6 +39,12 @@
 #include <vector>
 
 namespace ecgpipe {
+
+// The longest interval inside a couplet or run: 3 s, 20 bpm, under the slowest idioventricular
+// rhythm (MIT-BIH 207's starts at 24 bpm). Ectopic beats further apart (a stretch without beats
+// between them: lead off, asystole) are not one run: three V beats ten minutes apart were a "run
+// at 0.1 bpm" and, named from it, a 20-minute idioventricular rhythm.
+inline constexpr double kMaxEctopicRunRrS = 3.0;
 
 struct HolterOptions {
   std::size_t hr_window_beats = 8;       // RR intervals per min/max HR window
