@@ -77,11 +77,14 @@ void ectopic_runs(const std::vector<char>& cls, const std::vector<double>& t, Ho
 void ectopic_cycles(const std::vector<char>& cls, const std::vector<double>& t, std::size_t min_cycles, std::size_t period,
                     std::vector<BigeminyEpisode>& episodes, std::int64_t& v_count, std::int64_t& s_count) {
   const std::size_t n = cls.size();
+  // Beats k and k + 1 follow each other as a couplet's do (kMaxEctopicRunRrS): the pattern is one
+  // rhythm only across such intervals.
+  const auto close = [&](std::size_t k) { return t[k + 1] - t[k] <= kMaxEctopicRunRrS; };
   // Cycle k of a stretch starting at beat i: beats i + period k ... i + period (k + 1) - 1.
   const auto is_cycle = [&](std::size_t first, char x) {
     if (first + period > n || cls[first + period - 1] != x) return false;
     for (std::size_t k = first; k + 1 < first + period; ++k)
-      if (cls[k] != 'N') return false;
+      if (cls[k] != 'N' || !close(k)) return false;
     return true;
   };
   for (std::size_t i = 0; i + period <= n;) {
@@ -91,9 +94,9 @@ void ectopic_cycles(const std::vector<char>& cls, const std::vector<double>& t, 
       continue;
     }
     std::size_t cycles = 0;
-    while (is_cycle(i + period * cycles, x)) ++cycles;
+    while (is_cycle(i + period * cycles, x) && (cycles == 0 || close(i + period * cycles - 1))) ++cycles;
     // A couplet or run right after the last X is not this pattern: that X belongs to the run.
-    if (i + period * cycles < n && cls[i + period * cycles] == x) --cycles;
+    if (i + period * cycles < n && cls[i + period * cycles] == x && close(i + period * cycles - 1)) --cycles;
     if (cycles >= std::max<std::size_t>(1, min_cycles)) {
       episodes.push_back(BigeminyEpisode{x, i, cycles, t[i], t[i + period * cycles - 1]});
       ++(x == 'V' ? v_count : s_count);

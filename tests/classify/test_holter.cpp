@@ -145,6 +145,48 @@ TEST(Holter, EctopicBeatsAGapApartAreNoRun) {
   EXPECT_EQ(s.veb, 11);
 }
 
+// So are bigeminy and trigeminy: cycles minutes apart are no episode (four N-V pairs five minutes
+// apart were "bigeminy, 903 s at 0.5 bpm"); a gap inside a stretch ends its episode there.
+TEST(Holter, CyclesAGapApartAreNoBigeminy) {
+  std::vector<std::int64_t> peaks = regular(10);
+  const auto then = [&peaks](std::int64_t rr) { peaks.push_back(peaks.back() + rr); };
+  std::string c(10, 'N');
+  for (int i = 0; i < 4; ++i) {  // N V pairs, 5 minutes apart
+    then(300 * 100);
+    then(70);
+    c += "NV";
+  }
+  for (int i = 0; i < 5; ++i) then(100), c += 'N';
+  for (int i = 0; i < 4; ++i) {  // N N V cycles, 5 minutes apart
+    then(300 * 100);
+    then(100);
+    then(70);
+    c += "NNV";
+  }
+  for (int i = 0; i < 5; ++i) then(100), c += 'N';
+  const std::size_t close_start = peaks.size();
+  for (int i = 0; i < 4; ++i) {  // 4 close N V cycles, then a gap, then 2 more: one episode of 4
+    then(100);
+    then(70);
+    c += "NV";
+  }
+  then(400);  // 4 s
+  c += 'N';
+  then(70);
+  c += 'V';
+  then(100);
+  then(70);
+  c += "NV";
+  for (int i = 0; i < 5; ++i) then(100), c += 'N';
+  ASSERT_EQ(c.size(), peaks.size());
+  const HolterSummary s = holter_summary(peaks, kFs, cls(c), 0.0);
+  ASSERT_EQ(s.bigeminy.size(), 1u);
+  EXPECT_EQ(s.bigeminy[0].first_beat, close_start);
+  EXPECT_EQ(s.bigeminy[0].cycles, 4u);
+  EXPECT_TRUE(s.trigeminy.empty());
+  EXPECT_EQ(s.v_couplets + s.v_runs, 0);
+}
+
 TEST(Holter, BigeminyNeedsThreeCyclesAndEndsAtACouplet) {
   // Two cycles only: not bigeminy (two single V).
   HolterSummary s = holter_summary(regular(7), kFs, cls("NVNVNNN"), 0.0);

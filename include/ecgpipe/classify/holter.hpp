@@ -22,8 +22,9 @@
 //    3+ are non-sustained VT on a Holter report); each run with its start, length and rate
 //    (60 x (beats - 1) / (its span)).
 //  * Bigeminy: N X N X ... with X all V (ventricular) or all S (supraventricular), at least
-//    `min_bigeminy_cycles` (3) consecutive N-X cycles, maximal; the ectopic beats inside it are
-//    singles (a couplet or run ends it). The episode spans from its first N to its last X.
+//    `min_bigeminy_cycles` (3) consecutive N-X cycles, maximal, each beat within
+//    kMaxEctopicRunRrS of the one before; the ectopic beats inside it are singles (a couplet or
+//    run ends it). The episode spans from its first N to its last X.
 //  * Trigeminy: the same with cycles of N N X (MIT-BIH's "(T" for X = V), at least
 //    `min_bigeminy_cycles` of them.
 //  * Longest pause: the longest RR interval, with the time of the beat that starts it; and the
