@@ -30,9 +30,16 @@ std::vector<ReportHour> hourly_table(const RunOptions& o, const RunResult& r) {
     row.analysed_s = h1 - h0;
     for (const auto& a : r.artefact_spans)
       row.analysed_s -= overlap(h0, h1, static_cast<double>(a.first) / o.fs, static_cast<double>(a.second) / o.fs);
+    // AF's minutes leave the artefact out as the analysed time does (rhythm_burden alike).
     for (const RhythmEpisode& e : r.rhythm_episodes)
-      if (e.rhythm == Rhythm::AFIB)
-        row.af_s += overlap(h0, h1, static_cast<double>(e.start_sample) / o.fs, static_cast<double>(e.end_sample) / o.fs);
+      if (e.rhythm == Rhythm::AFIB) {
+        const double e0 = std::max(h0, static_cast<double>(e.start_sample) / o.fs);
+        const double e1 = std::min(h1, static_cast<double>(e.end_sample) / o.fs);
+        if (e1 <= e0) continue;
+        row.af_s += e1 - e0;
+        for (const auto& a : r.artefact_spans)
+          row.af_s -= overlap(e0, e1, static_cast<double>(a.first) / o.fs, static_cast<double>(a.second) / o.fs);
+      }
     row.hr_min = row.hr_mean = row.hr_max = std::numeric_limits<double>::quiet_NaN();
     if (h < r.holter.hours.size()) {
       const HolterHour& hh = r.holter.hours[h];

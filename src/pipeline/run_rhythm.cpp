@@ -41,7 +41,7 @@ void finish_rhythm(const RunOptions& o, const std::vector<std::int64_t>& r_peaks
   const auto t0 = detail::Clock::now();
   name_ectopic_rhythms(r.holter, r.rhythm);
   r.rhythm_episodes = rhythm_episodes(r_peaks, r.rhythm, o.fs, static_cast<std::int64_t>(samples));
-  r.rhythm_burden = rhythm_burden(r.rhythm_episodes, o.fs);
+  r.rhythm_burden = rhythm_burden(r.rhythm_episodes, o.fs, r.quality.spans);
   r.rhythm_seconds += detail::seconds_since(t0);
 }
 

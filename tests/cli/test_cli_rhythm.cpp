@@ -783,6 +783,51 @@ TEST(RhythmCli, Ds1AfRecords) {
   }
 }
 
+// AF on either side of 20 minutes of flat line (lead off): two AF episodes, none across the flat
+// line, whose time is in neither the AF nor the analysed time (it was one 30-minute AF episode at
+// 31 bpm, "AF burden 99.8 %" of a recording with 10 minutes analysed); the same from its beats.
+TEST(RhythmCli, AfIsNotCarriedAcrossAStretchWithoutBeats) {
+  const auto dir = testutil::fresh_dir();
+  auto r = run_ecgpipe("-q synth " + q(dir / "af.csv") + " --scenario af --duration 600 --seed 4", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::istringstream in(read_text(dir / "af.csv"));
+  std::string line, csv;
+  std::getline(in, line);
+  csv = line + "\n";
+  std::size_t n = 0;
+  while (std::getline(in, line)) {
+    if (n++ == 75000)  // 300 s in: 20 minutes of flat line
+      for (int i = 0; i < 250 * 1200; ++i) csv += "0.0000\n";
+    csv += line + "\n";
+  }
+  write_text(dir / "flat.csv", csv);
+  r = run_ecgpipe("-q analyze " + q(dir / "flat.csv") + " --fs 250 --device cpu --out " + q(dir / "a"), dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto episodes = read_episodes(dir / "a" / "rhythm.csv");
+  int af = 0;
+  for (const Ep& e : episodes) {
+    EXPECT_FALSE(e.start < 400 * 250 && e.end > 1400 * 250) << e.rhythm << " " << e.start << " " << e.end;
+    af += e.rhythm == "AFIB";
+  }
+  EXPECT_EQ(af, 2) << read_text(dir / "a" / "rhythm.csv");
+  const auto j = nlohmann::json::parse(read_text(dir / "a" / "report.json"));
+  const double analysed = j["quality"]["analysed_s"];
+  EXPECT_NEAR(analysed, 600.0, 5.0);
+  EXPECT_NEAR(j["holter"]["af"]["analysed_s"].get<double>(), analysed, 5.0);  // from the first beat
+  EXPECT_GT(j["holter"]["af"]["afib_percent"].get<double>(), 95.0);
+  EXPECT_LT(j["holter"]["af"]["longest_afib_s"].get<double>(), 305.0);
+  EXPECT_GT(j["holter"]["af"]["afib_mean_hr"].get<double>(), 70.0);
+  // From its beats alone: the same two AF episodes.
+  r = run_ecgpipe("-q rhythm " + q(dir / "a" / "beats.csv") + " --fs 250 --out " + q(dir / "b"), dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  int from_beats = 0;
+  for (const Ep& e : read_episodes(dir / "b" / "rhythm.csv")) {
+    EXPECT_FALSE(e.start < 400 * 250 && e.end > 1400 * 250) << e.rhythm << " " << e.start << " " << e.end;
+    from_beats += e.rhythm == "AFIB";
+  }
+  EXPECT_EQ(from_beats, 2) << read_text(dir / "b" / "rhythm.csv");
+}
+
 // Issue 24's ground truth: synthetic paroxysmal AF (P waves replaced by fibrillatory waves,
 // random RR) through `run`, through `score` with the saved model, and its beats through
 // `rhythm`: every AF episode found, its onset and offset within 8 beats (~5 s) of the truth.

@@ -250,6 +250,53 @@ TEST(RhythmEpisodes, TileTheRecordAndWriteRhythmCsv) {
   EXPECT_TRUE(ecgpipe::rhythm_episodes({}, {}, kFs, 10).empty());
 }
 
+// A stretch of more than kMaxBeatGapS without a beat (lead off, a gap in a record or in a beat
+// file) is in no episode: AF before and after 20 minutes of flat line was one 30-minute AF episode
+// at 30 bpm, AF burden 99.8 % of a recording whose analysed time was 10 minutes.
+TEST(RhythmEpisodes, AStretchWithoutBeatsIsInNoEpisode) {
+  const std::int64_t gap = 600 * 250;  // 10 minutes
+  const std::vector<std::int64_t> beats{0, 250, 500, 750, 750 + gap, 1000 + gap, 1250 + gap, 1500 + gap, 1750 + gap};
+  const std::vector<Rhythm> r{Rhythm::AFIB, Rhythm::AFIB, Rhythm::AFIB, Rhythm::AFIB, Rhythm::AFIB,
+                              Rhythm::AFIB, Rhythm::VT,   Rhythm::VT,   Rhythm::AFIB};
+  const auto e = ecgpipe::rhythm_episodes(beats, r, kFs, 2000 + gap);
+  ASSERT_EQ(e.size(), 4u);
+  EXPECT_EQ(e[0].start_sample, 0);
+  EXPECT_EQ(e[0].end_sample, 750) << "ends at its last beat: the gap is no interval of it";
+  EXPECT_EQ(e[0].beats, 4);
+  EXPECT_DOUBLE_EQ(e[0].mean_hr, 60.0);
+  EXPECT_EQ(e[1].start_sample, 750 + gap);
+  EXPECT_EQ(e[1].end_sample, 1250 + gap);
+  EXPECT_EQ(e[3].end_sample, 2000 + gap);
+  std::ostringstream csv;
+  ecgpipe::write_rhythm_csv(csv, e, kFs);
+  EXPECT_EQ(csv.str().substr(0, csv.str().find('\n', csv.str().find('\n') + 1) + 1),
+            "start_sample,end_sample,start_s,end_s,rhythm,beats,mean_hr\n0,750,0.000,3.000,AFIB,4,60.0\n");
+  const auto b = ecgpipe::rhythm_burden(e, kFs);
+  EXPECT_DOUBLE_EQ(b.analysed_s, 3.0 + 2.0 + 2.0 + 1.0);
+  EXPECT_DOUBLE_EQ(b.afib_s, 3.0 + 2.0 + 1.0);
+  EXPECT_EQ(b.afib_episodes, 2) << "the AF after the gap is another episode; AF on across the VT run";
+  EXPECT_DOUBLE_EQ(b.longest_afib_s, 5.0);
+  EXPECT_DOUBLE_EQ(b.afib_mean_hr, 60.0);
+  // At the bound: one episode.
+  const std::int64_t bound = static_cast<std::int64_t>(ecgpipe::kMaxBeatGapS * kFs);
+  const std::vector<std::int64_t> near{0, 250, 250 + bound, 500 + bound};
+  EXPECT_EQ(ecgpipe::rhythm_episodes(near, std::vector<Rhythm>(4, Rhythm::AFIB), kFs, 750 + bound).size(), 1u);
+}
+
+// AF time and analysed time leave the signal's artefact out alike (quality.analysed_s): 203's AF
+// burden read 95.8 % of its time from the first beat with artefact, 28:49 of AF beside the report's
+// 29:16 analysed (98.5 %); the AF time itself held seconds of artefact.
+TEST(RhythmEpisodes, AfBurdenLeavesArtefactOut) {
+  const std::vector<std::int64_t> beats{0, 2500};
+  const auto e = ecgpipe::rhythm_episodes(beats, {Rhythm::AFIB, Rhythm::N}, kFs, 5000);
+  const std::vector<std::pair<std::int64_t, std::int64_t>> artefact{{500, 1000}, {4000, 4250}};
+  const auto b = ecgpipe::rhythm_burden(e, kFs, artefact);
+  EXPECT_DOUBLE_EQ(b.analysed_s, 20.0 - 2.0 - 1.0);
+  EXPECT_DOUBLE_EQ(b.afib_s, 10.0 - 2.0);
+  EXPECT_DOUBLE_EQ(b.longest_afib_s, 10.0) << "an episode spans its noise";
+  EXPECT_DOUBLE_EQ(ecgpipe::rhythm_burden(e, kFs).afib_s, 10.0);
+}
+
 // EC57 / epicmp -a on hand-made overlaps (samples).
 TEST(AfStats, Ec57EpisodeAndDurationStatistics) {
   using ecgpipe::Episode;
