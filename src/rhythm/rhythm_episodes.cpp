@@ -24,6 +24,7 @@ std::vector<RhythmEpisode> rhythm_episodes(const std::vector<std::int64_t>& r_pe
     RhythmEpisode e;
     e.start_sample = r_peaks[first];
     e.end_sample = end == r_peaks.size() ? end_sample : gap_after(end - 1) ? r_peaks[end - 1] : r_peaks[end];
+    if (e.end_sample == e.start_sample) return;  // a beat alone between two gaps: no time, no episode
     e.rhythm = rhythm[first];
     e.beats = static_cast<std::int64_t>(end - first);
     // The intervals between the episode's beats (the last beat's own interval belongs to the

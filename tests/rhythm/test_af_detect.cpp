@@ -277,6 +277,13 @@ TEST(RhythmEpisodes, AStretchWithoutBeatsIsInNoEpisode) {
   EXPECT_EQ(b.afib_episodes, 2) << "the AF after the gap is another episode; AF on across the VT run";
   EXPECT_DOUBLE_EQ(b.longest_afib_s, 5.0);
   EXPECT_DOUBLE_EQ(b.afib_mean_hr, 60.0);
+  // A beat alone between two such stretches spans no time: in no episode (an AF episode of 0 s
+  // would count in the burden and as a false episode in EC57's statistics).
+  const std::vector<std::int64_t> lone{0, 250, 250 + gap, 250 + 2 * gap, 500 + 2 * gap};
+  const auto l = ecgpipe::rhythm_episodes(lone, std::vector<Rhythm>(5, Rhythm::AFIB), kFs, 750 + 2 * gap);
+  ASSERT_EQ(l.size(), 2u);
+  EXPECT_EQ(l[0].beats + l[1].beats, 4);
+  EXPECT_EQ(ecgpipe::rhythm_burden(l, kFs).afib_episodes, 2);
   // At the bound: one episode.
   const std::int64_t bound = static_cast<std::int64_t>(ecgpipe::kMaxBeatGapS * kFs);
   const std::vector<std::int64_t> near{0, 250, 250 + bound, 500 + bound};

@@ -30,7 +30,8 @@ struct RhythmEpisode {
 // Consecutive beats of one rhythm as episodes that tile the record from the first beat to
 // `end_sample` (the record's length in samples; at least the last R peak + 1), but for the
 // stretches of more than kMaxBeatGapS between two beats, which are in no episode (an episode ends
-// at its last beat before one and another begins after it). Empty without beats.
+// at its last beat before one and another begins after it; a beat alone between two such
+// stretches spans no time and is in none). Empty without beats.
 std::vector<RhythmEpisode> rhythm_episodes(const std::vector<std::int64_t>& r_peaks, const std::vector<Rhythm>& rhythm,
                                            double fs, std::int64_t end_sample);
 
