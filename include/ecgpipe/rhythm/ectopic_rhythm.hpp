@@ -17,7 +17,7 @@ namespace ecgpipe {
 
 // A run's rate from which it is a tachycardia: MIT-BIH's (VT and (SVTA are >= 3 beats above
 // 100 bpm; slower V runs are idioventricular rhythm, (IVR (DS1's 124 and 207: 4 episodes, runs of
-// 6 to 105 V beats at 24 to 63 bpm).
+// 4 to 105 V beats at 24 to 63 bpm).
 inline constexpr double kTachycardiaBpm = 100.0;
 
 // Sets `rhythm` (one per beat of the summary, AF already marked) to VT over each V run and to
