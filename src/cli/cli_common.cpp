@@ -116,6 +116,10 @@ void check_start_option(const CLI::Option& option, const std::string& start, boo
   if (batch) throw UsageError("--start is for one recording (each started at its own time; a WFDB or EDF header gives it)");
 }
 
+void apply_start_option(const CLI::Option& option, const std::string& start, const std::string& input, SignalSource& source) {
+  if (option.count() > 0) apply_given_start(start, "--start", input, source);
+}
+
 void add_chunk_option(CLI::App& cmd, double& seconds) {
   const std::string help =
       "CPU, robust preset: read the recording this many seconds at a time, so host memory stays bounded whatever its "

@@ -17,7 +17,6 @@
 #include "ecgpipe/common/error.hpp"
 #include "ecgpipe/model/model_file.hpp"
 #include "ecgpipe/io/signal_input.hpp"
-#include "ecgpipe/io/signal_source.hpp"
 #include "ecgpipe/view/view.hpp"
 
 namespace ecgpipe::cli {
@@ -178,7 +177,7 @@ void add_run_like_command(CLI::App& app, bool analyze) {
     }
     opts.input = args->in.single();
     resolve(opts);
-    if (args->start_option->count() > 0) apply_given_start(args->start, "--start", opts.input, opts.source);
+    apply_start_option(*args->start_option, args->start, opts.input, opts.source);
     // A progress bar when a person watches stderr; a log line per epoch for logs and pipes.
     const bool bar = !opts.analyze_only && ::isatty(STDERR_FILENO) == 1 && spdlog::should_log(spdlog::level::info);
     opts.train.on_epoch = [&opts, bar](int epoch, double loss, double beats_per_second) {

@@ -16,7 +16,6 @@
 #include "ecgpipe/model/vae.hpp"
 #include "ecgpipe/io/wfdb.hpp"
 #include "ecgpipe/io/signal_input.hpp"
-#include "ecgpipe/io/signal_source.hpp"
 
 namespace ecgpipe::cli {
 namespace {
@@ -93,7 +92,7 @@ void add_score_command(CLI::App& app) {
     }
     opts.input = args->in.single();
     use_header_rate(opts);
-    if (args->start_option->count() > 0) apply_given_start(args->start, "--start", opts.input, opts.source);
+    apply_start_option(*args->start_option, args->start, opts.input, opts.source);
     const RunResult r = run_pipeline(opts);
     spdlog::info("{}: {} beats scored with {} on {}; wrote {}/beats.csv, outliers.csv, report.json, report.html", opts.input,
                  r.beats.size(), args->model, r.device, opts.out_dir);

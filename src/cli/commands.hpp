@@ -54,9 +54,11 @@ void add_gpu_memory_option(CLI::App& cmd, std::optional<std::uint64_t>& bytes);
 void add_reference_option(CLI::App& cmd, std::string& reference);
 // --start TEXT (run, analyze, score): when a recording whose file says none started; the option,
 // to ask whether it was given. check_start_option then refuses it for a batch (each recording has
-// its own start) and checks its text before any input is read.
+// its own start) and checks its text before any input is read; apply_start_option, once the
+// recording's source is resolved, gives it its start where given (apply_given_start).
 CLI::Option* add_start_option(CLI::App& cmd, std::string& start);
 void check_start_option(const CLI::Option& option, const std::string& start, bool batch);
+void apply_start_option(const CLI::Option& option, const std::string& start, const std::string& input, SignalSource& source);
 void add_detect_command(CLI::App& app);
 void add_view_command(CLI::App& app);
 // --port/--bind of the viewer (`view`), with a prefix for `run --view-port/--view-bind`.
