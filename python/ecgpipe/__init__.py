@@ -354,6 +354,9 @@ def _array_1d(what: str, values: Any, of: str) -> np.ndarray:
     return a
 
 
+_MAX_SAMPLE_INDEX = 2**53  # the readers' bound (kMaxSampleIndex, include/ecgpipe/eval/evaluate.hpp)
+
+
 def _sample_indices(what: str, values: Any) -> np.ndarray:
     """Sample indices as the native side takes them (int64, 1-D, contiguous), as the command line's
     readers take a sample cell: a whole number, a float included when its fraction is zero ("100.0"
@@ -363,14 +366,14 @@ def _sample_indices(what: str, values: Any) -> np.ndarray:
     if a.size == 0:
         return np.zeros(0, dtype=np.int64)
     if a.dtype.kind == "f":
-        whole = np.isfinite(a) & (a == np.floor(a)) & (np.abs(a) <= 2.0**53)
+        whole = np.isfinite(a) & (a == np.floor(a)) & (np.abs(a) <= _MAX_SAMPLE_INDEX)
         if not whole.all():
             i = int(np.argmin(whole))
             raise UsageError(f"{what}: {a[i]!r} (at {i}) is not a sample index (a whole number from 0 to 2**53); "
                              "round times x fs with np.rint first")
     elif a.dtype.kind == "u":
-        if (a > 2**53).any():
-            i = int(np.argmax(a > 2**53))
+        if (a > _MAX_SAMPLE_INDEX).any():
+            i = int(np.argmax(a > _MAX_SAMPLE_INDEX))
             raise UsageError(f"{what}: {a[i]} (at {i}) is not a sample index (0 to 2**53)")
     elif a.dtype.kind != "i":
         raise UsageError(f"{what}: sample indices (whole numbers), got dtype {a.dtype}")
