@@ -103,6 +103,19 @@ void reply_error(httplib::Response& res, int status, const std::string& message)
   res.set_content(json_text(json{{"error", message}}), "application/json");
 }
 
+// Whether a request announces a body past kMaxRequestBody: a Content-Length that is not a decimal
+// count up to it, or any Transfer-Encoding (chunked: a length not known before it is read). Judged
+// on the headers, before httplib reads anything more: its own payload limit reads the body and
+// discards it, up to the read timeout, before it answers 413 (5 s late for a header-only request).
+bool announces_big_body(const httplib::Request& req) {
+  if (req.has_header("Transfer-Encoding")) return true;
+  if (!req.has_header("Content-Length")) return false;
+  const std::string v = req.get_header_value("Content-Length");
+  std::size_t length = 0;
+  const auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), length);
+  return v.empty() || ec != std::errc() || ptr != v.data() + v.size() || length > kMaxRequestBody;
+}
+
 // A query parameter that must be a whole decimal integer (no sign other than '-', no spaces, no
 // trailing text); false if missing or malformed.
 bool int_param(const httplib::Request& req, const char* name, std::int64_t& out) {
@@ -415,6 +428,11 @@ ViewServer::ViewServer(std::shared_ptr<const ViewData> data) : impl_(std::make_s
   s.set_pre_routing_handler([bound](const httplib::Request& req, httplib::Response& res) {
     if (!host_allowed(req.get_header_value("Host"), *bound)) {
       reply_error(res, 403, "this viewer answers only requests for " + *bound + ", localhost or an IP address");
+      return httplib::Server::HandlerResponse::Handled;
+    }
+    if (announces_big_body(req)) {
+      reply_error(res, 413, "the viewer takes no uploads: a request body of at most " + std::to_string(kMaxRequestBody) +
+                                " bytes, with its Content-Length");
       return httplib::Server::HandlerResponse::Handled;
     }
     auto& headers = const_cast<httplib::Request&>(req).headers;

@@ -608,7 +608,26 @@ TEST(View, SlowClientsAndBigBodiesHoldNobodyUp) {
   // answer with a reset, which can discard the 413 before this client reads it (the test failed
   // so once on the GPU host, at -j12, 2026-11-27). The server does not wait for the body either way.
   big.send("POST /api/meta HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 300000000\r\n\r\n");
+  // At once, not after the server's 5-s read timeout: httplib's own check reads and discards the
+  // body first (the 413 came after 5.0 s and raced this client's 5-s wait: one failure at ctest -j2,
+  // 2026-12-08).
+  const auto tb = std::chrono::steady_clock::now();
   EXPECT_EQ(big.status(5), 413);
+  EXPECT_LT(std::chrono::steady_clock::now() - tb, std::chrono::seconds(2)) << "refused without waiting for the body";
+  RawClient chunked(s->port);
+  chunked.send("POST /api/meta HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n");
+  const auto tc = std::chrono::steady_clock::now();
+  EXPECT_EQ(chunked.status(5), 413);
+  EXPECT_LT(std::chrono::steady_clock::now() - tc, std::chrono::seconds(2)) << "a chunked body of any length";
+  // A small body is read and answered as before (no POST route: 404).
+  RawClient small(s->port);
+  small.send("POST /api/meta HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 5\r\n\r\nhello");
+  EXPECT_EQ(small.status(5), 404);
+  for (const char* length : {"8193", "-1", "12x", "99999999999999999999999"}) {
+    RawClient odd(s->port);
+    odd.send(std::string("POST /api/meta HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: ") + length + "\r\n\r\n");
+    EXPECT_EQ(odd.status(5), 413) << length;
+  }
   // A client that keeps sending one header byte at a time: stop() does not wait for it.
   const Trickler trickler(s->port);
   const auto t1 = std::chrono::steady_clock::now();
