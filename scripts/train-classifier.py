@@ -204,16 +204,26 @@ def label(x, R, rs, rc, fs):
 
 def as_run_labels(p, af, R, fs):
     """The classes `run` writes for every detected beat: a predicted S inside detected atrial fibrillation is N,
-    then the N beats that continue a run of SVT begun by an S are S (continue_svt_runs)."""
+    then the N beats that continue a run of SVT begun by an S are S, and the S beats of a run as irregular as AF
+    are N (continue_svt_runs)."""
     return continue_svt_runs(np.where((p == 1) & af, 0, p), R, fs, af)
 
 
+def interval_irregularity(rr):
+    """src/rhythm/af_detect.cpp's: the smallest over lags 1-3 of the median |RR(j) - RR(j - lag)| over the median
+    RR; NaN with fewer than 4 intervals."""
+    if len(rr) <= 3: return np.nan
+    return min(np.median(np.abs(rr[lag:] - rr[:-lag])) for lag in (1, 2, 3)) / np.median(rr)
+
+
 def continue_svt_runs(p, R, fs, af, faster=0.85, max_rr_s=0.6, abrupt=0.9, rhythm_before=8, min_beats=3, max_beats=100,
-                      s_within=3):
+                      s_within=3, min_irregular_beats=7, irregular=0.07):
     """src/rhythm/svt_runs.cpp (include/ecgpipe/rhythm/svt_runs.hpp; keep them in step): from an abrupt onset
     (an interval under `faster` x the median of the `rhythm_before` intervals before it and under `max_rr_s`, and
     at most `abrupt` x the interval before it), the beats while the intervals stay under that limit (no V, no
-    AF); a run of `min_beats` to `max_beats` beats with an S among its first `s_within`: its N beats are S."""
+    AF); a run of at least `min_irregular_beats` whose own intervals' irregularity is above `irregular` (the AF
+    detector's threshold): a burst of AF, its S beats are N; else a run of `min_beats` to `max_beats` beats with
+    an S among its first `s_within`: its N beats are S."""
     n = len(R); pre = np.full(n, np.inf); pre[1:] = np.diff(R)
     out = p.copy(); outside = lambda k: af[k] or out[k] == 2
     i = 2
@@ -223,7 +233,9 @@ def continue_svt_runs(p, R, fs, af, faster=0.85, max_rr_s=0.6, abrupt=0.9, rhyth
             i += 1; continue
         end = i
         while end < n and not outside(end) and pre[end] < limit: end += 1
-        if min_beats <= end - i <= max_beats and np.any(out[i:min(end, i + s_within)] == 1):
+        if end - i >= min_irregular_beats and interval_irregularity(pre[i + 1:end]) > irregular:
+            run = out[i:end]; run[run == 1] = 0
+        elif min_beats <= end - i <= max_beats and np.any(out[i:min(end, i + s_within)] == 1):
             run = out[i:end]; run[run == 0] = 1
         i = end
     return out

@@ -31,10 +31,12 @@ void analyse_rhythm(const std::vector<std::int64_t>& r_peaks, double fs, const A
     }
   // Then the rest of each run of SVT that an S beat began: past its first ten beats a run is the
   // neighbourhood the classifier measures prematurity against (svt_runs.hpp).
-  const std::size_t continued = continue_svt_runs(r_peaks, fs, r.beat_class, r.rhythm);
+  // A run as irregular as AF is a burst of it, too short for the AF detector: its S beats are N.
+  const SvtRunChanges runs = continue_svt_runs(r_peaks, fs, r.beat_class, r.rhythm);
   r.rhythm_seconds += detail::seconds_since(t0);
   if (relabelled > 0) spdlog::debug("rhythm: {} S beats in AF labelled N", relabelled);
-  if (continued > 0) spdlog::debug("rhythm: {} N beats inside runs of SVT labelled S", continued);
+  if (runs.continued > 0) spdlog::debug("rhythm: {} N beats inside runs of SVT labelled S", runs.continued);
+  if (runs.irregular > 0) spdlog::debug("rhythm: {} S beats inside irregular runs labelled N", runs.irregular);
 }
 
 void finish_rhythm(const RunOptions& o, const std::vector<std::int64_t>& r_peaks, std::size_t samples, BeatAnalysis& r) {

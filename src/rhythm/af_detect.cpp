@@ -172,6 +172,19 @@ std::vector<double> long_cycle_consistency(const std::vector<std::int64_t>& r_pe
 
 }  // namespace
 
+double interval_irregularity(const std::vector<double>& rr) {
+  if (rr.size() <= static_cast<std::size_t>(kMaxLag)) return kNaN;
+  std::vector<double> d(rr);
+  const double median_rr = detail::median_in_place(d);
+  double smallest = std::numeric_limits<double>::infinity();
+  for (std::size_t lag = 1; lag <= static_cast<std::size_t>(kMaxLag); ++lag) {
+    d.clear();
+    for (std::size_t j = lag; j < rr.size(); ++j) d.push_back(std::fabs(rr[j] - rr[j - lag]));
+    smallest = std::min(smallest, detail::median_in_place(d) / median_rr);
+  }
+  return smallest;
+}
+
 std::vector<float> rr_irregularity(const std::vector<std::int64_t>& r_peaks, const AfOptions& o,
                                    const std::vector<char>& ventricular) {
   const std::size_t beats = r_peaks.size();

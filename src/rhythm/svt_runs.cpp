@@ -10,8 +10,8 @@
 
 namespace ecgpipe {
 
-std::size_t continue_svt_runs(const std::vector<std::int64_t>& r_peaks, double fs, std::vector<BeatClass>& classes,
-                              const std::vector<Rhythm>& rhythm, const SvtRunOptions& o) {
+SvtRunChanges continue_svt_runs(const std::vector<std::int64_t>& r_peaks, double fs, std::vector<BeatClass>& classes,
+                                const std::vector<Rhythm>& rhythm, const SvtRunOptions& o) {
   const std::size_t n = r_peaks.size();
   if (classes.size() != n || (!rhythm.empty() && rhythm.size() != n))
     throw InternalError("continue_svt_runs: " + std::to_string(classes.size()) + " classes and " +
@@ -22,7 +22,7 @@ std::size_t continue_svt_runs(const std::vector<std::int64_t>& r_peaks, double f
   std::vector<double> pre(n, std::numeric_limits<double>::infinity());
   for (std::size_t i = 1; i < n; ++i) pre[i] = static_cast<double>(r_peaks[i] - r_peaks[i - 1]);
   const double max_rr = o.max_rr_s * fs;
-  std::size_t relabelled = 0;
+  SvtRunChanges changes;
   std::vector<double> before;  // the intervals before the onset, reordered by the median (numpy's, as the script's)
   for (std::size_t i = 2; i < n;) {
     const std::size_t from = i > o.rhythm_before ? i - o.rhythm_before : 1;
@@ -34,6 +34,17 @@ std::size_t continue_svt_runs(const std::vector<std::int64_t>& r_peaks, double f
     }
     std::size_t end = i;
     while (end < n && !outside(end) && pre[end] < limit) ++end;
+    if (end - i >= o.min_irregular_beats &&
+        interval_irregularity(std::vector<double>(pre.begin() + static_cast<std::ptrdiff_t>(i + 1),
+                                                  pre.begin() + static_cast<std::ptrdiff_t>(end))) > o.irregular) {
+      for (std::size_t k = i; k < end; ++k)
+        if (classes[k] == BeatClass::S) {
+          classes[k] = BeatClass::N;
+          ++changes.irregular;
+        }
+      i = end;
+      continue;
+    }
     const std::size_t head = std::min(end, i + o.s_within);
     const bool began_ectopic =
         std::any_of(classes.begin() + static_cast<std::ptrdiff_t>(i), classes.begin() + static_cast<std::ptrdiff_t>(head),
@@ -42,12 +53,12 @@ std::size_t continue_svt_runs(const std::vector<std::int64_t>& r_peaks, double f
       for (std::size_t k = i; k < end; ++k)
         if (classes[k] == BeatClass::N) {
           classes[k] = BeatClass::S;
-          ++relabelled;
+          ++changes.continued;
         }
     }
     i = end;  // > i: the onset test held for beat i itself
   }
-  return relabelled;
+  return changes;
 }
 
 }  // namespace ecgpipe

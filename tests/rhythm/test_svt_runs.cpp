@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ecgpipe/common/error.hpp"
+#include "ecgpipe/rhythm/af_detect.hpp"
 #include "ecgpipe/rhythm/svt_runs.hpp"
 
 namespace {
@@ -50,13 +51,14 @@ TEST(SvtRuns, TheRestOfARunBegunByAnSBeatIsS) {
   const std::string given = std::string(13, 'N') + "SS" + std::string(19, 'N') + std::string(11, 'N');
   Beats b = beats_of(rr, given);
   ASSERT_EQ(b.peaks.size(), rr.size() + 1);
-  const std::size_t changed = ecgpipe::continue_svt_runs(b.peaks, 250.0, b.classes, {});
+  const ecgpipe::SvtRunChanges changed = ecgpipe::continue_svt_runs(b.peaks, 250.0, b.classes, {});
   EXPECT_EQ(letters_of(b.classes), std::string(13, 'N') + std::string(21, 'S') + std::string(11, 'N'));
-  EXPECT_EQ(changed, 19u);
+  EXPECT_EQ(changed.continued, 19u);
+  EXPECT_EQ(changed.irregular, 0u);
   // The same beats at 128 Hz and 1000 Hz: the rule is in seconds and ratios.
   for (const double fs : {128.0, 1000.0}) {
     Beats c = beats_of(rr, given, fs);
-    EXPECT_EQ(ecgpipe::continue_svt_runs(c.peaks, fs, c.classes, {}), 19u) << fs;
+    EXPECT_EQ(ecgpipe::continue_svt_runs(c.peaks, fs, c.classes, {}).continued, 19u) << fs;
   }
 }
 
@@ -65,7 +67,7 @@ TEST(SvtRuns, TheRestOfARunBegunByAnSBeatIsS) {
 TEST(SvtRuns, WhatIsNotARunStaysAsItWas) {
   const auto expect_unchanged = [](const std::vector<double>& rr, const std::string& letters, const char* what) {
     Beats b = beats_of(rr, letters);
-    EXPECT_EQ(ecgpipe::continue_svt_runs(b.peaks, 250.0, b.classes, {}), 0u) << what;
+    EXPECT_EQ(ecgpipe::continue_svt_runs(b.peaks, 250.0, b.classes, {}).continued, 0u) << what;
     EXPECT_EQ(letters_of(b.classes), letters) << what;
   };
   // A rate change after a pause, with an S late in it (SVDB 800: sinus from 1.2 to 0.85 s).
@@ -93,7 +95,7 @@ TEST(SvtRuns, ATachycardiaSustainedOverAHundredBeatsIsNotARun) {
   for (const std::size_t beats : {std::size_t{100}, std::size_t{101}, std::size_t{1000}}) {
     const auto rr = repeat(0.8, 10) + repeat(0.4, beats) + repeat(0.8, 5);
     Beats b = beats_of(rr, std::string(11, 'N') + "S" + std::string(beats - 1, 'N') + std::string(5, 'N'));
-    EXPECT_EQ(ecgpipe::continue_svt_runs(b.peaks, 250.0, b.classes, {}), beats <= 100 ? beats - 1 : 0u) << beats;
+    EXPECT_EQ(ecgpipe::continue_svt_runs(b.peaks, 250.0, b.classes, {}).continued, beats <= 100 ? beats - 1 : 0u) << beats;
   }
 }
 
@@ -103,19 +105,64 @@ TEST(SvtRuns, VBeatsAfAndOtherClassesBoundARun) {
   const auto rr = repeat(0.8, 10) + repeat(0.38, 12) + repeat(0.8, 5);
   // Beats 0-10 sinus, 11-22 the run (11 the APC), 23-27 sinus.
   Beats b = beats_of(rr, std::string(11, 'N') + "SNNFNVNNNQNN" + std::string(5, 'N'));
-  EXPECT_EQ(ecgpipe::continue_svt_runs(b.peaks, 250.0, b.classes, {}), 3u);
+  EXPECT_EQ(ecgpipe::continue_svt_runs(b.peaks, 250.0, b.classes, {}).continued, 3u);
   EXPECT_EQ(letters_of(b.classes), std::string(11, 'N') + "SSSFSVNNNQNN" + std::string(5, 'N'));
   Beats af = beats_of(rr, std::string(11, 'N') + "SNNNNNNNNNNN" + std::string(5, 'N'));
   std::vector<Rhythm> rhythm(af.peaks.size(), Rhythm::N);
   for (std::size_t i = 14; i < 17; ++i) rhythm[i] = Rhythm::AFIB;
-  EXPECT_EQ(ecgpipe::continue_svt_runs(af.peaks, 250.0, af.classes, rhythm), 2u);
+  EXPECT_EQ(ecgpipe::continue_svt_runs(af.peaks, 250.0, af.classes, rhythm).continued, 2u);
   EXPECT_EQ(letters_of(af.classes), std::string(11, 'N') + "SSS" + std::string(14, 'N'));
+}
+
+// A short paroxysm of AF (SVDB 866 at 945 s: 20-40 beats at 110-180 bpm, irregular, no P wave,
+// labelled N) starts as abruptly as a run of SVT and the classifier calls many of its beats S
+// (premature against the sinus rhythm before it). Irregularity is no prematurity: a tachycardic run
+// of at least 7 beats whose own intervals are as irregular as AF's (interval_irregularity over the
+// AF detector's threshold) is not continued, and its S beats are N, as S beats inside detected AF
+// are. A regular run (above) and an irregular run of 6 beats (too few to judge by lag-3
+// differences) are continued as before.
+const std::vector<double> kIrregular = {0.33, 0.47, 0.38, 0.52, 0.35, 0.44, 0.50, 0.36, 0.41, 0.55,
+                                        0.34, 0.46, 0.39, 0.53, 0.37, 0.49, 0.42, 0.33, 0.51, 0.40};
+TEST(SvtRuns, TheSBeatsOfAnIrregularRunAreN) {
+  EXPECT_GT(ecgpipe::interval_irregularity(std::vector<double>(kIrregular.begin() + 1, kIrregular.begin() + 6)),
+            ecgpipe::AfOptions{}.threshold);
+  for (const std::size_t beats : {std::size_t{6}, std::size_t{7}, std::size_t{20}}) {
+    const auto rr = repeat(0.8, 10) + std::vector<double>(kIrregular.begin(), kIrregular.begin() + beats) +
+                    std::vector<double>{1.0} + repeat(0.8, 5);
+    // The classifier's S: the run's first beat and every third after it.
+    std::string given = std::string(11, 'N');
+    for (std::size_t k = 0; k < beats; ++k) given += k % 3 == 0 ? 'S' : 'N';
+    given += std::string(6, 'N');
+    Beats b = beats_of(rr, given);
+    const ecgpipe::SvtRunChanges changed = ecgpipe::continue_svt_runs(b.peaks, 250.0, b.classes, {});
+    const std::size_t s_given = (beats + 2) / 3;
+    if (beats < 7) {
+      EXPECT_EQ(letters_of(b.classes), std::string(11, 'N') + std::string(beats, 'S') + std::string(6, 'N')) << beats;
+      EXPECT_EQ(changed.continued, beats - s_given) << beats;
+      EXPECT_EQ(changed.irregular, 0u) << beats;
+    } else {
+      EXPECT_EQ(letters_of(b.classes), std::string(b.peaks.size(), 'N')) << beats;
+      EXPECT_EQ(changed.continued, 0u) << beats;
+      EXPECT_EQ(changed.irregular, s_given) << beats;
+    }
+  }
+}
+
+// The irregularity of one stretch: the smallest over lags 1-3 of the median absolute difference
+// over the median interval (exact on these values); NaN with fewer than 4 intervals.
+TEST(SvtRuns, IntervalIrregularityIsTheAfDetectorsMeasure) {
+  // Lag 1: |d| = 2,2,2,2 -> 2; lag 2: 0,0,0 -> 0; median 11: min 0 (bigeminy is regular at lag 2).
+  EXPECT_EQ(ecgpipe::interval_irregularity({10, 12, 10, 12, 10}), 0.0);
+  // 8, 10, 13, 9, 12: lag 1 |d| 2,3,4,3 -> 3; lag 2 5,1,1 -> 1; lag 3 1,2 -> 1.5; median 10.
+  EXPECT_EQ(ecgpipe::interval_irregularity({8, 10, 13, 9, 12}), 0.1);
+  EXPECT_TRUE(std::isnan(ecgpipe::interval_irregularity({8, 10, 13})));
+  EXPECT_TRUE(std::isnan(ecgpipe::interval_irregularity({})));
 }
 
 TEST(SvtRuns, FewBeatsAndMismatchedLengths) {
   for (std::size_t n = 0; n <= 3; ++n) {
     Beats b = beats_of(repeat(0.3, n ? n - 1 : 0), std::string(n, 'S'));
-    EXPECT_EQ(ecgpipe::continue_svt_runs(b.peaks, 250.0, b.classes, {}), 0u) << n;
+    EXPECT_EQ(ecgpipe::continue_svt_runs(b.peaks, 250.0, b.classes, {}).continued, 0u) << n;
   }
   Beats b = beats_of(repeat(0.8, 4), "NNNNN");
   std::vector<BeatClass> four(4, BeatClass::N);

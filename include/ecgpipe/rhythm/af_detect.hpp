@@ -101,6 +101,11 @@ struct AfOptions {
 std::vector<float> rr_irregularity(const std::vector<std::int64_t>& r_peaks, const AfOptions& options = {},
                                    const std::vector<char>& ventricular = {});
 
+// The irregularity of one stretch of intervals (any unit), as rr_irregularity measures each
+// window: the smallest over lags 1-3 of the median |RR(j) - RR(j - lag)|, over the median RR. NaN
+// with fewer than 4 intervals (no lag-3 difference). svt_runs.hpp judges a run of tachycardia by it.
+double interval_irregularity(const std::vector<double>& rr);
+
 // Each beat's rhythm: AFIB where its irregularity is above options.threshold and (with `atrial`,
 // one value per beat in each measure) neither P-wave measure says organised atria; then runs
 // shorter than options.min_run absorbed; then, with `atrial`'s P parts (p_length > 0), the
