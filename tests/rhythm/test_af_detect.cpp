@@ -63,6 +63,18 @@ int count(const std::vector<Rhythm>& r, Rhythm which, std::size_t from = 0, std:
   return n;
 }
 
+// The irregularity of one stretch (svt_runs.hpp judges a run by it): the smallest over lags 1-3 of
+// the median absolute difference over the median interval (exact on these values); NaN with fewer
+// than 4 intervals.
+TEST(AfDetect, IntervalIrregularityOfOneStretch) {
+  // Lag 1: |d| = 2,2,2,2 -> 2; lag 2: 0,0,0 -> 0; median 11: min 0 (bigeminy is regular at lag 2).
+  EXPECT_EQ(ecgpipe::interval_irregularity({10, 12, 10, 12, 10}), 0.0);
+  // 8, 10, 13, 9, 12: lag 1 |d| 2,3,4,3 -> 3; lag 2 5,1,1 -> 1; lag 3 1,2 -> 1.5; median 10.
+  EXPECT_EQ(ecgpipe::interval_irregularity({8, 10, 13, 9, 12}), 0.1);
+  EXPECT_TRUE(std::isnan(ecgpipe::interval_irregularity({8, 10, 13})));
+  EXPECT_TRUE(std::isnan(ecgpipe::interval_irregularity({})));
+}
+
 // AF is AF to the record's last few beats: there the centred windows repeat the last interval
 // (the ends are clamped, af_detect.hpp), so a small last difference can pull them under the
 // threshold (here the last 3 of 501: 0.053-0.061 against 0.07), and a run at the record's end is

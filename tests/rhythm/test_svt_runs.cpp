@@ -148,17 +148,6 @@ TEST(SvtRuns, TheSBeatsOfAnIrregularRunAreN) {
   }
 }
 
-// The irregularity of one stretch: the smallest over lags 1-3 of the median absolute difference
-// over the median interval (exact on these values); NaN with fewer than 4 intervals.
-TEST(SvtRuns, IntervalIrregularityIsTheAfDetectorsMeasure) {
-  // Lag 1: |d| = 2,2,2,2 -> 2; lag 2: 0,0,0 -> 0; median 11: min 0 (bigeminy is regular at lag 2).
-  EXPECT_EQ(ecgpipe::interval_irregularity({10, 12, 10, 12, 10}), 0.0);
-  // 8, 10, 13, 9, 12: lag 1 |d| 2,3,4,3 -> 3; lag 2 5,1,1 -> 1; lag 3 1,2 -> 1.5; median 10.
-  EXPECT_EQ(ecgpipe::interval_irregularity({8, 10, 13, 9, 12}), 0.1);
-  EXPECT_TRUE(std::isnan(ecgpipe::interval_irregularity({8, 10, 13})));
-  EXPECT_TRUE(std::isnan(ecgpipe::interval_irregularity({})));
-}
-
 TEST(SvtRuns, FewBeatsAndMismatchedLengths) {
   for (std::size_t n = 0; n <= 3; ++n) {
     Beats b = beats_of(repeat(0.3, n ? n - 1 : 0), std::string(n, 'S'));
